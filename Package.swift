@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "ImagePrep",
+    products: [
+        .library(name: "ImagePrep", targets: ["ImagePrep"]),
+        .library(name: "Outbox", targets: ["Outbox"]),
+        .executable(name: "prep-photo", targets: ["prep-photo"]),
+    ],
+    targets: [
+        // C libraries that Debian ships; each module map points at a local shim.h.
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CExif", "CLCMS2"]),
+        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep"]),
+        .target(name: "Outbox", dependencies: ["ImagePrep", "CSQLite"]),
+
+        .testTarget(
+            name: "ImagePrepTests",
+            dependencies: ["ImagePrep"],
+            path: "Tests",
+            exclude: ["OutboxTests", "Fixtures/README.md"],
+            sources: ["ImagePrepTests"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "OutboxTests",
+            dependencies: ["Outbox", "ImagePrep"],
+            path: "Tests",
+            exclude: ["ImagePrepTests", "Fixtures/README.md"],
+            sources: ["OutboxTests"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,35 @@
+/// Names what a file that is not a JPEG looks like, from its first bytes, so that the error can
+/// say "it looks like a PNG image" instead of "bad marker".
+enum FileSignature {
+    static func describe(_ bytes: UnsafeRawBufferPointer) -> String {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.hasPrefix(prefix, at: offset..<bytes.count)
+        }
+        if starts([0x89, 0x50, 0x4E, 0x47]) { return "a PNG image" }
+        if starts(Array("GIF8".utf8)) { return "a GIF image" }
+        if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "a WebP image" }
+        if starts(Array("ftyp".utf8), at: 4) {
+            let brand = bytes.count >= 12 ? String(decoding: bytes[8..<12], as: UTF8.self) : ""
+            switch brand {
+            case "heic", "heix", "hevc", "heim", "heis", "mif1", "msf1": return "a HEIC/HEIF image"
+            case "avif", "avis": return "an AVIF image"
+            default: return "an ISO media file ('\(brand)')"
+            }
+        }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "a TIFF image (or camera raw)" }
+        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return "a JPEG XL image" }
+        if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || starts([0xFF, 0x4F, 0xFF, 0x51]) { return "a JPEG 2000 image" }
+        if starts(Array("BM".utf8)) { return "a BMP image" }
+        if starts(Array("%PDF".utf8)) { return "a PDF document" }
+        let head = bytes.prefix(64)
+        if !head.isEmpty, head.allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) || $0 >= 0x80 }) {
+            return "text"
+        }
+        if starts([0xFF, 0xD8]) { return "a JPEG without its markers" }
+        let hex = bytes.prefix(4).map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }
+        return "data starting with \(hex.joined(separator: " ")), where a JPEG starts with FF D8"
+    }
+}

@@ -1,0 +1,51 @@
+/// Why a photo could not be prepared. Every case names the file (or the name the caller gave the
+/// bytes) and the cause; `description` is one sentence a user can act on.
+public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file could not be read: `reason` is the system's explanation.
+    case unreadable(file: String, reason: String)
+    /// The file has no bytes.
+    case empty(file: String)
+    /// The bytes are not a JPEG; `detected` says what they look like ("a PNG image").
+    case notJPEG(file: String, detected: String)
+    /// A JPEG that libjpeg-turbo 2.x cannot decode into 8-bit pixels (12-bit, lossless, hierarchical).
+    case unsupportedJPEG(file: String, reason: String)
+    /// The frame header declares more pixels than the configured limit; nothing was decoded.
+    case tooManyPixels(file: String, size: PixelSize, limit: Int)
+    /// Pixels are missing or corrupt (truncated file, damaged data); see `acceptsIncompleteData`.
+    case incompleteImageData(file: String, detail: String)
+    /// libjpeg-turbo could not decode the JPEG at all.
+    case corruptJPEG(file: String, detail: String)
+    /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
+    case encodingFailed(file: String, detail: String)
+
+    /// The file (or name) the error is about.
+    public var file: String {
+        switch self {
+        case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
+            .tooManyPixels(let file, _, _), .incompleteImageData(let file, _), .corruptJPEG(let file, _),
+            .encodingFailed(let file, _):
+            return file
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreadable(let file, let reason):
+            return "'\(file)' could not be read: \(reason)."
+        case .empty(let file):
+            return "'\(file)' is empty (0 bytes)."
+        case .notJPEG(let file, let detected):
+            return "'\(file)' is not a JPEG: it looks like \(detected)."
+        case .unsupportedJPEG(let file, let reason):
+            return "'\(file)' is a kind of JPEG that cannot be decoded: \(reason)."
+        case .tooManyPixels(let file, let size, let limit):
+            return "'\(file)' is \(size) (\(size.pixelCount) pixels), more than the limit of \(limit) pixels."
+        case .incompleteImageData(let file, let detail):
+            return "'\(file)' has missing or damaged image data: \(detail)."
+        case .corruptJPEG(let file, let detail):
+            return "'\(file)' is a damaged JPEG: \(detail)."
+        case .encodingFailed(let file, let detail):
+            return "Encoding a copy of '\(file)' failed: \(detail)."
+        }
+    }
+}

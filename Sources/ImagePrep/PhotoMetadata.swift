@@ -1,0 +1,34 @@
+/// What the original photo says about itself: size, orientation, when, where, which camera.
+///
+/// Read from the original's EXIF (through libexif) and its first COM segment. Every value the
+/// photo does not carry, or carries in a form that cannot be trusted, is nil; the reason for the
+/// latter is in `PreparedPhoto.warnings`.
+public struct PhotoMetadata: Sendable, Hashable, Codable {
+    /// The original's pixel size as stored in its frame header, before any orientation is applied.
+    public var originalSize: PixelSize
+    /// The EXIF Orientation tag; nil when absent or not one of 1–8 (the photo is then shown as stored).
+    public var orientation: Orientation?
+    /// When the photo was taken; nil when no date tag holds a usable date.
+    public var captureTime: CaptureTime?
+    /// Where the photo was taken; nil when the GPS tags are absent or unusable.
+    public var location: GeoPoint?
+    /// The EXIF Make tag, trimmed.
+    public var cameraMake: String?
+    /// The EXIF Model tag, trimmed.
+    public var cameraModel: String?
+    /// The text of the first JPEG comment (COM) segment, decoded as UTF-8 (Latin-1 when that fails).
+    public var comment: String?
+
+    public init(
+        originalSize: PixelSize, orientation: Orientation? = nil, captureTime: CaptureTime? = nil,
+        location: GeoPoint? = nil, cameraMake: String? = nil, cameraModel: String? = nil, comment: String? = nil
+    ) {
+        self.originalSize = originalSize
+        self.orientation = orientation
+        self.captureTime = captureTime
+        self.location = location
+        self.cameraMake = cameraMake
+        self.cameraModel = cameraModel
+        self.comment = comment
+    }
+}

@@ -1,0 +1,34 @@
+/// A width and a height in pixels.
+public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// The longer of the two sides.
+    public var longEdge: Int { max(width, height) }
+
+    /// The number of pixels, as `Int` so that 65535 x 65535 does not overflow.
+    public var pixelCount: Int { width * height }
+
+    /// The same size turned a quarter: width and height swapped.
+    public var transposed: PixelSize { PixelSize(width: height, height: width) }
+
+    /// The size that fits inside a square of `edge` pixels, keeping the aspect ratio.
+    ///
+    /// Never larger than `self` (no upscaling); the short side is rounded to the nearest pixel
+    /// and is at least 1.
+    public func fitting(longEdge edge: Int) -> PixelSize {
+        guard longEdge > edge else { return self }
+        let scale = Double(edge) / Double(longEdge)
+        if width >= height {
+            return PixelSize(width: edge, height: max(1, Int((Double(height) * scale).rounded())))
+        }
+        return PixelSize(width: max(1, Int((Double(width) * scale).rounded())), height: edge)
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// One encoded JPEG file and the size of its pixels.
+public struct EncodedJPEG: Sendable, Hashable {
+    /// The complete JPEG file, from SOI to EOI.
+    public var data: Data
+    /// The pixel size of the encoded image.
+    public var size: PixelSize
+
+    public init(data: Data, size: PixelSize) {
+        self.data = data
+        self.size = size
+    }
+}
+
+/// Everything ImagePrep makes from one photo, in one value that is cheap to copy and to send
+/// across tasks (the JPEG bytes are shared, not copied).
+///
+/// - `upload` is for the engine: long edge at most `maxEdge`, pixels as stored, with the
+///   original's EXIF (Orientation, GPS and all), ICC profile and comment carried across.
+/// - `display` and `thumbnail` are safe to show or share anywhere: they keep only the JPEG
+///   comment, their pixels are turned upright, and wide-gamut colour is converted to sRGB.
+public struct PreparedPhoto: Sendable, Hashable {
+    /// The copy for the engine, with the original's metadata.
+    public var upload: EncodedJPEG
+    /// The stripped, upright copy at display size; nil when not asked for.
+    public var display: EncodedJPEG?
+    /// The stripped, upright thumbnail; nil when not asked for.
+    public var thumbnail: EncodedJPEG?
+    /// What the original says about itself.
+    public var metadata: PhotoMetadata
+    /// Problems that did not stop the photo, in the order they were found.
+    public var warnings: [PhotoWarning]
+
+    public init(
+        upload: EncodedJPEG, display: EncodedJPEG?, thumbnail: EncodedJPEG?, metadata: PhotoMetadata,
+        warnings: [PhotoWarning] = []
+    ) {
+        self.upload = upload
+        self.display = display
+        self.thumbnail = thumbnail
+        self.metadata = metadata
+        self.warnings = warnings
+    }
+}

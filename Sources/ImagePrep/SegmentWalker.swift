@@ -1,0 +1,151 @@
+/// A marker segment of a JPEG file, as offsets into the file's bytes.
+struct JPEGSegment: Equatable, Sendable {
+    /// The second byte of the marker: 0xE1 for APP1, 0xFE for COM, 0xC0 for SOF0 and so on.
+    let marker: UInt8
+    /// Where the whole segment starts (its 0xFF byte) and ends (after its payload).
+    let bytes: Range<Int>
+    /// The payload: what follows the two length bytes.
+    let payload: Range<Int>
+
+    static let startOfImage: UInt8 = 0xD8
+    static let endOfImage: UInt8 = 0xD9
+    static let startOfScan: UInt8 = 0xDA
+    static let comment: UInt8 = 0xFE
+    static let app0: UInt8 = 0xE0
+    static let app1: UInt8 = 0xE1
+    static let app2: UInt8 = 0xE2
+    static let app14: UInt8 = 0xEE
+
+    /// Whether this is a start-of-frame marker (SOF0–SOF15 less DHT, JPG and DAC).
+    var isStartOfFrame: Bool {
+        (0xC0...0xCF).contains(marker) && marker != 0xC4 && marker != 0xC8 && marker != 0xCC
+    }
+}
+
+/// The frame header (SOFn): how the image is coded and how big it is.
+struct FrameHeader: Equatable, Sendable {
+    let marker: UInt8
+    let precision: Int
+    let size: PixelSize
+    let componentCount: Int
+
+    /// Why libjpeg-turbo 2.x cannot decode this frame into 8-bit pixels, or nil when it can.
+    var unsupportedReason: String? {
+        switch marker {
+        case 0xC3, 0xC7, 0xCB, 0xCF:
+            return "it is lossless (SOF\(marker - 0xC0))"
+        case 0xC5, 0xC6, 0xCD, 0xCE:
+            return "it is hierarchical (SOF\(marker - 0xC0))"
+        default:
+            break
+        }
+        if precision != 8 { return "it has \(precision)-bit samples, and only 8-bit JPEGs are supported" }
+        return nil
+    }
+
+    var isProgressive: Bool { marker == 0xC2 || marker == 0xCA }
+}
+
+/// The layout of a JPEG file up to its first scan, found by our own walk over the markers
+/// (TurboJPEG 2.x does not expose them).
+struct JPEGLayout: Sendable {
+    /// Every segment between SOI and the first SOS, in file order. The SOS itself is last when
+    /// the walk reached it.
+    var segments: [JPEGSegment] = []
+    /// The frame header, when the walk found one.
+    var frame: FrameHeader?
+    /// Why the walk stopped before reaching a scan, or nil when it reached one.
+    var problem: String?
+
+    /// The first APP1 segment that holds EXIF (`Exif\0\0` then a TIFF header).
+    func exifSegment(in bytes: UnsafeRawBufferPointer) -> JPEGSegment? {
+        segments.first { $0.marker == JPEGSegment.app1 && bytes.hasPrefix(Self.exifSignature, at: $0.payload) }
+    }
+
+    /// The APP2 `ICC_PROFILE` chunks in file order.
+    func iccSegments(in bytes: UnsafeRawBufferPointer) -> [JPEGSegment] {
+        segments.filter { $0.marker == JPEGSegment.app2 && bytes.hasPrefix(Self.iccSignature, at: $0.payload) }
+    }
+
+    /// The COM segments in file order.
+    var commentSegments: [JPEGSegment] { segments.filter { $0.marker == JPEGSegment.comment } }
+
+    static let exifSignature: [UInt8] = Array("Exif\0\0".utf8)
+    static let iccSignature: [UInt8] = Array("ICC_PROFILE\0".utf8)
+}
+
+/// Walks the markers of a JPEG file from SOI to the first SOS.
+///
+/// The walk is defensive: every length is checked against the bytes that are there, and a
+/// malformed header ends the walk with `problem` set instead of trapping. The entropy-coded data
+/// is left to libjpeg-turbo.
+enum SegmentWalker {
+    static func walk(_ bytes: UnsafeRawBufferPointer) -> JPEGLayout {
+        var layout = JPEGLayout()
+        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == JPEGSegment.startOfImage else {
+            layout.problem = "no start-of-image marker"
+            return layout
+        }
+        var offset = 2
+        while true {
+            // Markers may be preceded by any number of 0xFF fill bytes.
+            guard offset < bytes.count, bytes[offset] == 0xFF else {
+                layout.problem = offset >= bytes.count
+                    ? "the file ends before the image data" : "bytes that are not a marker at offset \(offset)"
+                return layout
+            }
+            while offset < bytes.count, bytes[offset] == 0xFF { offset += 1 }
+            guard offset < bytes.count else {
+                layout.problem = "the file ends before the image data"
+                return layout
+            }
+            let marker = bytes[offset]
+            let start = offset - 1
+            offset += 1
+            // Standalone markers carry no length.
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
+            if marker == JPEGSegment.endOfImage || marker == JPEGSegment.startOfImage {
+                layout.problem = "an unexpected \(marker == JPEGSegment.endOfImage ? "EOI" : "SOI") marker before the image data"
+                return layout
+            }
+            guard offset + 2 <= bytes.count else {
+                layout.problem = "the file ends inside a segment header"
+                return layout
+            }
+            let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+            guard length >= 2, offset + length <= bytes.count else {
+                layout.problem = "a segment length of \(length) at offset \(start) that runs past the end of the file"
+                return layout
+            }
+            let segment = JPEGSegment(marker: marker, bytes: start..<(offset + length), payload: (offset + 2)..<(offset + length))
+            layout.segments.append(segment)
+            offset += length
+            if segment.isStartOfFrame, layout.frame == nil {
+                layout.frame = frameHeader(segment, in: bytes)
+            }
+            if marker == JPEGSegment.startOfScan { return layout }
+        }
+    }
+
+    private static func frameHeader(_ segment: JPEGSegment, in bytes: UnsafeRawBufferPointer) -> FrameHeader? {
+        let p = segment.payload
+        guard p.count >= 6 else { return nil }
+        let start = p.lowerBound
+        return FrameHeader(
+            marker: segment.marker,
+            precision: Int(bytes[start]),
+            size: PixelSize(
+                width: Int(bytes[start + 3]) << 8 | Int(bytes[start + 4]),
+                height: Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])),
+            componentCount: Int(bytes[start + 5]))
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether the bytes in `range` start with `prefix`.
+    func hasPrefix(_ prefix: [UInt8], at range: Range<Int>) -> Bool {
+        guard range.count >= prefix.count else { return false }
+        for (index, byte) in prefix.enumerated() where self[range.lowerBound + index] != byte { return false }
+        return true
+    }
+}

@@ -1,0 +1,2 @@
+// The Outbox module: the on-device queue that gets a PreparedPhoto to the engine.
+import ImagePrep

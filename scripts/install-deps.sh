@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ImagePrep builds and tests against, skipping those already there.
+# Runs apt-get through sudo when not root.
+set -euo pipefail
+packages=(
+  pkg-config
+  libturbojpeg0-dev   # CTurboJPEG: decode, DCT scaling, encode
+  libexif-dev         # CExif: EXIF metadata
+  liblcms2-dev        # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
+  libsqlite3-dev      # CSQLite: the outbox's store
+  python3             # the reference engine that the outbox tests send to
+)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=()
+[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "install-deps: installed ${missing[*]}"
