@@ -204,11 +204,18 @@ enum ColorConverter {
         }
         if hasSRGBPrimaries(profile, sRGB: sRGB), isSRGBCurve { return .none }
         if let transform = MatrixShaperTransform(from: profile, toSRGB: sRGB) { return .matrixShaper(transform) }
-        guard let transform = ColorTransform(
+        guard let transform = littleCMSTransform(for: iccProfile) else { throw UnusableProfile(warning: unusable) }
+        return .lcms(transform)
+    }
+
+    /// lcms2's own transform from an RGB profile to sRGB, which the tests hold our matrix-shaper
+    /// arithmetic to.
+    static func littleCMSTransform(for iccProfile: ICCProfile) -> ColorTransform? {
+        guard let profile = Profile(iccProfile.bytes) else { return nil }
+        let sRGB = Profile(taking: cmsCreate_sRGBProfile())
+        return ColorTransform(
             from: profile.handle, format: CLCMS2_TYPE_RGB_8, to: sRGB.handle, format: CLCMS2_TYPE_RGB_8,
             intent: INTENT_RELATIVE_COLORIMETRIC)
-        else { throw UnusableProfile(warning: unusable) }
-        return .lcms(transform)
     }
 
     private static let unusable = PhotoWarning(
