@@ -174,6 +174,21 @@ struct EXIFReaderTests {
         try check(name, in: "crafted", expected: try #require(Self.crafted[name]))
     }
 
+    @Test("reading many photos at once gives what reading them one at a time gives")
+    func concurrentReads() async throws {
+        let names = Fixtures.corpusNames.map { "corpus/" + $0 } + Self.crafted.keys.map { "crafted/" + $0 }
+        let oneAtATime = try names.map { try Self.read($0).metadata }
+        let atOnce = try await withThrowingTaskGroup(of: (Int, PhotoMetadata).self) { group in
+            for (index, name) in names.enumerated() {
+                group.addTask { (index, try Self.read(name).metadata) }
+            }
+            var results = [PhotoMetadata?](repeating: nil, count: names.count)
+            for try await (index, metadata) in group { results[index] = metadata }
+            return results
+        }
+        #expect(atOnce == oneAtATime)
+    }
+
     @Test("the crafted files are all there and all checked")
     func craftedFilesAreListed() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.url("crafted").path)
