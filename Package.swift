@@ -24,7 +24,7 @@ let package = Package(
             name: "ImagePrepTests",
             dependencies: ["ImagePrep"],
             path: "Tests",
-            exclude: ["OutboxTests", "Fixtures/README.md"],
+            exclude: ["OutboxTests", "PrepPhotoTests", "Fixtures/README.md"],
             sources: ["ImagePrepTests"],
             resources: [.copy("Fixtures")]
         ),
@@ -32,8 +32,17 @@ let package = Package(
             name: "OutboxTests",
             dependencies: ["Outbox", "ImagePrep"],
             path: "Tests",
-            exclude: ["ImagePrepTests", "Fixtures/README.md"],
+            exclude: ["ImagePrepTests", "PrepPhotoTests", "Fixtures/README.md"],
             sources: ["OutboxTests"],
+            resources: [.copy("Fixtures")]
+        ),
+        // Runs the built prep-photo as a subprocess; the dependency makes `swift test` build it.
+        .testTarget(
+            name: "PrepPhotoTests",
+            dependencies: ["prep-photo"],
+            path: "Tests",
+            exclude: ["ImagePrepTests", "OutboxTests", "Fixtures/README.md"],
+            sources: ["PrepPhotoTests"],
             resources: [.copy("Fixtures")]
         ),
     ],

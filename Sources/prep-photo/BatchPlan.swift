@@ -1,0 +1,90 @@
+import Foundation
+
+/// One input of a batch and where its copies go.
+struct PlannedPhoto: Sendable {
+    /// The path as the user gave it (or as found in a folder they gave).
+    let input: String
+    let upload: URL
+    let display: URL
+    let thumbnail: URL
+    /// Why this input is not prepared at all, decided before any work starts.
+    var refusal: String?
+}
+
+/// Turns the command line's files and folders into the list of photos and their output names.
+///
+/// Problems that only the batch as a whole can see are caught here, before anything is written:
+/// two inputs that would write the same copies, and a copy that would land on an input.
+enum BatchPlan {
+    /// File name extensions taken from a folder: JPEGs, and other image formats so that a PNG
+    /// or HEIC in a folder is reported as "not a JPEG" rather than skipped without a word.
+    static let imageExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "avif", "gif", "webp", "tif", "tiff", "bmp",
+    ]
+
+    struct Result {
+        var photos: [PlannedPhoto]
+        /// Files in the given folders that are not images.
+        var skippedFileCount: Int
+    }
+
+    static func make(inputs: [String], outputFolder: URL) -> Result {
+        var paths: [(input: String, refusal: String?)] = []
+        var skipped = 0
+        let fileManager = FileManager.default
+        for input in inputs {
+            var isFolder: ObjCBool = false
+            guard fileManager.fileExists(atPath: input, isDirectory: &isFolder), isFolder.boolValue else {
+                paths.append((input, nil))
+                continue
+            }
+            let names = ((try? fileManager.contentsOfDirectory(atPath: input)) ?? []).sorted()
+            let images = names.filter { name in
+                !name.hasPrefix(".") && imageExtensions.contains((name as NSString).pathExtension.lowercased())
+                    && !isDirectory((input as NSString).appendingPathComponent(name))
+            }
+            skipped += names.filter { !$0.hasPrefix(".") }.count - images.count
+            if images.isEmpty {
+                paths.append((input, "'\(input)' is a folder with no photos in it"))
+            }
+            paths += images.map { ((input as NSString).appendingPathComponent($0), nil) }
+        }
+
+        let inputIdentities = Set(paths.compactMap { fileIdentity($0.input) })
+        var firstInputForName: [String: String] = [:]
+        let photos = paths.map { path -> PlannedPhoto in
+            let name = ((path.input as NSString).lastPathComponent as NSString).deletingPathExtension
+            var photo = PlannedPhoto(
+                input: path.input,
+                upload: outputFolder.appendingPathComponent(name + ".jpg"),
+                display: outputFolder.appendingPathComponent(name + ".display.jpg"),
+                thumbnail: outputFolder.appendingPathComponent(name + ".thumb.jpg"),
+                refusal: path.refusal)
+            guard photo.refusal == nil else { return photo }
+            if let earlier = firstInputForName[name] {
+                photo.refusal = "'\(path.input)' was not prepared: its copies would be named \(name).jpg like those of '\(earlier)'; rename one of them or prepare them into different folders"
+            } else {
+                firstInputForName[name] = path.input
+            }
+            for output in [photo.upload, photo.display, photo.thumbnail] {
+                if let identity = fileIdentity(output.path), inputIdentities.contains(identity) {
+                    photo.refusal = "'\(path.input)' was not prepared: its copy '\(output.path)' would overwrite an input"
+                }
+            }
+            return photo
+        }
+        return Result(photos: photos, skippedFileCount: skipped)
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    }
+
+    /// Device and inode, so that two spellings of one file (./a.jpg, a.jpg, a link) are equal.
+    private static func fileIdentity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+}

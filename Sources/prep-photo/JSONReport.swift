@@ -1,0 +1,94 @@
+import ImagePrep
+
+/// A JSON value whose objects keep their keys in the order written, so that reports read the
+/// same every time.
+indirect enum JSONValue {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    var serialized: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .int(let value): return String(value)
+        case .double(let value): return value.isFinite ? "\(value)" : "null"
+        case .string(let value): return Self.quote(value)
+        case .array(let values): return "[" + values.map(\.serialized).joined(separator: ",") + "]"
+        case .object(let members):
+            return "{" + members.map { Self.quote($0.0) + ":" + $0.1.serialized }.joined(separator: ",") + "}"
+        }
+    }
+
+    private static func quote(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+}
+
+/// The `--json` line for one input: the same keys for every input, null where a value is absent.
+enum JSONReport {
+    static func line(for photo: PlannedPhoto, outcome: PhotoOutcome) -> String {
+        guard case .prepared(let prepared) = outcome else {
+            let message: String
+            if case .failed(let text) = outcome { message = text } else { message = "" }
+            return JSONValue.object([
+                ("input", .string(photo.input)), ("ok", .bool(false)), ("error", .string(message)),
+                ("upload", .null), ("display", .null), ("thumbnail", .null), ("original", .null),
+                ("orientation", .null), ("capturedAt", .null), ("location", .null), ("comment", .null),
+                ("warnings", .array([])),
+            ]).serialized
+        }
+        let metadata = prepared.metadata
+        func copy(_ written: WrittenCopy?) -> JSONValue {
+            guard let written else { return .null }
+            return .object([
+                ("path", .string(written.path)), ("width", .int(written.size.width)),
+                ("height", .int(written.size.height)), ("bytes", .int(written.byteCount)),
+            ])
+        }
+        let capturedAt: JSONValue = metadata.captureTime.map { time in
+            .object([
+                ("local", .string(time.local.iso8601)),
+                ("offset", time.utcOffset.map { .string($0.description) } ?? .null),
+                ("inferred", .bool(time.isOffsetInferred)),
+                ("source", .string(time.source.rawValue)),
+            ])
+        } ?? .null
+        let location: JSONValue = metadata.location.map { point in
+            .object([
+                ("latitude", .double(point.latitude)), ("longitude", .double(point.longitude)),
+                ("altitude", point.altitude.map { .double($0) } ?? .null),
+            ])
+        } ?? .null
+        return JSONValue.object([
+            ("input", .string(photo.input)), ("ok", .bool(true)), ("error", .null),
+            ("upload", copy(prepared.upload)), ("display", copy(prepared.display)),
+            ("thumbnail", copy(prepared.thumbnail)),
+            ("original", .object([
+                ("width", .int(metadata.originalSize.width)), ("height", .int(metadata.originalSize.height)),
+            ])),
+            ("orientation", metadata.orientation.map { .int($0.rawValue) } ?? .null),
+            ("capturedAt", capturedAt), ("location", location),
+            ("comment", metadata.comment.map { .string($0) } ?? .null),
+            ("warnings", .array(prepared.warnings.map { .string($0.message) })),
+        ]).serialized
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Writes copies so that each appears under its final name complete or not at all.
+enum OutputWriter {
+    struct WriteError: Error {
+        let message: String
+    }
+
+    /// Writes `data` to a temporary file beside `url` and renames it into place. A crash, a full
+    /// disk or a permission error leaves no half-written JPEG under the final name, and the
+    /// temporary file is removed on every error path.
+    static func write(_ data: Data, to url: URL) throws(WriteError) {
+        let folder = url.deletingLastPathComponent().path
+        let temporary = (folder as NSString).appendingPathComponent(
+            ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("could not write '\(url.path)'") }
+        var written = 0
+        let writeError: Int32? = data.withUnsafeBytes { bytes in
+            while written < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += count
+            }
+            return nil
+        }
+        let closeFailed = close(descriptor) != 0
+        if let writeError {
+            unlink(temporary)
+            throw WriteError(message: "could not write '\(url.path)': \(String(cString: strerror(writeError)))")
+        }
+        if closeFailed {
+            let error = failure("could not write '\(url.path)'")
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, url.path) == 0 else {
+            let error = failure("could not move the finished copy to '\(url.path)'")
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    private static func failure(_ what: String) -> WriteError {
+        WriteError(message: "\(what): \(String(cString: strerror(errno)))")
+    }
+}
