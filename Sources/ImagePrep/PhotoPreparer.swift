@@ -52,10 +52,10 @@ public struct PhotoPreparer: Sendable {
         do {
             data = try Data(contentsOf: url)
         } catch {
-            throw .unreadable(file: url.path, reason: Self.reason(error))
+            throw .unreadable(file: url.relativePath, reason: Self.reason(error))
         }
         let read = clock.now - start
-        let photo = try prepare(data, name: url.path, workspace: workspace)
+        let photo = try prepare(data, name: url.relativePath, workspace: workspace)
         workspace.lastTimings.read = read
         return photo
     }

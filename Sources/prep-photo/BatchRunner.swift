@@ -100,7 +100,7 @@ final class BatchRunner: Sendable {
 
     private func write(_ copy: EncodedJPEG, to url: URL) throws(OutputWriter.WriteError) -> WrittenCopy {
         try OutputWriter.write(copy.data, to: url)
-        return WrittenCopy(path: url.path, size: copy.size, byteCount: copy.data.count)
+        return WrittenCopy(path: url.relativePath, size: copy.size, byteCount: copy.data.count)
     }
 
     /// Stores a result and reports every result that is now next in input order.

@@ -14,7 +14,7 @@ enum OutputWriter {
         let temporary = (folder as NSString).appendingPathComponent(
             ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("could not write '\(url.path)'") }
+        guard descriptor >= 0 else { throw failure("could not write '\(url.relativePath)'") }
         var written = 0
         let writeError: Int32? = data.withUnsafeBytes { bytes in
             while written < bytes.count {
@@ -30,15 +30,15 @@ enum OutputWriter {
         let closeFailed = close(descriptor) != 0
         if let writeError {
             unlink(temporary)
-            throw WriteError(message: "could not write '\(url.path)': \(String(cString: strerror(writeError)))")
+            throw WriteError(message: "could not write '\(url.relativePath)': \(String(cString: strerror(writeError)))")
         }
         if closeFailed {
-            let error = failure("could not write '\(url.path)'")
+            let error = failure("could not write '\(url.relativePath)'")
             unlink(temporary)
             throw error
         }
         guard rename(temporary, url.path) == 0 else {
-            let error = failure("could not move the finished copy to '\(url.path)'")
+            let error = failure("could not move the finished copy to '\(url.relativePath)'")
             unlink(temporary)
             throw error
         }
