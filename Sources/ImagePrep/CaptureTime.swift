@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// When a photo was taken, as the camera's clock showed it, and how far that clock was from UTC.
 ///

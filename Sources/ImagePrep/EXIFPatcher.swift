@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Carries the original's EXIF APP1 segment into the upload copy byte for byte, except that
 /// PixelXDimension and PixelYDimension are rewritten in place to the new size.

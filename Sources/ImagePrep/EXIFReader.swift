@@ -1,5 +1,12 @@
 internal import CExif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads what a JPEG says about itself: its EXIF block (through libexif) and its first comment.
 ///
@@ -235,7 +242,7 @@ struct EXIFTags {
             switch (tag.kind, format) {
             case (.text, EXIF_FORMAT_ASCII):
                 let characters = UnsafeBufferPointer(start: bytes, count: count).prefix { $0 != 0 }
-                let text = EXIFReader.text(Array(characters)).trimmingCharacters(in: .whitespacesAndNewlines)
+                let text = EXIFReader.text(Array(characters)).trimmed(where: \.isWhitespace)
                 values[tag] = .text(text.isEmpty ? nil : text)
             case (.integer, EXIF_FORMAT_BYTE):
                 values[tag] = .integer(UInt32(bytes[0]))
@@ -296,7 +303,7 @@ struct LibexifLog {
 
     var warnings: [PhotoWarning] {
         messages.map { message in
-            let detail = message.text.trimmingCharacters(in: CharacterSet(charactersIn: ". \n"))
+            let detail = message.text.trimmed(where: { $0 == "." || $0 == " " || $0 == "\n" })
             let more = message.repeats == 0 ? "" : " (and \(message.repeats) more like it)"
             return PhotoWarning(.metadata, "libexif could not read all of the EXIF block: \(detail)\(more).")
         }
@@ -314,4 +321,14 @@ private func routeLibexifMessage(
     let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     context.assumingMemoryBound(to: LibexifLog.self).pointee.record(
         code: code, format: String(validatingCString: format) ?? "", text: text)
+}
+
+extension String {
+    /// The string without the leading and trailing characters that match `isTrimmed`.
+    func trimmed(where isTrimmed: (Character) -> Bool) -> String {
+        guard let first = firstIndex(where: { !isTrimmed($0) }), let last = lastIndex(where: { !isTrimmed($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
 }

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Prepares photos: decodes a JPEG once and makes the upload copy, the display copy and the
 /// thumbnail, and reads the metadata.
@@ -48,12 +55,7 @@ public struct PhotoPreparer: Sendable {
     {
         let clock = ContinuousClock()
         let start = clock.now
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw .unreadable(file: url.relativePath, reason: Self.reason(error))
-        }
+        let data = try Self.read(url)
         let read = clock.now - start
         let photo = try prepare(data, name: url.relativePath, workspace: workspace)
         workspace.lastTimings.read = read
@@ -85,17 +87,33 @@ public struct PhotoPreparer: Sendable {
         }
     }
 
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
-           let code = POSIXErrorCode(rawValue: Int32(underlying.code))
-        {
-            return String(cString: strerror(code.rawValue))
+    /// Reads a whole file with plain POSIX calls, so that the error carries the system's own
+    /// reason ("No such file or directory", "Is a directory", "Permission denied").
+    static func read(_ url: URL) throws(ImagePrepError) -> Data {
+        let name = url.relativePath
+        func failure() -> ImagePrepError { .unreadable(file: name, reason: String(cString: strerror(errno))) }
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure() }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure() }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .unreadable(file: name, reason: info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : "it is not a regular file")
         }
-        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError {
-            return "no such file"
+        var data = Data(count: Int(info.st_size))
+        var filled = 0
+        let readError: Int32? = data.withUnsafeMutableBytes { bytes in
+            while filled < bytes.count {
+                let count = Glibc.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
+                if count < 0, errno == EINTR { continue }
+                if count < 0 { return errno }
+                if count == 0 { break }  // The file shrank while we read it.
+                filled += count
+            }
+            return nil
         }
-        return nsError.localizedDescription
+        if let readError { throw .unreadable(file: name, reason: String(cString: strerror(readError))) }
+        return filled == data.count ? data : data.prefix(filled)
     }
 }
 

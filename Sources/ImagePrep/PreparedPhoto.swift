@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One encoded JPEG file and the size of its pixels.
 public struct EncodedJPEG: Sendable, Hashable {

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The weights of a Lanczos3 filter along one axis: for each output sample, where its taps start
 /// in the input and what they weigh.

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One input of a batch and where its copies go.
 struct PlannedPhoto: Sendable {
@@ -33,27 +40,28 @@ enum BatchPlan {
         var skipped = 0
         let fileManager = FileManager.default
         for input in inputs {
-            var isFolder: ObjCBool = false
-            guard fileManager.fileExists(atPath: input, isDirectory: &isFolder), isFolder.boolValue else {
+            guard isDirectory(input) else {
                 paths.append((input, nil))
                 continue
             }
             let names = ((try? fileManager.contentsOfDirectory(atPath: input)) ?? []).sorted()
             let images = names.filter { name in
-                !name.hasPrefix(".") && imageExtensions.contains((name as NSString).pathExtension.lowercased())
-                    && !isDirectory((input as NSString).appendingPathComponent(name))
+                !name.hasPrefix(".") && imageExtensions.contains(Self.fileExtension(of: name))
+                    && !isDirectory(Self.path(input, name))
             }
             skipped += names.filter { !$0.hasPrefix(".") }.count - images.count
             if images.isEmpty {
                 paths.append((input, "'\(input)' is a folder with no photos in it"))
             }
-            paths += images.map { ((input as NSString).appendingPathComponent($0), nil) }
+            paths += images.map { (Self.path(input, $0), nil) }
         }
 
         let inputIdentities = Set(paths.compactMap { fileIdentity($0.input) })
         var firstInputForName: [String: String] = [:]
         let photos = paths.map { path -> PlannedPhoto in
-            let name = ((path.input as NSString).lastPathComponent as NSString).deletingPathExtension
+            let file = path.input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path.input
+            let fileExtension = Self.fileExtension(of: file)
+            let name = fileExtension.isEmpty ? file : String(file.dropLast(fileExtension.count + 1))
             var photo = PlannedPhoto(
                 input: path.input,
                 upload: outputFolder.appendingPathComponent(name + ".jpg"),
@@ -76,9 +84,19 @@ enum BatchPlan {
         return Result(photos: photos, skippedFileCount: skipped)
     }
 
-    private static func isDirectory(_ path: String) -> Bool {
-        var isFolder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    /// The lowercased extension of a file name, without the dot; empty for ".hidden" and "README".
+    static func fileExtension(of name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    private static func path(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
     /// Device and inode, so that two spellings of one file (./a.jpg, a.jpg, a link) are equal.

@@ -1,6 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import ImagePrep
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
 
 /// A copy that was written, as the report describes it.
 struct WrittenCopy: Sendable {
@@ -56,13 +64,7 @@ final class BatchRunner: Sendable {
     func run() -> (failed: Int, elapsed: Duration) {
         let group = DispatchGroup()
         for _ in 0..<jobs {
-            group.enter()
-            let thread = Thread { [self] in
-                work()
-                group.leave()
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
+            DispatchQueue.global().async(group: group) { [self] in work() }
         }
         group.wait()
         if showsProgress { Terminal.writeError("\r\u{1B}[K") }
@@ -146,8 +148,21 @@ final class BatchRunner: Sendable {
 
 /// Writing to the standard streams without the C globals, which Swift 6 does not allow.
 enum Terminal {
-    static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
-    static func writeOutput(_ text: String) { FileHandle.standardOutput.write(Data(text.utf8)) }
+    static func writeError(_ text: String) { write(text, to: STDERR_FILENO) }
+    static func writeOutput(_ text: String) { write(text, to: STDOUT_FILENO) }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { return }
+                offset += count
+            }
+        }
+    }
     static var isErrorATerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
     static func format(_ value: Double) -> String {

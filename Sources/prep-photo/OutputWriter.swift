@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Writes copies so that each appears under its final name complete or not at all.
 enum OutputWriter {
@@ -10,9 +17,8 @@ enum OutputWriter {
     /// disk or a permission error leaves no half-written JPEG under the final name, and the
     /// temporary file is removed on every error path.
     static func write(_ data: Data, to url: URL) throws(WriteError) {
-        let folder = url.deletingLastPathComponent().path
-        let temporary = (folder as NSString).appendingPathComponent(
-            ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("could not write '\(url.relativePath)'") }
         var written = 0
@@ -42,6 +48,21 @@ enum OutputWriter {
             unlink(temporary)
             throw error
         }
+    }
+
+    /// Makes `path` and any missing parents, like `mkdir -p`.
+    ///
+    /// - Returns: the system's reason when it cannot, else nil.
+    static func makeFolder(_ path: String) -> String? {
+        if BatchPlan.isDirectory(path) { return nil }
+        let parent = path.split(separator: "/", omittingEmptySubsequences: true).dropLast().joined(separator: "/")
+        if !parent.isEmpty, !BatchPlan.isDirectory(path.hasPrefix("/") ? "/" + parent : parent) {
+            if let reason = makeFolder(path.hasPrefix("/") ? "/" + parent : parent) { return reason }
+        }
+        guard mkdir(path, 0o755) == 0 || (errno == EEXIST && BatchPlan.isDirectory(path)) else {
+            return String(cString: strerror(errno))
+        }
+        return nil
     }
 
     private static func failure(_ what: String) -> WriteError {

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImagePrep
 
 let action: CommandLineOptions.Action
@@ -17,10 +24,8 @@ case .showVersion:
     Terminal.writeOutput(CommandLineOptions.version + "\n")
 case .run(let options):
     let outputFolder = URL(fileURLWithPath: options.outputFolder)
-    do {
-        try FileManager.default.createDirectory(at: outputFolder, withIntermediateDirectories: true)
-    } catch {
-        Terminal.writeError("prep-photo: error: could not create the output folder '\(options.outputFolder)': \(error.localizedDescription)\n")
+    if let reason = OutputWriter.makeFolder(options.outputFolder) {
+        Terminal.writeError("prep-photo: error: could not create the output folder '\(options.outputFolder)': \(reason).\n")
         exit(1)
     }
     let plan = BatchPlan.make(inputs: options.inputs, outputFolder: outputFolder)
