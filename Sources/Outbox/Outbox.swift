@@ -17,7 +17,14 @@ public actor Outbox {
     /// The media files this open removed because no record named them.
     nonisolated let sweptAtOpen: [String]
 
-    private let store: OutboxStore
+    let store: OutboxStore
+
+    /// Whether a drain pass is running; a drain asked for meanwhile waits for one more pass.
+    var isDraining = false
+    /// The transport the next coalesced pass uses; non-nil when one more pass was asked for.
+    var followUpTransport: (any Transport)?
+    /// The drains waiting for that one more pass.
+    var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
 
     /// Opens the outbox in `folder`, creating it when absent.
     ///

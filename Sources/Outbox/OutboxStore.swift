@@ -148,6 +148,16 @@ final class OutboxStore {
         }
     }
 
+    /// The first record after `sequence` in capture order that waits to be sent, readable or not.
+    func nextQueuedRecord(after sequence: Int64) throws(OutboxError) -> StoredRecord? {
+        try database.query(
+            """
+            SELECT \(StoredRecord.columns) FROM entries
+            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' ORDER BY sequence LIMIT 1
+            """, [.integer(sequence)]
+        ) { row in StoredRecord(row: row) }.first
+    }
+
     // MARK: Writing
 
     /// Writes the capture's files (flushed, folder flushed) and then its record, all inside one
@@ -240,6 +250,18 @@ final class OutboxStore {
             UPDATE entries SET state = 'SYNCING', attempts = COALESCE(attempts, 0) + 1
             WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
             """, .text(id))
+        return database.changes > 0
+    }
+
+    /// Records how a send ended, only while the entry is still `SYNCING` (a discard or a
+    /// `markSynced` during the send wins).
+    ///
+    /// - Returns: whether the entry was still being sent.
+    @discardableResult
+    func finishSend(id: String, state: OutboxEntry.State, lastError: String?) throws(OutboxError) -> Bool {
+        try database.run(
+            "UPDATE entries SET state = ?, last_error = ? WHERE id = ? AND state = 'SYNCING'",
+            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .text(id))
         return database.changes > 0
     }
 
