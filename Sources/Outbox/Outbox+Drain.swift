@@ -6,8 +6,11 @@ extension Outbox {
     /// Each entry is marked `SYNCING` while it is sent. A delivered entry becomes `SYNCED` (call
     /// `retireSynced()` afterwards to free its files); a permanent failure parks that entry as
     /// `FAILED_NEEDS_ATTENTION` with its reason and the pass goes on; a transient failure puts the
-    /// entry back in the queue and stops the pass, since the next send would most likely meet
-    /// the same outage. Records this version cannot read are left alone.
+    /// entry back in the queue with a backoff (see `Backoff`) and stops the pass, since the next
+    /// send would most likely meet the same outage. The pass also stops, without sending, at an
+    /// entry that is still backing off: capture order holds, and a struggling engine sees one
+    /// request per backoff rather than one per entry. Entries whose automatic retries ran out,
+    /// and records this version cannot read, are passed over.
     ///
     /// Drains coalesce: one asked for while a pass runs waits, and all such requests together
     /// cause exactly one more pass afterwards, so a capture saved during a pass is not left
@@ -53,30 +56,90 @@ extension Outbox {
         }
     }
 
+    /// Sends one entry now, ahead of the queue and of its backoff: for the user's "Send now" on
+    /// an entry whose automatic retries ran out, or on a parked one. Then the rest of the queue
+    /// drains as usual (in the same coalesced way as `drain(using:)`).
+    ///
+    /// The entry's last error stays readable until this send ends.
+    ///
+    /// - Parameters:
+    ///   - id: The entry's id.
+    ///   - transport: How to reach the engine.
+    /// - Returns: What the drain did.
+    /// - Throws: `notFound`, `unreadableEntry`, or `OutboxError` when the store fails.
+    public func sendNow(id: String, using transport: any Transport) async throws(OutboxError) -> DrainReport {
+        _ = try store.entry(id: id)
+        try store.releaseForSendNow(id: id)
+        sendNowRequests.insert(id)
+        return try await drain(using: transport)
+    }
+
     /// One pass over the queue in capture order; see `drain(using:)`.
     func runPass(using transport: any Transport) async throws(OutboxError) -> DrainReport {
         var report = DrainReport(passes: 1)
+        // The user's "send now" goes first, even past entries that are backing off.
+        var asked: [OutboxEntry] = []
+        for id in sendNowRequests {
+            if let entry = try store.record(id: id)?.entry, entry.state == .queued { asked.append(entry) }
+        }
+        sendNowRequests = []
+        for entry in asked.sorted(by: { $0.sequence < $1.sequence }) {
+            guard try await send(entry, using: transport, into: &report) else { return report }
+        }
         var cursor: Int64 = 0
         while let record = try store.nextQueuedRecord(after: cursor) {
             cursor = record.sequence
-            // The claim fails when another process is sending it; an unreadable one is skipped.
-            guard let entry = record.entry, try store.claim(id: entry.id) else { continue }
-            let response = await send(entry, using: transport)
-            let reason = Self.reason(for: response)
-            switch configuration.classifier.outcome(for: response) {
-            case .delivered:
-                if try store.finishSend(id: entry.id, state: .synced, lastError: nil) { report.synced.append(entry.id) }
-            case .permanent:
-                if try store.finishSend(id: entry.id, state: .failedNeedsAttention, lastError: reason) {
-                    report.parked.append(entry.id)
-                }
-            case .transient:
-                try store.finishSend(id: entry.id, state: .queued, lastError: reason)
-                report.halt = .transientFailure(id: entry.id, reason: reason)
+            guard let entry = record.entry else { continue }
+            if let due = entry.nextAttemptAt, due > configuration.now() {
+                report.halt = .waitingToRetry(id: entry.id, until: due)
+                report.retryAt = due
                 return report
             }
+            guard try await send(entry, using: transport, into: &report) else { return report }
         }
         return report
+    }
+
+    /// Claims, sends and records one entry.
+    ///
+    /// - Returns: Whether the pass goes on (false after a transient failure).
+    private func send(
+        _ entry: OutboxEntry, using transport: any Transport, into report: inout DrainReport
+    ) async throws(OutboxError) -> Bool {
+        // The claim fails when another process is sending it.
+        guard try store.claim(id: entry.id) else { return true }
+        let response = await send(entry, using: transport)
+        let reason = Self.reason(for: response)
+        switch configuration.classifier.outcome(for: response) {
+        case .delivered:
+            if try store.finishSend(id: entry.id, state: .synced, lastError: nil) { report.synced.append(entry.id) }
+            return true
+        case .permanent:
+            if try store.finishSend(id: entry.id, state: .failedNeedsAttention, lastError: reason) {
+                report.parked.append(entry.id)
+            }
+            return true
+        case .transient:
+            let retry = retrySchedule(after: entry, response: response)
+            try store.finishSend(id: entry.id, state: .queued, lastError: reason, retry: retry)
+            report.halt = .transientFailure(id: entry.id, reason: reason)
+            report.retryAt = retry.nextAttemptAt
+            return false
+        }
+    }
+
+    /// When to try again after a transient failure, or that automatic retries ran out.
+    private func retrySchedule(after entry: OutboxEntry, response: TransportResponse) -> RetrySchedule {
+        let failures = entry.retry.transientFailures + 1
+        let backoff = configuration.backoff
+        guard failures <= backoff.automaticRetryLimit else {
+            return RetrySchedule(transientFailures: failures, nextAttemptAt: nil, awaitsSendNow: true)
+        }
+        let now = configuration.now()
+        var retryAfter: TimeInterval?
+        if case .http(_, let header?, _) = response { retryAfter = Backoff.retryAfterSeconds(header, now: now) }
+        let delay = backoff.delay(afterFailures: failures, retryAfter: retryAfter, randomUnit: configuration.randomUnit())
+        return RetrySchedule(transientFailures: failures, nextAttemptAt: now.addingTimeInterval(delay))
     }
 
     /// Hands one claimed entry to the transport; the actor is free while it runs.

@@ -25,6 +25,8 @@ public actor Outbox {
     var followUpTransport: (any Transport)?
     /// The drains waiting for that one more pass.
     var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
+    /// Entries the user asked to send now, which the next pass sends first.
+    var sendNowRequests: Set<String> = []
 
     /// Opens the outbox in `folder`, creating it when absent.
     ///

@@ -34,6 +34,25 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
     public let ownedMedia: [MediaFile]
     /// What the user meant.
     public let intent: CaptureIntent
+    /// When automatic sending may try the entry again.
+    let retry: RetrySchedule
+
+    /// The earliest time an automatic drain sends the entry again, after a transient failure;
+    /// nil when it may go at once or waits for the user.
+    public var nextAttemptAt: Date? { retry.nextAttemptAt }
+
+    /// Whether automatic retries ran out, so that only `Outbox.sendNow(id:using:)` sends it again.
+    public var isWaitingForSendNow: Bool { retry.awaitsSendNow }
+}
+
+/// Where an entry stands with automatic retries.
+struct RetrySchedule: Sendable, Hashable {
+    /// Transient failures in a row since the last success, park or "send now".
+    var transientFailures = 0
+    /// The earliest time an automatic drain may send it; nil when it may go at once.
+    var nextAttemptAt: Date?
+    /// Whether automatic retries ran out.
+    var awaitsSendNow = false
 }
 
 /// One file in the outbox's media folder and the upload copy it holds.

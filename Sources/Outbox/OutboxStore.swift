@@ -34,7 +34,7 @@ import Foundation
 /// mid-send leaves its entry `SYNCING` until the next opener that is alone.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 1
+    static let schemaVersion = 2
     /// The database file's name inside the outbox folder.
     static let databaseName = "outbox.sqlite"
 
@@ -91,6 +91,10 @@ final class OutboxStore {
     ///
     /// Every column but the id may be NULL: records from older versions lack values, and
     /// reading fills in defaults rather than refusing them.
+    ///
+    /// - 1: the queue.
+    /// - 2: the retry schedule: when an automatic drain may next send an entry, how many
+    ///   transient failures in a row it has had, and whether it waits for `sendNow`.
     static let migrations: [String] = [
         """
         CREATE TABLE entries (
@@ -104,7 +108,12 @@ final class OutboxStore {
             owned_media TEXT,
             intent TEXT
         );
+        """,
         """
+        ALTER TABLE entries ADD COLUMN next_attempt_at REAL;
+        ALTER TABLE entries ADD COLUMN transient_failures INTEGER;
+        ALTER TABLE entries ADD COLUMN awaits_send_now INTEGER;
+        """,
     ]
 
     /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way
@@ -116,7 +125,7 @@ final class OutboxStore {
             guard found <= schemaVersion else {
                 throw .newerSchema(path: database.path, version: found, supported: schemaVersion)
             }
-            for version in found..<schemaVersion { try database.run(migrations[version]) }
+            for version in found..<schemaVersion { try database.execute(script: migrations[version]) }
             if found < schemaVersion { try database.run("PRAGMA user_version=\(schemaVersion)") }
         }
     }
@@ -153,7 +162,8 @@ final class OutboxStore {
         try database.query(
             """
             SELECT \(StoredRecord.columns) FROM entries
-            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' ORDER BY sequence LIMIT 1
+            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND COALESCE(awaits_send_now, 0) = 0
+            ORDER BY sequence LIMIT 1
             """, [.integer(sequence)]
         ) { row in StoredRecord(row: row) }.first
     }
@@ -256,13 +266,35 @@ final class OutboxStore {
     /// Records how a send ended, only while the entry is still `SYNCING` (a discard or a
     /// `markSynced` during the send wins).
     ///
+    /// - Parameters:
+    ///   - state: The entry's new state.
+    ///   - lastError: The failure's reason, or nil after a success.
+    ///   - retry: The retry schedule; the default (no failures, no wait) after a success or a park.
     /// - Returns: whether the entry was still being sent.
     @discardableResult
-    func finishSend(id: String, state: OutboxEntry.State, lastError: String?) throws(OutboxError) -> Bool {
+    func finishSend(
+        id: String, state: OutboxEntry.State, lastError: String?, retry: RetrySchedule = RetrySchedule()
+    ) throws(OutboxError) -> Bool {
         try database.run(
-            "UPDATE entries SET state = ?, last_error = ? WHERE id = ? AND state = 'SYNCING'",
-            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .text(id))
+            """
+            UPDATE entries SET state = ?, last_error = ?, transient_failures = ?, next_attempt_at = ?,
+                awaits_send_now = ?
+            WHERE id = ? AND state = 'SYNCING'
+            """,
+            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .integer(Int64(retry.transientFailures)),
+            retry.nextAttemptAt.map { .real($0.timeIntervalSince1970) } ?? .null,
+            .integer(retry.awaitsSendNow ? 1 : 0), .text(id))
         return database.changes > 0
+    }
+
+    /// Puts an entry back in the queue for the user's "send now": due at once, its failures
+    /// forgotten, parked or not; its last error stays readable until the next send ends.
+    func releaseForSendNow(id: String) throws(OutboxError) {
+        try database.run(
+            """
+            UPDATE entries SET state = 'QUEUED', transient_failures = 0, next_attempt_at = NULL, awaits_send_now = 0
+            WHERE id = ? AND COALESCE(state, 'QUEUED') IN ('QUEUED', 'FAILED_NEEDS_ATTENTION')
+            """, .text(id))
     }
 
     /// Removes a landed upload from the entry's pending media, durably.

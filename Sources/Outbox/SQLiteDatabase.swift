@@ -48,12 +48,31 @@ struct SQLiteDatabase: ~Copyable {
     /// Prepares one SQL statement; the caller owns (and so finalizes) the result.
     func prepare(_ sql: String) throws(OutboxError) -> SQLiteStatement {
         var statement: OpaquePointer?
-        let code = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(handle, text, -1, &statement, &tail)
+            // SQLite compiles only the first statement; a second one would silently never run.
+            if code == SQLITE_OK, let tail {
+                precondition(String(cString: tail).allSatisfy { $0.isWhitespace || $0 == ";" }, "one statement per call: \(sql)")
+            }
+            return code
+        }
         guard code == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
             throw error(code)
         }
         return SQLiteStatement(handle: statement, path: path)
+    }
+
+    /// Runs a script of several statements (a migration step), none of which take parameters.
+    func execute(script: String) throws(OutboxError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, script, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            throw .database(
+                path: path, code: Int(code), message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)))
+        }
     }
 
     /// Runs one statement that returns no rows (or whose rows are not wanted).

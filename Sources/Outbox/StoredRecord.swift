@@ -4,7 +4,10 @@ import Foundation
 /// and which media files it names (for the sweep, which must not delete a file any row might need).
 struct StoredRecord {
     /// The columns every read selects, in the order `init(row:)` reads them.
-    static let columns = "sequence, id, state, created_at, attempts, last_error, pending_media, owned_media, intent"
+    static let columns = """
+        sequence, id, state, created_at, attempts, last_error, pending_media, owned_media, intent,
+        next_attempt_at, transient_failures, awaits_send_now
+        """
 
     /// The row's sequence number (its rowid, so always readable).
     let sequence: Int64
@@ -20,8 +23,8 @@ struct StoredRecord {
     /// Reads the row a statement selecting `columns` is on.
     ///
     /// Missing values take defaults that lose nothing: state `QUEUED`, creation time at the epoch
-    /// (so a rescued capture sorts first), no attempts, no error, and when one media list is
-    /// missing it is taken to be the other (sending a file twice is safe; forgetting one is not).
+    /// (so a rescued capture sorts first), no attempts, no error, due at once, and when one media
+    /// list is missing it is taken to be the other (sending a file twice is safe; forgetting one is not).
     init(row: borrowing SQLiteStatement) {
         sequence = row.integer(at: 0) ?? 0
         let id = row.text(at: 1)
@@ -77,7 +80,11 @@ struct StoredRecord {
                 createdAt: Date(timeIntervalSince1970: row.real(at: 3) ?? 0),
                 attempts: Int(row.integer(at: 4) ?? 0), lastError: row.text(at: 5),
                 pendingMedia: pendingList ?? ownedList ?? [], ownedMedia: ownedList ?? pendingList ?? [],
-                intent: intent))
+                intent: intent,
+                retry: RetrySchedule(
+                    transientFailures: Int(row.integer(at: 10) ?? 0),
+                    nextAttemptAt: row.real(at: 9).map(Date.init(timeIntervalSince1970:)),
+                    awaitsSendNow: (row.integer(at: 11) ?? 0) != 0)))
     }
 
     /// A media column: nil when NULL (an older record), the list, or why it cannot be read.

@@ -52,12 +52,14 @@ struct DrainTests {
         }
         try await withTemporaryFolder { folder in
             let photos = [try Photos.landscape(), try Photos.portrait()]
+            let clock = TestClock()
             do {
-                let outbox = try Outbox(folder: folder)
+                let outbox = try Outbox(folder: folder, configuration: clock.configuration)
                 try await outbox.enqueue(makeCapture(id: "plate-1", photos: photos))
                 _ = try await outbox.drain(using: LandsFirstUploadThenFails())
             }
-            let outbox = try Outbox(folder: folder)
+            clock.advance(by: 60)
+            let outbox = try Outbox(folder: folder, configuration: clock.configuration)
             #expect(try await outbox.entry(id: "plate-1")?.pendingMedia.map(\.index) == [1])
             let transport = ScriptedTransport()
             _ = try await outbox.drain(using: transport)

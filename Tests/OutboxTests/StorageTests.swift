@@ -209,22 +209,33 @@ struct StorageTests {
         }
     }
 
-    @Test func anOlderRecordWithMissingFieldsReadsWithDefaultsThatLoseNothing() async throws {
+    @Test func anOlderVersionsDatabaseMigratesAndItsRecordsReadWithDefaultsThatLoseNothing() async throws {
         try await withTemporaryFolder { folder in
-            do {
-                let outbox = try Outbox(folder: folder, configuration: TestClock().configuration)
-                try await outbox.enqueue(makeCapture(id: "plate-new"))
-            }
-            // Written by hand as an older version would have: no state, no creation time, no
-            // attempts, no media lists, and an intent with only some of today's fields.
+            // Written by hand as an older version of the app left it: schema 1 (no retry
+            // schedule), and a record with no state, no creation time, no attempts, no media
+            // lists, and an intent with only some of today's fields plus one this version does not know.
             try withRawDatabase(in: folder) { database in
-                try database.run(
-                    """
-                    INSERT INTO entries (id, intent)
-                    VALUES ('plate-old', '{"version":1,"arguments":{"kind":"plate","note":"rescued","shape":"round"}}')
-                    """)
+                try database.execute(
+                    script: """
+                        CREATE TABLE entries (
+                            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                            id TEXT NOT NULL UNIQUE,
+                            state TEXT,
+                            created_at REAL,
+                            attempts INTEGER,
+                            last_error TEXT,
+                            pending_media TEXT,
+                            owned_media TEXT,
+                            intent TEXT
+                        );
+                        INSERT INTO entries (id, intent)
+                        VALUES ('plate-old', '{"version":1,"arguments":{"kind":"plate","note":"rescued","shape":"round"}}');
+                        PRAGMA user_version = 1;
+                        """)
             }
-            let outbox = try Outbox(folder: folder)
+            let outbox = try Outbox(folder: folder, configuration: TestClock().configuration)
+            #expect(try await outbox.pragma("user_version") == "\(OutboxStore.schemaVersion)")
+            try await outbox.enqueue(makeCapture(id: "plate-new"))
             let listing = try await outbox.list()
             #expect(listing.unreadable.isEmpty)
             let old = try #require(listing.entries.first { $0.id == "plate-old" })
@@ -232,11 +243,17 @@ struct StorageTests {
             #expect(old.createdAt == Date(timeIntervalSince1970: 0))
             #expect(old.attempts == 0)
             #expect(old.lastError == nil)
+            #expect(old.nextAttemptAt == nil)
+            #expect(!old.isWaitingForSendNow)
             #expect(old.pendingMedia.isEmpty && old.ownedMedia.isEmpty)
             #expect(old.intent.kind == "plate")
             #expect(old.intent.note == "rescued")
             #expect(old.intent.capturedAt == "")
             #expect(old.intent.place == nil)
+            // The rescued capture drains first.
+            let transport = ScriptedTransport()
+            _ = try await outbox.drain(using: transport)
+            #expect(await transport.sentIDs == ["plate-old", "plate-new"])
             // Reading never rewrote the record: the field this version does not know is still there.
             let stored = try withRawDatabase(in: folder) { database in
                 try database.query("SELECT intent FROM entries WHERE id = 'plate-old'") { $0.text(at: 0) }.first

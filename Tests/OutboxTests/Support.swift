@@ -88,8 +88,13 @@ final class TestClock: Sendable {
     func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
 
     /// A configuration that reads this clock, in a fixed time zone.
-    var configuration: Outbox.Configuration {
-        Outbox.Configuration(now: { self.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!)
+    var configuration: Outbox.Configuration { configuration() }
+
+    /// A configuration that reads this clock, in a fixed time zone, with a fixed "random" jitter.
+    func configuration(backoff: Backoff = Backoff(), randomUnit: Double = 0.5) -> Outbox.Configuration {
+        Outbox.Configuration(
+            now: { self.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!, backoff: backoff,
+            randomUnit: { randomUnit })
     }
 }
 
