@@ -120,7 +120,8 @@ extension CaptureIntent {
         }
         let version = envelope.version ?? 1
         guard version <= currentVersion else {
-            return .failure(RecordProblem("its intent is version \(version), and this version reads up to \(currentVersion)"))
+            return .failure(
+                RecordProblem("its intent is version \(version), and this version reads up to \(currentVersion)"))
         }
         let operation = envelope.operation ?? Self.operation
         guard operation == Self.operation else {

@@ -77,6 +77,9 @@ extension Outbox {
     /// One pass over the queue in capture order; see `drain(using:)`.
     func runPass(using transport: any Transport) async throws(OutboxError) -> DrainReport {
         var report = DrainReport(passes: 1)
+        // Nothing of this outbox's own is in flight between passes, so a SYNCING entry found
+        // while alone was left by a process that died.
+        _ = try store.recoverInterruptedSendsIfAlone()
         // The user's "send now" goes first, even past entries that are backing off.
         var asked: [OutboxEntry] = []
         for id in sendNowRequests {
@@ -84,7 +87,7 @@ extension Outbox {
         }
         sendNowRequests = []
         for entry in asked.sorted(by: { $0.sequence < $1.sequence }) {
-            guard try await send(entry, using: transport, into: &report) else { return report }
+            guard try await attempt(entry, using: transport, into: &report) else { return report }
         }
         var cursor: Int64 = 0
         while let record = try store.nextQueuedRecord(after: cursor) {
@@ -95,7 +98,7 @@ extension Outbox {
                 report.retryAt = due
                 return report
             }
-            guard try await send(entry, using: transport, into: &report) else { return report }
+            guard try await attempt(entry, using: transport, into: &report) else { return report }
         }
         return report
     }
@@ -103,12 +106,12 @@ extension Outbox {
     /// Claims, sends and records one entry.
     ///
     /// - Returns: Whether the pass goes on (false after a transient failure).
-    private func send(
+    private func attempt(
         _ entry: OutboxEntry, using transport: any Transport, into report: inout DrainReport
     ) async throws(OutboxError) -> Bool {
         // The claim fails when another process is sending it.
         guard try store.claim(id: entry.id) else { return true }
-        let response = await send(entry, using: transport)
+        let response = await handOff(entry, to: transport)
         let reason = Self.reason(for: response)
         switch configuration.classifier.outcome(for: response) {
         case .delivered:
@@ -138,16 +141,20 @@ extension Outbox {
         let now = configuration.now()
         var retryAfter: TimeInterval?
         if case .http(_, let header?, _) = response { retryAfter = Backoff.retryAfterSeconds(header, now: now) }
-        let delay = backoff.delay(afterFailures: failures, retryAfter: retryAfter, randomUnit: configuration.randomUnit())
+        let delay = backoff.delay(
+            afterFailures: failures, retryAfter: retryAfter, randomUnit: configuration.randomUnit())
         return RetrySchedule(transientFailures: failures, nextAttemptAt: now.addingTimeInterval(delay))
     }
 
     /// Hands one claimed entry to the transport; the actor is free while it runs.
-    private func send(_ entry: OutboxEntry, using transport: any Transport) async -> TransportResponse {
+    private func handOff(_ entry: OutboxEntry, to transport: any Transport) async -> TransportResponse {
         let sizes = Dictionary(
-            entry.ownedMedia.map { ($0.index, Self.byteCount(of: url(of: $0))) }, uniquingKeysWith: { first, _ in first })
+            entry.ownedMedia.map { ($0.index, Self.byteCount(of: url(of: $0))) },
+            uniquingKeysWith: { first, _ in first })
         let pending = entry.pendingMedia.sorted { $0.index < $1.index }.map { file in
-            PendingUpload(index: file.index, fileURL: url(of: file), byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file)))
+            PendingUpload(
+                index: file.index, fileURL: url(of: file),
+                byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file)))
         }
         let totalBytes = sizes.values.reduce(0, +)
         let delivery = Delivery(

@@ -5,8 +5,38 @@ import ImagePrep
 /// sending is a separate act that may fail and repeat without losing anything.
 ///
 /// Records live in SQLite (`outbox.sqlite`) and media bytes in `media/` beside it, inside the
-/// folder the app chooses; `OutboxStore` describes the durability settings and what holds when
-/// several processes open the same folder. Every method is safe to call from many tasks at once.
+/// folder the app chooses. Every method is safe to call from many tasks at once.
+///
+/// ## Durability
+/// When `enqueue` or `commit` returns, the capture survives the app being killed and the device
+/// losing power:
+/// - `journal_mode=WAL`: a commit appends to the write-ahead log instead of rewriting pages in
+///   place, so a process killed at any instant leaves either the whole transaction or none of
+///   it, and a UI listing the queue never blocks the writer. WAL is persistent in the file; it
+///   is set at every open anyway and checked, because where shared memory is unavailable
+///   SQLite stays in another mode (then opening throws `walUnavailable`).
+/// - `synchronous=FULL`: in WAL mode, NORMAL syncs only at checkpoints, so a commit survives an
+///   app crash but a power cut or kernel panic can roll it back. FULL syncs the log at every
+///   commit. The cost is one fsync per enqueue or state change, a few milliseconds on flash.
+/// - Media files are created with `O_EXCL` (never overwriting), written, `fsync`ed, and then
+///   their folder is `fsync`ed, all before the record's transaction commits: on Linux a new
+///   name is only durable once its directory is, and a record must never outlive a power cut
+///   that its file did not. SQLite syncs the directory of the log files it creates; the outbox
+///   folder is synced at open for the database file's own name.
+/// - Writes use `BEGIN IMMEDIATE`, which takes the write lock before reading, so an enqueue
+///   holds it across its file writes and the sweep can never run in the middle of one.
+/// - `busy_timeout=5000`: another connection waits up to 5 s for that lock instead of failing.
+///
+/// ## Several processes
+/// Several processes (or several `Outbox` values) may open one folder on one machine; not on a
+/// network file system, where WAL does not work. SQLite's locks keep the database consistent.
+/// An advisory `flock` on `outbox.lock` tells an opener whether it is alone: only then does it
+/// put `SYNCING` entries back and sweep unnamed files, because otherwise a `SYNCING` entry may
+/// be another process's send in flight. A send is claimed with a conditional update (`QUEUED` to
+/// `SYNCING`), so one entry is never sent by two processes at once, although two processes that
+/// drain together each run their own pass, so two different entries may be in flight. An entry
+/// left `SYNCING` by a process that died waits until an opener finds itself alone, at open or at
+/// the start of a pass, and is then resent; the engine dedupes it by its request id.
 public actor Outbox {
     /// The folder that holds the database and the media files.
     public nonisolated let folder: URL
@@ -86,8 +116,7 @@ public actor Outbox {
     /// - Returns: The entry, or nil when the outbox holds none with this id.
     /// - Throws: `unreadableEntry` when this version cannot read it; `database` when reading fails.
     public func entry(id: String) throws(OutboxError) -> OutboxEntry? {
-        guard try store.record(id: id) != nil else { return nil }
-        return try store.entry(id: id)
+        try store.record(id: id)?.readableEntry()
     }
 
     /// Records that the engine has the capture, whatever its state was.

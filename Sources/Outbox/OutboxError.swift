@@ -38,7 +38,8 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
         case .notFound(let id):
             return "The outbox holds no capture with the id '\(id)'."
         case .notSynced(let id, let state):
-            return "The capture '\(id)' cannot be retired because the engine does not have it yet: it is \(state.rawValue)."
+            return
+                "The capture '\(id)' cannot be retired because the engine does not have it yet: it is \(state.rawValue)."
         case .unreadableEntry(let id, let reason):
             return "The capture '\(id)' cannot be read by this version of the app: \(reason)."
         case .database(let path, let code, let message):

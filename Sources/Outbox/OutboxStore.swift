@@ -4,34 +4,8 @@ import Foundation
 /// every rule about the order in which the two are written. Synchronous and not `Sendable`: the
 /// `Outbox` actor owns it and calls it from one task at a time.
 ///
-/// ## Durability
-/// - `journal_mode=WAL`: a commit appends to the write-ahead log instead of rewriting pages in
-///   place, so a process killed at any instant leaves either the whole transaction or none of
-///   it, and readers (a UI listing the queue) never block the writer. WAL is persistent in the
-///   file; it is set at every open anyway and checked, because on a file system without shared
-///   memory SQLite silently stays in another mode.
-/// - `synchronous=FULL`: in WAL mode NORMAL syncs only at checkpoints, so a commit survives a
-///   crash of the app but can be rolled back by a power cut or a kernel panic. FULL syncs the
-///   log at every commit, which is what "enqueue returns only when the capture is durable" needs.
-///   The cost is one fsync per enqueue or state change, a few milliseconds on a phone's flash.
-/// - Media files are written with `O_EXCL`, then `fsync`ed, and then their folder is `fsync`ed,
-///   all before the record's transaction commits: a new name is only durable once its directory
-///   is, and a record must never survive a power cut that its file did not. SQLite syncs the
-///   directory when it creates its own journal files; this store syncs the outbox folder once at
-///   open for the database file's own name.
-/// - `busy_timeout=5000`: another connection (another process, or a second `Outbox` on the same
-///   folder) waits for the write lock instead of failing at once.
-/// - Writes use `BEGIN IMMEDIATE`, which takes the write lock before reading, so that an enqueue
-///   holds it across its file writes and the sweep can never run in the middle of one.
-///
-/// ## Several processes
-/// SQLite's locks keep the database consistent when several processes open it on one machine
-/// (not on a network file system, where WAL does not work). On top of that, `StoreLock` tells an
-/// opener whether anyone else has the store open: only an opener that is alone puts `SYNCING`
-/// entries back and sweeps unnamed files, because otherwise the `SYNCING` entry may be another
-/// process's send in flight. A send is claimed with a conditional update (`QUEUED` to `SYNCING`),
-/// so two processes draining at once never send the same entry at the same time; one that dies
-/// mid-send leaves its entry `SYNCING` until the next opener that is alone.
+/// The durability settings and the guarantees for several processes are stated on `Outbox`,
+/// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
     static let schemaVersion = 2
@@ -82,7 +56,8 @@ final class OutboxStore {
 
     /// The value of a pragma on this connection (for example `synchronous`), for checking the settings.
     func pragma(_ name: String) throws(OutboxError) -> String? {
-        try database.query("PRAGMA \(name)") { row in row.text(at: 0) ?? row.integer(at: 0).map(String.init) }.first ?? nil
+        try database.query("PRAGMA \(name)") { row in row.text(at: 0) ?? row.integer(at: 0).map(String.init) }.first
+            ?? nil
     }
 
     // MARK: Schema
@@ -151,10 +126,7 @@ final class OutboxStore {
     /// - Throws: `notFound` when there is none, `unreadableEntry` when this version cannot read it.
     func entry(id: String) throws(OutboxError) -> OutboxEntry {
         guard let record = try record(id: id) else { throw .notFound(id: id) }
-        switch record.reading {
-        case .success(let entry): return entry
-        case .failure(let problem): throw .unreadableEntry(id: id, reason: problem.reason)
-        }
+        return try record.readableEntry()
     }
 
     /// The first record after `sequence` in capture order that waits to be sent, readable or not.
@@ -211,6 +183,17 @@ final class OutboxStore {
             }
             return .enqueued
         }
+    }
+
+    /// Puts `SYNCING` entries back to `QUEUED` when this opener is the only one left, as at open:
+    /// a long-running drain (a `--watch` loop) then also recovers what a sibling process killed
+    /// mid-send left behind. Call it only with nothing of this opener's own in flight.
+    ///
+    /// - Returns: how many entries were put back.
+    func recoverInterruptedSendsIfAlone() throws(OutboxError) -> Int {
+        guard lock.becomeSoleOpenerIfPossible() else { return 0 }
+        defer { try? lock.share(path: databaseURL.path) }
+        return try recoverInterruptedSends()
     }
 
     /// Puts every `SYNCING` entry back to `QUEUED`: the process that was sending it is gone.
@@ -317,10 +300,5 @@ final class OutboxStore {
     func deleteRecord(id: String) throws(OutboxError) -> Bool {
         try database.run("DELETE FROM entries WHERE id = ?", .text(id))
         return database.changes > 0
-    }
-
-    /// Runs `body` in one write transaction.
-    func transaction<R>(_ body: () throws(OutboxError) -> R) throws(OutboxError) -> R {
-        try database.transaction(body)
     }
 }

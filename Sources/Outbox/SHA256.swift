@@ -21,7 +21,9 @@ enum SHA256 {
         // Padding: a 1 bit, zeros up to 56 mod 64, then the message length in bits, big-endian.
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        }
         tail.withUnsafeBytes { buffer in
             for block in 0..<(buffer.count / 64) {
                 compress(&state, UnsafeRawBufferPointer(rebasing: buffer[(block * 64)..<(block * 64 + 64)]))

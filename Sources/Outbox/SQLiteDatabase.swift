@@ -53,7 +53,8 @@ struct SQLiteDatabase: ~Copyable {
             let code = sqlite3_prepare_v2(handle, text, -1, &statement, &tail)
             // SQLite compiles only the first statement; a second one would silently never run.
             if code == SQLITE_OK, let tail {
-                precondition(String(cString: tail).allSatisfy { $0.isWhitespace || $0 == ";" }, "one statement per call: \(sql)")
+                precondition(
+                    String(cString: tail).allSatisfy { $0.isWhitespace || $0 == ";" }, "one statement per call: \(sql)")
             }
             return code
         }
@@ -71,7 +72,8 @@ struct SQLiteDatabase: ~Copyable {
         defer { sqlite3_free(message) }
         guard code == SQLITE_OK else {
             throw .database(
-                path: path, code: Int(code), message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)))
+                path: path, code: Int(code),
+                message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)))
         }
     }
 

@@ -44,6 +44,19 @@ struct StoreLock: ~Copyable {
 
     deinit { close(descriptor) }
 
+    /// Takes the lock exclusively when nobody else holds it; afterwards call `share(path:)`.
+    ///
+    /// A failed attempt costs this opener its shared lock for a moment (flock drops the old lock
+    /// before it tries the new one), which is retaken before this returns. Meanwhile another
+    /// opener may believe it is alone; so call this only with nothing of this opener's in flight.
+    ///
+    /// - Returns: whether this opener now holds the lock alone.
+    func becomeSoleOpenerIfPossible() -> Bool {
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+        _ = Self.takeShared(descriptor)
+        return false
+    }
+
     /// Turns the lock into a shared one, so that later openers can open beside this one.
     ///
     /// flock converts by dropping and retaking the lock, so another opener may slip in between

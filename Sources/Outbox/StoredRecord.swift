@@ -43,6 +43,16 @@ struct StoredRecord {
     /// The readable entry, if it is one.
     var entry: OutboxEntry? { try? reading.get() }
 
+    /// The entry, for operations that need one.
+    ///
+    /// - Throws: `unreadableEntry` with the reason when this version cannot read the record.
+    func readableEntry() throws(OutboxError) -> OutboxEntry {
+        switch reading {
+        case .success(let entry): return entry
+        case .failure(let problem): throw .unreadableEntry(id: id ?? "?", reason: problem.reason)
+        }
+    }
+
     /// Every file name that could belong to this row, given all the names in the folder.
     func protects(_ name: String) -> Bool {
         if let mediaNames { return mediaNames.contains(name) }

@@ -72,7 +72,8 @@ struct BackoffTests {
     @Test func afterTheRetryLimitAnEntryWaitsForSendNowAndTheQueueGoesOn() async throws {
         try await withTemporaryFolder { folder in
             let clock = TestClock()
-            let configuration = clock.configuration(backoff: Backoff(initialDelay: 1, automaticRetryLimit: 2), randomUnit: 1)
+            let configuration = clock.configuration(
+                backoff: Backoff(initialDelay: 1, automaticRetryLimit: 2), randomUnit: 1)
             do {
                 let outbox = try Outbox(folder: folder, configuration: configuration)
                 try await outbox.enqueue(makeCapture(id: "plate-1"))
@@ -143,7 +144,8 @@ struct BackoffTests {
             #expect(await transport.sentIDs == ["plate-2"])
             #expect(report.synced == ["plate-2"])
             guard case .waitingToRetry(let id, _)? = report.halt else {
-                Issue.record("expected the pass to stop at the entry backing off, got \(String(describing: report.halt))")
+                Issue.record(
+                    "expected the pass to stop at the entry backing off, got \(String(describing: report.halt))")
                 return
             }
             #expect(id == "plate-1")

@@ -32,11 +32,13 @@ struct CommitTests {
             ]
             #expect(entry.intent.media.map(\.index) == [0, 1, 2])
             #expect(entry.intent.media.map(\.sha256) == (try corpusNames.map(Fixtures.manifestSHA256)))
-            #expect(entry.intent.media.map { PixelSize(width: $0.width, height: $0.height) } == photos.map(\.upload.size))
+            #expect(
+                entry.intent.media.map { PixelSize(width: $0.width, height: $0.height) } == photos.map(\.upload.size))
             #expect(entry.intent.media.map(\.byteCount) == photos.map { Int64($0.upload.data.count) })
             for (file, photo) in zip(entry.ownedMedia, photos) {
                 #expect(try Data(contentsOf: outbox.url(of: file)) == photo.upload.data)
-                let permissions = try FileManager.default.attributesOfItem(atPath: outbox.url(of: file).path)[.posixPermissions]
+                let permissions = try FileManager.default.attributesOfItem(atPath: outbox.url(of: file).path)[
+                    .posixPermissions]
                 #expect(permissions as? Int == 0o600)
             }
         }

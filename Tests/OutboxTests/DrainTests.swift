@@ -25,7 +25,8 @@ struct DrainTests {
         try await withTemporaryFolder { folder in
             do {
                 let outbox = try Outbox(folder: folder)
-                try await outbox.enqueue(makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()]))
+                try await outbox.enqueue(
+                    makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()]))
                 _ = try await outbox.drain(using: ScriptedTransport(landsUploads: true))
             }
             let outbox = try Outbox(folder: folder)
@@ -34,7 +35,8 @@ struct DrainTests {
             #expect(entry.pendingMedia.isEmpty)
             #expect(entry.ownedMedia.count == 2)
             let files = entry.ownedMedia.map(outbox.url(of:))
-            #expect(files.allSatisfy { FileManager.default.fileExists(atPath: $0.path) }, "sending uses up nothing it owns")
+            #expect(
+                files.allSatisfy { FileManager.default.fileExists(atPath: $0.path) }, "sending uses up nothing it owns")
 
             #expect(try await outbox.retireSynced() == ["plate-1"])
             #expect(files.allSatisfy { !FileManager.default.fileExists(atPath: $0.path) })
@@ -172,7 +174,9 @@ struct DrainTests {
                 let outbox = try Outbox(folder: folder)
                 try await outbox.enqueue(makeCapture(id: "plate-1"))
             }
-            try withRawDatabase(in: folder) { try $0.run("INSERT INTO entries (id, intent) VALUES ('plate-0', 'not json')") }
+            try withRawDatabase(in: folder) {
+                try $0.run("INSERT INTO entries (id, intent) VALUES ('plate-0', 'not json')")
+            }
             let outbox = try Outbox(folder: folder)
             let transport = ScriptedTransport()
             _ = try await outbox.drain(using: transport)

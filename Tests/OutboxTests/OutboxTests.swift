@@ -37,7 +37,9 @@ struct CheckRunTests {
                 let outbox = try Outbox(folder: afterKill)
                 #expect(outbox.recoveredAtOpen == 1)
                 #expect(try await outbox.list().entries.map(\.state) == [.queued, .queued, .queued, .queued])
-                let transport = ScriptedTransport([.http(status: 200), .http(status: 422), .http(status: 503), .http(status: 200)])
+                let transport = ScriptedTransport([
+                    .http(status: 200), .http(status: 422), .http(status: 503), .http(status: 200),
+                ])
                 let report = try await outbox.drain(using: transport)
                 #expect(report.synced.count == 1)
                 #expect(report.halt == .transientFailure(id: "plate-3", reason: "HTTP 503"))

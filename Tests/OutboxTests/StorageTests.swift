@@ -156,6 +156,31 @@ struct StorageTests {
         }
     }
 
+    @Test func aSurvivingOpenerRecoversASendLeftByASiblingThatDied() async throws {
+        try await withTemporaryFolder { folder in
+            let survivor = try Outbox(folder: folder)
+            try await survivor.enqueue(makeCapture(id: "plate-1"))
+            do {
+                let sibling = try Outbox(folder: folder)
+                // The sibling was sending plate-1.
+                try withRawDatabase(in: folder) {
+                    try $0.run("UPDATE entries SET state = 'SYNCING' WHERE id = 'plate-1'")
+                }
+                let whileItLives = ScriptedTransport()
+                _ = try await survivor.drain(using: whileItLives)
+                #expect(await whileItLives.sentIDs.isEmpty, "a live sibling's send is not taken over")
+                #expect(try await sibling.entry(id: "plate-1")?.state == .syncing)
+            }
+            // The sibling is gone (killed: its lock went with it); the survivor's next pass resends.
+            let afterItDied = ScriptedTransport()
+            let report = try await survivor.drain(using: afterItDied)
+            #expect(await afterItDied.sentIDs == ["plate-1"])
+            #expect(report.synced == ["plate-1"])
+            // And the survivor went back to sharing: a new opener is not locked out.
+            #expect(try Outbox(folder: folder).recoveredAtOpen == 0)
+        }
+    }
+
     @Test func openingSweepsMediaFilesThatNoRecordNames() async throws {
         try await withTemporaryFolder { folder in
             do {
@@ -177,7 +202,8 @@ struct StorageTests {
             try withRawDatabase(in: folder) { database in
                 // Its media lists are damaged: any file carrying its id may be one of its own.
                 try database.run(
-                    "INSERT INTO entries (id, state, pending_media, owned_media, intent) VALUES ('lost-1', 'QUEUED', '[{', '[{', '{}')")
+                    "INSERT INTO entries (id, state, pending_media, owned_media, intent) VALUES ('lost-1', 'QUEUED', '[{', '[{', '{}')"
+                )
                 // Its intent comes from a newer version, which might name more files than its lists do.
                 try database.run(
                     """
@@ -284,7 +310,9 @@ struct StorageTests {
                 #expect(listing.entries.map(\.id) == ["plate-1", "plate-2"])
                 #expect(listing.unreadable.map(\.id) == ["plate-3"])
                 #expect(listing.unreadable.first?.reason == "its intent is not valid JSON")
-                await #expect(throws: OutboxError.unreadableEntry(id: "plate-3", reason: "its intent is not valid JSON")) {
+                await #expect(
+                    throws: OutboxError.unreadableEntry(id: "plate-3", reason: "its intent is not valid JSON")
+                ) {
                     try await outbox.entry(id: "plate-3")
                 }
             }
@@ -300,7 +328,9 @@ struct StorageTests {
     @Test func anUnknownStateMakesARecordUnreadableRatherThanGuessed() async throws {
         try await withTemporaryFolder { folder in
             _ = try Outbox(folder: folder)
-            try withRawDatabase(in: folder) { try $0.run("INSERT INTO entries (id, state) VALUES ('plate-1', 'ARCHIVED')") }
+            try withRawDatabase(in: folder) {
+                try $0.run("INSERT INTO entries (id, state) VALUES ('plate-1', 'ARCHIVED')")
+            }
             let listing = try await Outbox(folder: folder).list()
             #expect(listing.entries.isEmpty)
             #expect(listing.unreadable.first?.reason == "its state 'ARCHIVED' is not one this version knows")
@@ -330,13 +360,15 @@ struct StorageTests {
     @Test func retireDeletesTheOwnedMediaBeforeTheRecord() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
-            try await outbox.enqueue(makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()]))
+            try await outbox.enqueue(
+                makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()]))
             try await outbox.markSynced(id: "plate-1")
             let entry = try #require(try await outbox.entry(id: "plate-1"))
             // Make the second file impossible to delete: a non-empty folder now stands in its place.
             let blocked = outbox.url(of: entry.ownedMedia[1])
             try FileManager.default.removeItem(at: blocked)
-            try FileManager.default.createDirectory(at: blocked.appendingPathComponent("inside"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: blocked.appendingPathComponent("inside"), withIntermediateDirectories: true)
             await #expect(throws: OutboxError.self) { try await outbox.retire(id: "plate-1") }
             #expect(try await outbox.entry(id: "plate-1")?.state == .synced, "the record must outlive its files")
             try FileManager.default.removeItem(at: blocked)
@@ -349,11 +381,13 @@ struct StorageTests {
         try await withTemporaryFolder { folder in
             do {
                 let outbox = try Outbox(folder: folder)
-                try await outbox.enqueue(makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()]))
+                try await outbox.enqueue(
+                    makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()]))
                 let entry = try #require(try await outbox.entry(id: "plate-1"))
                 let blocked = outbox.url(of: entry.ownedMedia[0])
                 try FileManager.default.removeItem(at: blocked)
-                try FileManager.default.createDirectory(at: blocked.appendingPathComponent("inside"), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: blocked.appendingPathComponent("inside"), withIntermediateDirectories: true)
                 await #expect(throws: OutboxError.self) { try await outbox.discard(id: "plate-1") }
                 #expect(try await outbox.entry(id: "plate-1") == nil, "the record must go before its files")
                 try FileManager.default.removeItem(at: blocked)

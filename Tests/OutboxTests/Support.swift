@@ -38,7 +38,8 @@ enum Photos {
     /// A Pixel 8 Pro photo: taken 2023-10-06 22:53:51.724 at +02:00, near Madrid.
     static func pixel8Pro() throws -> PreparedPhoto {
         let time = CaptureTime(
-            local: LocalDateTime(year: 2023, month: 10, day: 6, hour: 22, minute: 53, second: 51, fractionDigits: "724"),
+            local: LocalDateTime(
+                year: 2023, month: 10, day: 6, hour: 22, minute: 53, second: 51, fractionDigits: "724"),
             utcOffset: UTCOffset(minutes: 120), source: .dateTimeOriginal, offsetSource: .offsetTimeOriginal)
         return try photo(
             "offset-plus0200-pixel8pro-8x8.jpg", size: PixelSize(width: 8, height: 8), captureTime: time,
@@ -50,7 +51,8 @@ enum Photos {
         let time = CaptureTime(
             local: LocalDateTime(year: 2025, month: 9, day: 7, hour: 14, minute: 16, second: 43, fractionDigits: "472"),
             utcOffset: UTCOffset(minutes: -240), source: .dateTimeOriginal, offsetSource: .offsetTimeOriginal)
-        return try photo("offset-minus0400-iphone14promax-p3-mpf.jpg", size: PixelSize(width: 56, height: 70), captureTime: time)
+        return try photo(
+            "offset-minus0400-iphone14promax-p3-mpf.jpg", size: PixelSize(width: 56, height: 70), captureTime: time)
     }
 
     /// A photo with GPS (south-east Australia) and no date.
