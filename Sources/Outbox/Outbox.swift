@@ -40,7 +40,7 @@ import ImagePrep
 public actor Outbox {
     /// The folder that holds the database and the media files.
     public nonisolated let folder: URL
-    /// The clock and time zone this outbox uses.
+    /// The clock, time zone, answer classification, backoff and progress callback this outbox uses.
     public nonisolated let configuration: Configuration
     /// How many interrupted sends this open put back in the queue.
     nonisolated let recoveredAtOpen: Int
@@ -66,7 +66,7 @@ public actor Outbox {
     ///
     /// - Parameters:
     ///   - folder: Where the outbox lives; the app's private storage, never a shared or network folder.
-    ///   - configuration: The clock and time zone.
+    ///   - configuration: The clock, time zone, classification, backoff and progress callback.
     /// - Throws: `OutboxError` when the folder or the database cannot be opened, or the database
     ///   comes from a newer version of the app.
     public init(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError) {
@@ -183,6 +183,6 @@ public actor Outbox {
     /// - Parameter file: One of an entry's `pendingMedia` or `ownedMedia`.
     /// - Returns: The file's location inside the outbox folder.
     public nonisolated func url(of file: MediaFile) -> URL {
-        folder.appendingPathComponent("media", isDirectory: true).appendingPathComponent(file.name)
+        folder.appendingPathComponent(OutboxStore.mediaFolderName, isDirectory: true).appendingPathComponent(file.name)
     }
 }

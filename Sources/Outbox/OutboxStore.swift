@@ -11,6 +11,8 @@ final class OutboxStore {
     static let schemaVersion = 2
     /// The database file's name inside the outbox folder.
     static let databaseName = "outbox.sqlite"
+    /// The media folder's name inside the outbox folder.
+    static let mediaFolderName = "media"
 
     /// The database file.
     let databaseURL: URL
@@ -34,7 +36,7 @@ final class OutboxStore {
             throw .folder(path: folder.path, reason: (error as NSError).localizedDescription)
         }
         lock = try StoreLock(url: folder.appendingPathComponent("outbox.lock"))
-        media = try MediaFolder(url: folder.appendingPathComponent("media", isDirectory: true))
+        media = try MediaFolder(url: folder.appendingPathComponent(Self.mediaFolderName, isDirectory: true))
         databaseURL = folder.appendingPathComponent(Self.databaseName)
         database = try SQLiteDatabase(path: databaseURL.path)
         try configure()
