@@ -119,3 +119,222 @@ public struct UTCOffset: Sendable, Hashable, Codable, CustomStringConvertible {
         return (minutes < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + "\(hours):" + (rest < 10 ? "0" : "") + "\(rest)"
     }
 }
+
+// MARK: - Reading EXIF
+
+extension CaptureTime {
+    /// One of EXIF's date-and-time tags with the sub-second and offset tags recorded for it, as text.
+    struct EXIFFields {
+        var source: Source
+        var dateTime: String?
+        var subSecond: String?
+        var offset: String?
+    }
+
+    /// The first usable date and time among `fields` (DateTimeOriginal, DateTimeDigitized,
+    /// DateTime), with the sub-second and offset tags of that same date only: DateTime and its
+    /// OffsetTime say when the file was last changed, possibly somewhere else, so they never lend
+    /// their offset to DateTimeOriginal.
+    ///
+    /// Placeholders (zeros, blanks) fall through to the next tag silently; malformed or impossible
+    /// values fall through with a warning. When the chosen date has no usable offset, the offset
+    /// is inferred from `gpsClock` if that is plausible.
+    init?(exif fields: [EXIFFields], gpsClock: EXIFReading<GPSClock>, warnings: inout [PhotoWarning]) {
+        for field in fields {
+            guard let text = field.dateTime else { continue }
+            var local: LocalDateTime
+            switch LocalDateTime.reading(exif: text) {
+            case .unknown:
+                continue
+            case .invalid(let reason):
+                warnings.append(PhotoWarning(.metadata, "\(field.source.rawValue) '\(text)' \(reason), so it is ignored."))
+                continue
+            case .value(let value):
+                local = value
+            }
+
+            if let subSecond = field.subSecond {
+                switch LocalDateTime.reading(exifSubSecond: subSecond) {
+                case .value(let digits): local.fractionDigits = digits
+                case .unknown: break
+                case .invalid(let reason):
+                    warnings.append(
+                        PhotoWarning(.metadata, "\(field.source.subSecondTag) '\(subSecond)' \(reason), so it is ignored."))
+                }
+            }
+
+            var offset: (UTCOffset, OffsetSource)?
+            if let text = field.offset {
+                switch UTCOffset.reading(exif: text) {
+                case .value(let value): offset = (value, field.source.offsetSource)
+                case .unknown: break
+                case .invalid(let reason):
+                    warnings.append(
+                        PhotoWarning(
+                            .metadata, "\(field.source.offsetSource.rawValue) '\(text)' \(reason), so it is ignored."))
+                }
+            }
+            if offset == nil {
+                switch gpsClock {
+                case .value(let clock):
+                    if let inferred = UTCOffset(local: local, gpsClock: clock) {
+                        offset = (inferred, .gpsDateTime)
+                    } else {
+                        warnings.append(
+                            PhotoWarning(
+                                .metadata,
+                                "GPSDateStamp and GPSTimeStamp differ from \(field.source.rawValue) by more than any "
+                                    + "time zone does, so no offset is inferred from them."))
+                    }
+                case .unknown: break
+                case .invalid(let reason):
+                    warnings.append(
+                        PhotoWarning(.metadata, "GPSDateStamp or GPSTimeStamp \(reason), so no offset is inferred from them."))
+                }
+            }
+            self.init(local: local, utcOffset: offset?.0, source: field.source, offsetSource: offset?.1)
+            return
+        }
+        return nil
+    }
+}
+
+extension CaptureTime.Source {
+    /// The offset tag that EXIF 2.31 records for this date.
+    var offsetSource: CaptureTime.OffsetSource {
+        switch self {
+        case .dateTimeOriginal: .offsetTimeOriginal
+        case .dateTimeDigitized: .offsetTimeDigitized
+        case .dateTime: .offsetTime
+        }
+    }
+
+    /// The name of the sub-second tag that goes with this date.
+    var subSecondTag: String {
+        switch self {
+        case .dateTimeOriginal: "SubSecTimeOriginal"
+        case .dateTimeDigitized: "SubSecTimeDigitized"
+        case .dateTime: "SubSecTime"
+        }
+    }
+}
+
+extension LocalDateTime {
+    /// Reads EXIF's `YYYY:MM:DD HH:MM:SS`.
+    ///
+    /// EXIF writes an unknown date as blanks or zeros ("0000:00:00 00:00:00"); that is `.unknown`.
+    /// A date or time that cannot exist (February 30th, hour 24) is `.invalid`.
+    static func reading(exif text: String) -> EXIFReading<LocalDateTime> {
+        if text.allSatisfy({ $0 == " " || $0 == ":" || $0 == "0" }) { return .unknown }
+        guard let numbers = fixedWidthNumbers(in: text, layout: "dddd:dd:dd dd:dd:dd") else {
+            return .invalid("is not of the form YYYY:MM:DD HH:MM:SS")
+        }
+        let (year, month, day) = (numbers[0], numbers[1], numbers[2])
+        let (hour, minute, second) = (numbers[3], numbers[4], numbers[5])
+        guard isDate(year: year, month: month, day: day), hour < 24, minute < 60, second < 60 else {
+            return .invalid("names a date or time that does not exist")
+        }
+        return .value(LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+    }
+
+    /// Reads a SubSecTime tag: the digits of the fraction of a second, kept exactly as written
+    /// ("0532" stays "0532", not 0.532).
+    static func reading(exifSubSecond text: String) -> EXIFReading<String> {
+        guard text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return .invalid("is not a string of digits") }
+        return .value(text)
+    }
+
+    /// Whether the date exists in the proleptic Gregorian calendar, years 1–9999.
+    static func isDate(year: Int, month: Int, day: Int) -> Bool {
+        guard (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
+        let isLeapYear = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, isLeapYear ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= days[month - 1]
+    }
+
+    /// The numbers in `text` where `layout` has runs of "d", when every other character matches
+    /// `layout` exactly; nil otherwise.
+    static func fixedWidthNumbers(in text: String, layout: String) -> [Int]? {
+        let characters = Array(text.utf8)
+        let pattern = Array(layout.utf8)
+        guard characters.count == pattern.count else { return nil }
+        var numbers: [Int] = []
+        var current: Int?
+        for (character, expected) in zip(characters, pattern) {
+            if expected == UInt8(ascii: "d") {
+                guard (0x30...0x39).contains(character) else { return nil }
+                current = (current ?? 0) * 10 + Int(character - 0x30)
+            } else {
+                guard character == expected else { return nil }
+                if let number = current { numbers.append(number) }
+                current = nil
+            }
+        }
+        if let number = current { numbers.append(number) }
+        return numbers
+    }
+}
+
+extension UTCOffset {
+    /// The offsets in use around the world: from -12:00 (Baker Island) to +14:00 (Kiribati).
+    static let plausibleMinutes = -12 * 60...14 * 60
+
+    /// Reads an OffsetTime tag: `+HH:MM` or `-HH:MM`. Blanks mean unknown.
+    static func reading(exif text: String) -> EXIFReading<UTCOffset> {
+        if text.allSatisfy({ $0 == " " || $0 == ":" }) { return .unknown }
+        let sign: Int
+        switch text.first {
+        case "+": sign = 1
+        case "-": sign = -1
+        default: return .invalid("is not of the form ±HH:MM")
+        }
+        guard let numbers = LocalDateTime.fixedWidthNumbers(in: String(text.dropFirst()), layout: "dd:dd"),
+            numbers[1] < 60
+        else { return .invalid("is not of the form ±HH:MM") }
+        let minutes = sign * (numbers[0] * 60 + numbers[1])
+        guard plausibleMinutes.contains(minutes) else { return .invalid("is outside -12:00…+14:00") }
+        return .value(UTCOffset(minutes: minutes))
+    }
+
+    /// The offset inferred by comparing the camera's clock with the GPS receiver's UTC clock:
+    /// `local` minus GPS time, rounded to the nearest 15 minutes (every offset in use is a
+    /// multiple of 15 minutes, and the two clocks are a few seconds or minutes apart).
+    ///
+    /// Nil when the result is outside -12:00…+14:00: then one of the clocks is wrong (or the GPS
+    /// fix is stale), and no offset is better than a wrong one.
+    init?(local: LocalDateTime, gpsClock: GPSClock) {
+        guard let localAsUTC = local.date(atOffsetSeconds: 0),
+            let gpsMidnight = gpsClock.date.date(atOffsetSeconds: 0)
+        else { return nil }
+        let seconds = localAsUTC.timeIntervalSince(gpsMidnight) - gpsClock.secondsSinceMidnight
+        let minutes = Int((seconds / (15 * 60)).rounded()) * 15
+        guard Self.plausibleMinutes.contains(minutes) else { return nil }
+        self.init(minutes: minutes)
+    }
+}
+
+/// The GPS receiver's UTC clock at the fix: GPSDateStamp and GPSTimeStamp.
+struct GPSClock: Sendable {
+    /// The UTC date, at midnight.
+    var date: LocalDateTime
+    /// Seconds since that midnight, with the fraction GPSTimeStamp may carry.
+    var secondsSinceMidnight: Double
+
+    /// Reads GPSDateStamp (`YYYY:MM:DD`) and GPSTimeStamp (hours, minutes, seconds as rationals).
+    ///
+    /// Both are needed: a time alone (older iPhones write no GPSDateStamp) cannot say which day it
+    /// is, and so which offset, near midnight. Warnings about these tags never quote them.
+    static func reading(dateStamp: String?, timeStamp: [EXIFRational]?) -> EXIFReading<GPSClock> {
+        guard let dateStamp, let timeStamp else { return .unknown }
+        if dateStamp.allSatisfy({ $0 == " " || $0 == ":" || $0 == "0" }) { return .unknown }
+        guard let numbers = LocalDateTime.fixedWidthNumbers(in: dateStamp, layout: "dddd:dd:dd"),
+            LocalDateTime.isDate(year: numbers[0], month: numbers[1], day: numbers[2])
+        else { return .invalid("is not a date and time that exists") }
+        guard timeStamp.count == 3, let hours = timeStamp[0].value, let minutes = timeStamp[1].value,
+            let seconds = timeStamp[2].value, (0..<24).contains(hours), (0..<60).contains(minutes),
+            (0..<61).contains(seconds)
+        else { return .invalid("is not a date and time that exists") }
+        let date = LocalDateTime(year: numbers[0], month: numbers[1], day: numbers[2], hour: 0, minute: 0, second: 0)
+        return .value(GPSClock(date: date, secondsSinceMidnight: hours * 3600 + minutes * 60 + seconds))
+    }
+}

@@ -11,6 +11,9 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
     case unsupportedJPEG(file: String, reason: String)
     /// The frame header declares more pixels than the configured limit; nothing was decoded.
     case tooManyPixels(file: String, size: PixelSize, limit: Int)
+    /// A progressive JPEG with more scans than libjpeg-turbo's limit (a known way to make a small
+    /// file take minutes to decode).
+    case tooManyScans(file: String, detail: String)
     /// Pixels are missing or corrupt (truncated file, damaged data); see `acceptsIncompleteData`.
     case incompleteImageData(file: String, detail: String)
     /// libjpeg-turbo could not decode the JPEG at all.
@@ -22,7 +25,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
     public var file: String {
         switch self {
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
-            .tooManyPixels(let file, _, _), .incompleteImageData(let file, _), .corruptJPEG(let file, _),
+            .tooManyPixels(let file, _, _), .tooManyScans(let file, _), .incompleteImageData(let file, _), .corruptJPEG(let file, _),
             .encodingFailed(let file, _):
             return file
         }
@@ -40,6 +43,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
             return "'\(file)' is a kind of JPEG that cannot be decoded: \(reason)."
         case .tooManyPixels(let file, let size, let limit):
             return "'\(file)' is \(size) (\(size.pixelCount) pixels), more than the limit of \(limit) pixels."
+        case .tooManyScans(let file, let detail):
+            return "'\(file)' was refused because decoding it would take far too long: \(detail)."
         case .incompleteImageData(let file, let detail):
             return "'\(file)' has missing or damaged image data: \(detail)."
         case .corruptJPEG(let file, let detail):

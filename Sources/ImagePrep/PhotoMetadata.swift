@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the original photo says about itself: size, orientation, when, where, which camera.
 ///
 /// Read from the original's EXIF (through libexif) and its first COM segment. Every value the
@@ -12,11 +14,12 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
     public var captureTime: CaptureTime?
     /// Where the photo was taken; nil when the GPS tags are absent or unusable.
     public var location: GeoPoint?
-    /// The EXIF Make tag, trimmed.
+    /// The EXIF Make tag, up to its first NUL, trimmed of spaces.
     public var cameraMake: String?
-    /// The EXIF Model tag, trimmed.
+    /// The EXIF Model tag, up to its first NUL, trimmed of spaces.
     public var cameraModel: String?
-    /// The text of the first JPEG comment (COM) segment, decoded as UTF-8 (Latin-1 when that fails).
+    /// The text of the first JPEG comment (COM) segment, decoded as UTF-8 (Latin-1 when that fails),
+    /// with the NUL terminators some writers add removed; line breaks are kept.
     public var comment: String?
 
     public init(
@@ -30,5 +33,26 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
         self.cameraMake = cameraMake
         self.cameraModel = cameraModel
         self.comment = comment
+    }
+}
+
+extension PhotoMetadata {
+    /// Reads what a JPEG says about itself, without decoding or re-encoding it.
+    ///
+    /// This is what `PreparedPhoto.metadata` holds for the same bytes; use it where only the
+    /// metadata is wanted (tools, tests, an index). Never throws: bytes that are not a JPEG, or a
+    /// damaged one, give whatever could be read (at least `originalSize` 0x0) and warnings.
+    ///
+    /// - Parameter jpeg: The complete file.
+    /// - Returns: The metadata, and the problems met while reading it, in the order they were found.
+    public static func read(fromJPEG jpeg: Data) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
+        jpeg.withUnsafeBytes { bytes in
+            let layout = SegmentWalker.walk(bytes)
+            var (metadata, warnings) = EXIFReader.metadata(of: bytes, layout: layout)
+            if let problem = layout.problem {
+                warnings.insert(PhotoWarning(.metadata, "Not every JPEG segment could be read for metadata: \(problem)."), at: 0)
+            }
+            return (metadata, warnings)
+        }
     }
 }

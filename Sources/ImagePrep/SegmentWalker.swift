@@ -56,6 +56,8 @@ struct JPEGLayout: Sendable {
     var frame: FrameHeader?
     /// Why the walk stopped before reaching a scan, or nil when it reached one.
     var problem: String?
+    /// Bytes between segments that were not part of any marker and were skipped.
+    var extraneousByteCount = 0
 
     /// The first APP1 segment that holds EXIF (`Exif\0\0` then a TIFF header).
     func exifSegment(in bytes: UnsafeRawBufferPointer) -> JPEGSegment? {
@@ -88,10 +90,15 @@ enum SegmentWalker {
         }
         var offset = 2
         while true {
+            // Like libjpeg, skip bytes that are not a marker (it warns "extraneous bytes before
+            // marker" and goes on), so that a little garbage does not hide the metadata.
+            while offset < bytes.count, bytes[offset] != 0xFF {
+                layout.extraneousByteCount += 1
+                offset += 1
+            }
             // Markers may be preceded by any number of 0xFF fill bytes.
-            guard offset < bytes.count, bytes[offset] == 0xFF else {
-                layout.problem = offset >= bytes.count
-                    ? "the file ends before the image data" : "bytes that are not a marker at offset \(offset)"
+            guard offset < bytes.count else {
+                layout.problem = "the file ends before the image data"
                 return layout
             }
             while offset < bytes.count, bytes[offset] == 0xFF { offset += 1 }

@@ -78,3 +78,14 @@ struct SegmentWalkerTests {
         }
     }
 }
+
+extension SegmentWalkerTests {
+    @Test("garbage between segments is skipped and counted, as libjpeg does")
+    func extraneousBytes() {
+        let bytes: [UInt8] = [0xFF, 0xD8, 0x00, 0x11, 0x22, 0xFF, 0xFE, 0x00, 0x03, 0x41, 0xFF, 0xDA, 0x00, 0x02]
+        let layout = bytes.withUnsafeBytes { SegmentWalker.walk($0) }
+        #expect(layout.segments.map(\.marker) == [0xFE, 0xDA])
+        #expect(layout.extraneousByteCount == 3)
+        #expect(layout.problem == nil)
+    }
+}

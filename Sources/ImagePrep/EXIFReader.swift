@@ -1,0 +1,317 @@
+internal import CExif
+import Foundation
+
+/// Reads what a JPEG says about itself: its EXIF block (through libexif) and its first comment.
+///
+/// libexif only loads the block. Every value is interpreted here, against what exiftool reads
+/// from the same file, so that signs, units and EXIF's placeholders for "unknown" are decided in
+/// one place. Nothing libexif logs reaches stdout or stderr: the damage it reports becomes
+/// `PhotoWarning(.metadata, …)`.
+enum EXIFReader {
+    /// Reads what the original says about itself. Never throws: malformed EXIF gives warnings.
+    static func metadata(
+        of bytes: UnsafeRawBufferPointer, layout: JPEGLayout
+    ) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
+        var warnings: [PhotoWarning] = []
+        var metadata = PhotoMetadata(originalSize: layout.frame?.size ?? PixelSize(width: 0, height: 0))
+        if let comment = layout.commentSegments.first {
+            metadata.comment = text(commentBytes: bytes[comment.payload])
+        }
+        guard let segment = layout.exifSegment(in: bytes) else { return (metadata, warnings) }
+
+        let tags = EXIFTags.load(UnsafeRawBufferPointer(rebasing: bytes[segment.payload]), warnings: &warnings)
+        metadata.orientation = orientation(tags, warnings: &warnings)
+        metadata.cameraMake = tags.text(.make)
+        metadata.cameraModel = tags.text(.model)
+        metadata.captureTime = CaptureTime(
+            exif: [
+                .init(
+                    source: .dateTimeOriginal, dateTime: tags.text(.dateTimeOriginal),
+                    subSecond: tags.text(.subSecTimeOriginal), offset: tags.text(.offsetTimeOriginal)),
+                .init(
+                    source: .dateTimeDigitized, dateTime: tags.text(.dateTimeDigitized),
+                    subSecond: tags.text(.subSecTimeDigitized), offset: tags.text(.offsetTimeDigitized)),
+                .init(
+                    source: .dateTime, dateTime: tags.text(.dateTime), subSecond: tags.text(.subSecTime),
+                    offset: tags.text(.offsetTime)),
+            ],
+            gpsClock: GPSClock.reading(dateStamp: tags.text(.gpsDateStamp), timeStamp: tags.rationals(.gpsTimeStamp)),
+            warnings: &warnings)
+        metadata.location = GeoPoint(
+            exifLatitude: tags.rationals(.gpsLatitude), latitudeRef: tags.text(.gpsLatitudeRef),
+            longitude: tags.rationals(.gpsLongitude), longitudeRef: tags.text(.gpsLongitudeRef),
+            altitude: tags.rationals(.gpsAltitude), altitudeRef: tags.integer(.gpsAltitudeRef), warnings: &warnings)
+        return (metadata, warnings)
+    }
+
+    /// IFD0's Orientation; a value outside 1–8 is treated as absent (shown as stored), with a warning.
+    private static func orientation(_ tags: EXIFTags, warnings: inout [PhotoWarning]) -> Orientation? {
+        guard let value = tags.integer(.orientation) else { return nil }
+        guard let orientation = Orientation(rawValue: Int(value)) else {
+            warnings.append(
+                PhotoWarning(.metadata, "Orientation \(value) is not one of 1–8, so the photo is shown as stored."))
+            return nil
+        }
+        return orientation
+    }
+
+    /// A COM segment's text, as exiftool reads it: the NULs that some writers add at the end are
+    /// not text. UTF-8 when the bytes are valid UTF-8, Latin-1 otherwise (every byte is a Latin-1
+    /// character, so nothing is lost or replaced).
+    static func text(commentBytes bytes: some Collection<UInt8>) -> String {
+        var bytes = Array(bytes)
+        while bytes.last == 0 { bytes.removeLast() }
+        return text(bytes)
+    }
+
+    /// UTF-8 when valid, Latin-1 otherwise: old cameras wrote Latin-1 into ASCII tags and comments.
+    static func text(_ bytes: [UInt8]) -> String {
+        String(validating: bytes, as: UTF8.self)
+            ?? String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+}
+
+/// What one EXIF field holds once read.
+enum EXIFReading<Value> {
+    /// A usable value.
+    case value(Value)
+    /// Absent, or EXIF's placeholder for "unknown" (blanks or zeros): nothing to warn about.
+    case unknown
+    /// Present but unusable. The text is a predicate for a warning about the field: "is not …".
+    case invalid(String)
+}
+
+/// An EXIF RATIONAL or SRATIONAL, kept as the two integers the file holds.
+struct EXIFRational: Equatable, Sendable {
+    var numerator: Int64
+    var denominator: Int64
+
+    /// The quotient; nil for a zero denominator (which some writers use for "unknown").
+    var value: Double? { denominator == 0 ? nil : Double(numerator) / Double(denominator) }
+}
+
+/// The tags the reader interprets, each in the IFD where the EXIF standard puts it.
+///
+/// Tags are looked up in their own IFD only: a tag of the same number in another IFD is another
+/// thing (IFD1's Orientation is the thumbnail's; GPS tag numbers 0x00–0x1F are reused elsewhere).
+enum EXIFTag: String, CaseIterable, Sendable {
+    // Raw values are the EXIF names, as exiftool also spells them, for warnings.
+    case make = "Make", model = "Model", orientation = "Orientation", dateTime = "DateTime"
+    case dateTimeOriginal = "DateTimeOriginal", dateTimeDigitized = "DateTimeDigitized"
+    case subSecTime = "SubSecTime", subSecTimeOriginal = "SubSecTimeOriginal"
+    case subSecTimeDigitized = "SubSecTimeDigitized"
+    case offsetTime = "OffsetTime", offsetTimeOriginal = "OffsetTimeOriginal"
+    case offsetTimeDigitized = "OffsetTimeDigitized"
+    case gpsLatitudeRef = "GPSLatitudeRef", gpsLatitude = "GPSLatitude"
+    case gpsLongitudeRef = "GPSLongitudeRef", gpsLongitude = "GPSLongitude"
+    case gpsAltitudeRef = "GPSAltitudeRef", gpsAltitude = "GPSAltitude"
+    case gpsTimeStamp = "GPSTimeStamp", gpsDateStamp = "GPSDateStamp"
+
+    /// The IFD the EXIF standard puts the tag in.
+    fileprivate var ifd: ExifIfd {
+        switch self {
+        case .make, .model, .orientation, .dateTime: EXIF_IFD_0
+        case .dateTimeOriginal, .dateTimeDigitized, .subSecTime, .subSecTimeOriginal, .subSecTimeDigitized,
+            .offsetTime, .offsetTimeOriginal, .offsetTimeDigitized:
+            EXIF_IFD_EXIF
+        case .gpsLatitudeRef, .gpsLatitude, .gpsLongitudeRef, .gpsLongitude, .gpsAltitudeRef, .gpsAltitude,
+            .gpsTimeStamp, .gpsDateStamp:
+            EXIF_IFD_GPS
+        }
+    }
+
+    /// The tag number in its IFD. (libexif names the GPS ones only as macros.)
+    fileprivate var number: UInt32 {
+        switch self {
+        case .make: 0x010F
+        case .model: 0x0110
+        case .orientation: 0x0112
+        case .dateTime: 0x0132
+        case .dateTimeOriginal: 0x9003
+        case .dateTimeDigitized: 0x9004
+        case .offsetTime: 0x9010
+        case .offsetTimeOriginal: 0x9011
+        case .offsetTimeDigitized: 0x9012
+        case .subSecTime: 0x9290
+        case .subSecTimeOriginal: 0x9291
+        case .subSecTimeDigitized: 0x9292
+        case .gpsLatitudeRef: 0x0001
+        case .gpsLatitude: 0x0002
+        case .gpsLongitudeRef: 0x0003
+        case .gpsLongitude: 0x0004
+        case .gpsAltitudeRef: 0x0005
+        case .gpsAltitude: 0x0006
+        case .gpsTimeStamp: 0x0007
+        case .gpsDateStamp: 0x001D
+        }
+    }
+
+    /// The kind of value the tag holds; a tag stored as another TIFF type is ignored, with a warning.
+    enum Kind: CustomStringConvertible {
+        case text, integer, rationals
+
+        var description: String {
+            switch self {
+            case .text: "ASCII"
+            case .integer: "BYTE, SHORT or LONG"
+            case .rationals: "RATIONAL"
+            }
+        }
+    }
+
+    var kind: Kind {
+        switch self {
+        case .orientation, .gpsAltitudeRef: .integer
+        case .gpsLatitude, .gpsLongitude, .gpsAltitude, .gpsTimeStamp: .rationals
+        default: .text
+        }
+    }
+}
+
+/// The values of the tags in `EXIFTag`, decoded while libexif's memory is alive and kept as Swift
+/// values, so that nothing points into it once it has been freed.
+struct EXIFTags {
+    /// A value as its TIFF type gives it.
+    enum Value {
+        /// ASCII up to its first NUL (where exiftool also stops), trimmed; nil when empty.
+        case text(String?)
+        /// The first value of a BYTE, SHORT or LONG.
+        case integer(UInt32)
+        /// Every value of a RATIONAL or SRATIONAL, zero denominators included.
+        case rationals([EXIFRational])
+    }
+
+    private var values: [EXIFTag: Value] = [:]
+
+    func text(_ tag: EXIFTag) -> String? { if case .text(let text)? = values[tag] { text } else { nil } }
+    func integer(_ tag: EXIFTag) -> UInt32? { if case .integer(let value)? = values[tag] { value } else { nil } }
+    func rationals(_ tag: EXIFTag) -> [EXIFRational]? {
+        if case .rationals(let values)? = values[tag] { values } else { nil }
+    }
+
+    /// Loads an APP1 payload (`Exif\0\0` and a TIFF block) with libexif and decodes our tags.
+    ///
+    /// Both of libexif's loader options are turned off, because with them (its default) the values
+    /// are no longer the file's. In 0.6.24, `FOLLOW_SPECIFICATION` runs `exif_data_fix`, which
+    /// adds "mandatory" tags with made-up values (ExifVersion, FlashpixVersion, ColorSpace,
+    /// X/YResolution), removes tags it thinks are in the wrong IFD (a whole uncompressed-thumbnail
+    /// IFD1), and converts types; `IGNORE_UNKNOWN_TAGS` drops tags missing from its table (an
+    /// iPhone's HostComputer, a GoPro's 0xEA1D). 0.6.24 does know OffsetTime* (0x9010–0x9012).
+    static func load(_ payload: UnsafeRawBufferPointer, warnings: inout [PhotoWarning]) -> EXIFTags {
+        var log = LibexifLog()
+        var tags = EXIFTags()
+        var typeWarnings: [PhotoWarning] = []
+        let loadedEntryCount = withUnsafeMutablePointer(to: &log) { logPointer in
+            guard let exifLog = exif_log_new() else { preconditionFailure("libexif could not allocate a log") }
+            defer { exif_log_unref(exifLog) }
+            exif_log_set_func(exifLog, routeLibexifMessage, logPointer)
+            guard let data = exif_data_new() else { preconditionFailure("libexif could not allocate its data") }
+            defer { exif_data_unref(data) }
+            exif_data_log(data, exifLog)
+            exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
+            exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
+            exif_data_load_data(data, payload.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(payload.count))
+            tags.decode(data, warnings: &typeWarnings)
+            let ifds = [EXIF_IFD_0, EXIF_IFD_1, EXIF_IFD_EXIF, EXIF_IFD_GPS, EXIF_IFD_INTEROPERABILITY]
+            return ifds.reduce(0) { $0 + cexif_entry_count(data, $1) }
+        }
+        // libexif's own reports come first: they explain the values that are missing.
+        warnings += log.warnings + typeWarnings
+        // libexif gives up without a word on some broken headers (a TIFF magic number that is not 42).
+        if loadedEntryCount == 0 && log.warnings.isEmpty {
+            warnings.append(PhotoWarning(.metadata, "The EXIF block holds no tag that libexif could read."))
+        }
+        return tags
+    }
+
+    private mutating func decode(_ data: UnsafeMutablePointer<ExifData>, warnings: inout [PhotoWarning]) {
+        let order = exif_data_get_byte_order(data)
+        for tag in EXIFTag.allCases {
+            guard let entry = cexif_entry_in_ifd(data, tag.ifd, ExifTag(rawValue: tag.number))?.pointee else { continue }
+            let format = entry.format
+            let size = exif_format_get_size(format)
+            let count = size == 0 ? 0 : min(Int(entry.components), Int(entry.size) / Int(size))
+            guard let bytes = entry.data, count > 0 else { continue }
+            switch (tag.kind, format) {
+            case (.text, EXIF_FORMAT_ASCII):
+                let characters = UnsafeBufferPointer(start: bytes, count: count).prefix { $0 != 0 }
+                let text = EXIFReader.text(Array(characters)).trimmingCharacters(in: .whitespacesAndNewlines)
+                values[tag] = .text(text.isEmpty ? nil : text)
+            case (.integer, EXIF_FORMAT_BYTE):
+                values[tag] = .integer(UInt32(bytes[0]))
+            case (.integer, EXIF_FORMAT_SHORT):
+                values[tag] = .integer(UInt32(exif_get_short(bytes, order)))
+            case (.integer, EXIF_FORMAT_LONG):
+                values[tag] = .integer(exif_get_long(bytes, order))
+            case (.rationals, EXIF_FORMAT_RATIONAL):
+                values[tag] = .rationals(
+                    (0..<count).map { index in
+                        let value = exif_get_rational(bytes + index * 8, order)
+                        return EXIFRational(numerator: Int64(value.numerator), denominator: Int64(value.denominator))
+                    })
+            case (.rationals, EXIF_FORMAT_SRATIONAL):
+                values[tag] = .rationals(
+                    (0..<count).map { index in
+                        let value = exif_get_srational(bytes + index * 8, order)
+                        return EXIFRational(numerator: Int64(value.numerator), denominator: Int64(value.denominator))
+                    })
+            default:
+                warnings.append(
+                    PhotoWarning(
+                        .metadata,
+                        "\(tag.rawValue) is stored as TIFF type \(format.rawValue) rather than \(tag.kind), so it is ignored."))
+            }
+        }
+    }
+}
+
+/// What libexif logged while loading one EXIF block, kept as warnings.
+///
+/// libexif 0.6.24 prints only from its `*_dump` functions, which we never call; everything else
+/// goes to the `ExifLog` callback, or nowhere when none is set. Most of what it logs is
+/// `EXIF_LOG_CODE_DEBUG` chatter ("Loading entry 0x10f…"), but it also reports at that level the
+/// entries it skips because the block is damaged; those, and every `CORRUPT_DATA` and `NO_MEMORY`
+/// message, become warnings. Its messages hold offsets and sizes, never tag values.
+struct LibexifLog {
+    private var messages: [(format: String, text: String, repeats: Int)] = []
+
+    /// The debug messages by which libexif 0.6.24 says it skipped part of a damaged block.
+    private static let damageFormats = [
+        "Tag starts past end of buffer", "Tag data goes past end of buffer", "Tag data past end of buffer",
+        "Short data; only loading", "Recursive entry in IFD", "Attempt to load IFD", "Bogus thumbnail",
+    ]
+
+    mutating func record(code: ExifLogCode, format: String, text: String) {
+        let isDamage = code == EXIF_LOG_CODE_CORRUPT_DATA || code == EXIF_LOG_CODE_NO_MEMORY
+            || Self.damageFormats.contains { format.hasPrefix($0) }
+        guard isDamage else { return }
+        // One warning per kind of damage: a block with thousands of broken entries must not give
+        // thousands of warnings.
+        if let index = messages.firstIndex(where: { $0.format == format }) {
+            messages[index].repeats += 1
+        } else {
+            messages.append((format, text, 0))
+        }
+    }
+
+    var warnings: [PhotoWarning] {
+        messages.map { message in
+            let detail = message.text.trimmingCharacters(in: CharacterSet(charactersIn: ". \n"))
+            let more = message.repeats == 0 ? "" : " (and \(message.repeats) more like it)"
+            return PhotoWarning(.metadata, "libexif could not read all of the EXIF block: \(detail)\(more).")
+        }
+    }
+}
+
+/// libexif's log callback. `context` points at the `LibexifLog` of the load in progress.
+private func routeLibexifMessage(
+    _ log: OpaquePointer?, _ code: ExifLogCode, _ domain: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?,
+    _ arguments: CVaListPointer?, _ context: UnsafeMutableRawPointer?
+) {
+    guard let format, let arguments, let context else { return }
+    var buffer = [CChar](repeating: 0, count: 256)
+    _ = vsnprintf(&buffer, buffer.count, format, arguments)
+    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    context.assumingMemoryBound(to: LibexifLog.self).pointee.record(
+        code: code, format: String(validatingCString: format) ?? "", text: text)
+}

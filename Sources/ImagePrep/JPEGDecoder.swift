@@ -1,0 +1,237 @@
+internal import CTurboJPEG
+
+/// A TurboJPEG decompressor with exactly one owner.
+///
+/// A handle is not thread-safe and is unusable after a failed header read, so each photo gets a
+/// fresh one; making one costs a few small allocations.
+struct Decompressor: ~Copyable {
+    let handle: tjhandle
+
+    init(file: String) throws(ImagePrepError) {
+        guard let handle = tjInitDecompress() else {
+            throw .corruptJPEG(file: file, detail: "libjpeg-turbo could not start a decompressor")
+        }
+        self.handle = handle
+    }
+
+    deinit { tjDestroy(handle) }
+
+    /// The message of the last error or warning.
+    var lastMessage: String { String(cString: tjGetErrorStr2(handle)) }
+
+    /// Whether the last failure was only a warning (the image was still decoded).
+    var lastFailureWasWarning: Bool { tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) }
+}
+
+/// What TurboJPEG reads from the JPEG's headers.
+struct JPEGHeader: Equatable, Sendable {
+    enum ColorModel: Equatable, Sendable {
+        case ycbcr
+        case gray
+        /// Three components stored as RGB (Adobe transform 0).
+        case rgb
+        /// Four components: CMYK, or YCCK that libjpeg-turbo turns into CMYK.
+        case cmyk
+    }
+
+    let size: PixelSize
+    let colorModel: ColorModel
+    /// Nil when the subsampling is one that TurboJPEG's planar output does not handle.
+    let subsampling: ChromaSubsampling?
+}
+
+/// Decodes JPEG data into planes through libjpeg-turbo, using its DCT-domain scaling.
+enum JPEGDecoder {
+    /// The DCT scales worth using: 1/2, 1/4 and 1/8 have SIMD paths in libjpeg-turbo 2.1, the
+    /// other eighths do not and are slower than a full decode.
+    static let scaleDenominators = [8, 4, 2]
+
+    /// The size TurboJPEG produces for `size` at scale 1/`denominator` (it rounds up).
+    static func scaled(_ size: PixelSize, by denominator: Int) -> PixelSize {
+        PixelSize(
+            width: (size.width + denominator - 1) / denominator,
+            height: (size.height + denominator - 1) / denominator)
+    }
+
+    /// The DCT scale to decode at: the smallest of 1/8, 1/4 and 1/2 whose result still covers
+    /// `target`, else the full size.
+    ///
+    /// - Parameter tolerance: speed mode; also accept a scale whose long edge falls at most this
+    ///   fraction short of the target, to be used without resampling.
+    static func scaleDenominator(from source: PixelSize, to target: PixelSize, tolerance: Double) -> Int {
+        for denominator in scaleDenominators {
+            let candidate = scaled(source, by: denominator)
+            if candidate.width >= target.width, candidate.height >= target.height { return denominator }
+            if tolerance > 0, Double(candidate.longEdge) >= Double(target.longEdge) * (1 - tolerance) { return denominator }
+        }
+        return 1
+    }
+
+    static func readHeader(
+        _ bytes: UnsafeRawBufferPointer, decompressor: borrowing Decompressor, file: String
+    ) throws(ImagePrepError) -> JPEGHeader {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        var subsamp: Int32 = 0
+        var colorspace: Int32 = 0
+        let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        guard tjDecompressHeader3(decompressor.handle, base, UInt(bytes.count), &width, &height, &subsamp, &colorspace) == 0
+        else { throw .corruptJPEG(file: file, detail: decompressor.lastMessage) }
+
+        let model: JPEGHeader.ColorModel
+        switch colorspace {
+        case Int32(TJCS_GRAY.rawValue): model = .gray
+        case Int32(TJCS_RGB.rawValue): model = .rgb
+        case Int32(TJCS_CMYK.rawValue), Int32(TJCS_YCCK.rawValue): model = .cmyk
+        default: model = .ycbcr
+        }
+        let subsampling: ChromaSubsampling?
+        switch subsamp {
+        case Int32(TJSAMP_444.rawValue), Int32(TJSAMP_GRAY.rawValue): subsampling = .full
+        case Int32(TJSAMP_422.rawValue): subsampling = ChromaSubsampling(horizontal: 2, vertical: 1)
+        case Int32(TJSAMP_420.rawValue): subsampling = .quarter
+        case Int32(TJSAMP_440.rawValue): subsampling = ChromaSubsampling(horizontal: 1, vertical: 2)
+        case Int32(TJSAMP_411.rawValue): subsampling = ChromaSubsampling(horizontal: 4, vertical: 1)
+        default: subsampling = nil
+        }
+        return JPEGHeader(size: PixelSize(width: Int(width), height: Int(height)), colorModel: model, subsampling: subsampling)
+    }
+
+    /// How to decode one photo.
+    struct Options {
+        /// Decode at 1/`scaleDenominator` of the stored size (1, 2, 4 or 8).
+        var scaleDenominator: Int
+        var acceptsIncompleteData: Bool
+        /// The photo's CMYK profile, used to turn CMYK pixels into RGB.
+        var cmykProfile: ICCProfile?
+        /// Whether CMYK samples are stored inverted (Adobe APP14 present).
+        var isCMYKInverted: Bool
+    }
+
+    /// Decodes the whole image at the chosen DCT scale into `image`.
+    ///
+    /// YCbCr and gray JPEGs decode straight into planes, which skips libjpeg-turbo's colour
+    /// conversion and chroma upsampling and lets the resampler work on a quarter of the chroma.
+    /// RGB and CMYK JPEGs, and subsamplings the planar path cannot take, decode to interleaved
+    /// pixels in `scratch` and become 4:4:4 planes.
+    ///
+    /// - Returns: warnings for problems that lost no pixels, or (with `acceptsIncompleteData`)
+    ///   for pixels libjpeg-turbo had to fill in.
+    /// - Throws: `.incompleteImageData` when pixels are missing and they are not accepted;
+    ///   `.corruptJPEG` or `.tooManyScans` when nothing could be decoded.
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, header: JPEGHeader, options: Options, decompressor: borrowing Decompressor,
+        into image: PlanarImage, scratch: ScratchBuffer, file: String
+    ) throws(ImagePrepError) -> [PhotoWarning] {
+        let size = scaled(header.size, by: options.scaleDenominator)
+        let jpeg = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        if let subsampling = header.subsampling, header.colorModel == .ycbcr || header.colorModel == .gray {
+            image.reshape(size: size, isGray: header.colorModel == .gray, subsampling: subsampling)
+            let warnings = try runReportingWarnings(
+                { flags in decodePlanes(bytes, size: size, image: image, decompressor: decompressor, flags: flags) },
+                decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData, file: file)
+            image.replicateLumaEdges()
+            return warnings
+        }
+
+        let format: TJPF
+        switch header.colorModel {
+        case .cmyk: format = TJPF_CMYK
+        case .gray: format = TJPF_GRAY
+        case .rgb, .ycbcr: format = TJPF_RGB
+        }
+        let channels = format == TJPF_CMYK ? 4 : (format == TJPF_GRAY ? 1 : 3)
+        let pixelCount = size.width * size.height
+        // CMYK is decoded behind the RGB it becomes, so one buffer holds both.
+        scratch.reserve(pixelCount * (format == TJPF_CMYK ? 7 : channels))
+        let decoded = format == TJPF_CMYK ? scratch.bytes + pixelCount * 3 : scratch.bytes
+        var warnings = try runReportingWarnings(
+            { flags in
+                tjDecompress2(
+                    decompressor.handle, jpeg, UInt(bytes.count), decoded, Int32(size.width), 0, Int32(size.height),
+                    Int32(format.rawValue), flags)
+            }, decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData, file: file)
+        image.reshape(size: size, isGray: format == TJPF_GRAY, subsampling: .full)
+        if format == TJPF_GRAY {
+            image.planes[0].pixels.update(from: decoded, count: pixelCount)
+            return warnings
+        }
+        if format == TJPF_CMYK {
+            let warning = ColorConverter.convertCMYK(
+                decoded, into: scratch.bytes, count: pixelCount, isInverted: options.isCMYKInverted,
+                profile: options.cmykProfile)
+            warnings += warning.map { [$0] } ?? []
+        }
+        let compressor = try Compressor(file: file)
+        try JPEGEncoder.convert(rgb: scratch.bytes, into: image, compressor: compressor, file: file)
+        return warnings
+    }
+
+    private static func decodePlanes(
+        _ bytes: UnsafeRawBufferPointer, size: PixelSize, image: PlanarImage, decompressor: borrowing Decompressor,
+        flags: Int32
+    ) -> Int32 {
+        let planes = image.activePlanes
+        var pointers: [UnsafeMutablePointer<UInt8>?] = planes.map { $0.pixels }
+        var strides: [Int32] = planes.map { Int32($0.width) }
+        return pointers.withUnsafeMutableBufferPointer { pointers in
+            strides.withUnsafeMutableBufferPointer { strides in
+                tjDecompressToYUVPlanes(
+                    decompressor.handle, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt(bytes.count),
+                    pointers.baseAddress, Int32(size.width), strides.baseAddress, Int32(size.height), flags)
+            }
+        }
+    }
+
+    /// Runs a decode first with TurboJPEG stopping at the first warning, because TurboJPEG keeps
+    /// only the last message: a harmless warning late in the file would otherwise hide an
+    /// earlier one that lost pixels.
+    private static func runReportingWarnings(
+        _ run: (Int32) -> Int32, decompressor: borrowing Decompressor, acceptsIncompleteData: Bool, file: String
+    ) throws(ImagePrepError) -> [PhotoWarning] {
+        let flags = Int32(TJFLAG_LIMITSCANS)
+        if run(flags | Int32(TJFLAG_STOPONWARNING)) == 0 { return [] }
+        let first = decompressor.lastMessage
+        guard decompressor.lastFailureWasWarning else { throw fatalError(first, file: file) }
+        let firstLosesPixels = DecodeWarning.losesPixels(first)
+        if firstLosesPixels, !acceptsIncompleteData { throw .incompleteImageData(file: file, detail: first) }
+
+        var messages = [first]
+        if run(flags) != 0 {
+            let last = decompressor.lastMessage
+            guard decompressor.lastFailureWasWarning else { throw fatalError(last, file: file) }
+            if last != first { messages.append(last) }
+        }
+        if let lost = messages.first(where: DecodeWarning.losesPixels), !acceptsIncompleteData {
+            throw .incompleteImageData(file: file, detail: lost)
+        }
+        return messages.map {
+            PhotoWarning(DecodeWarning.losesPixels($0) ? .incompleteImageData : .imageData, "libjpeg-turbo: \($0)")
+        }
+    }
+
+    private static func fatalError(_ message: String, file: String) -> ImagePrepError {
+        if message.contains("more than") && message.contains("scans") {
+            return .tooManyScans(file: file, detail: message)
+        }
+        return .corruptJPEG(file: file, detail: message)
+    }
+}
+
+/// Sorts libjpeg-turbo's warnings into those that lose pixels and those that do not.
+enum DecodeWarning {
+    /// Warnings (from libjpeg-turbo's jerror.h) after which every pixel is still the encoder's.
+    /// Anything else, such as "Premature end of JPEG file" or "bad Huffman code", means libjpeg
+    /// filled part of the image in.
+    static let harmless = [
+        "extraneous bytes before marker",  // JWRN_EXTRANEOUS_DATA: garbage between segments
+        "unknown JFIF revision",  // JWRN_JFIF_MAJOR
+        "Unknown Adobe color transform",  // JWRN_ADOBE_XFORM
+        "Invalid SOS parameters for sequential JPEG",  // JWRN_NOT_SEQUENTIAL
+        "bad ICC marker",  // JWRN_BOGUS_ICC: affects the profile, not the pixels
+    ]
+
+    static func losesPixels(_ message: String) -> Bool {
+        !harmless.contains { message.contains($0) }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+internal import CTurboJPEG
+
+/// A TurboJPEG compressor with exactly one owner.
+struct Compressor: ~Copyable {
+    let handle: tjhandle
+
+    init(file: String) throws(ImagePrepError) {
+        guard let handle = tjInitCompress() else {
+            throw .encodingFailed(file: file, detail: "libjpeg-turbo could not start a compressor")
+        }
+        self.handle = handle
+    }
+
+    deinit { tjDestroy(handle) }
+
+    var lastMessage: String { String(cString: tjGetErrorStr2(handle)) }
+}
+
+/// TurboJPEG's output buffer, allocated with `tjAlloc` at the worst-case size of the largest
+/// image seen and reused, so encoding never reallocates or page-faults after the first photo.
+final class EncodeBuffer {
+    private(set) var bytes: UnsafeMutablePointer<UInt8>?
+    private var capacity = 0
+
+    deinit { tjFree(bytes) }
+
+    /// Makes the buffer big enough for any JPEG of `size` that TurboJPEG can write.
+    func reserve(for size: PixelSize, gray: Bool) {
+        let needed = Int(tjBufSize(Int32(size.width), Int32(size.height), Int32(gray ? TJSAMP_GRAY.rawValue : TJSAMP_444.rawValue)))
+        guard needed > capacity else { return }
+        tjFree(bytes)
+        bytes = tjAlloc(Int32(needed))
+        capacity = bytes == nil ? 0 : needed
+    }
+}
+
+/// The pieces of metadata written into a copy, right after TurboJPEG's SOI and JFIF APP0.
+struct CarriedSegments {
+    /// Whole segments (marker, length and payload) to insert in order.
+    var segments: [Data] = []
+}
+
+/// Encodes planes or RGB pixels into JPEG files through libjpeg-turbo, and splices our metadata
+/// segments into what it writes.
+enum JPEGEncoder {
+    /// Encodes `image` (4:2:0 colour or gray planes) once and returns one finished file for each
+    /// set of carried segments: the display copy of a photo that needs no turning and no colour
+    /// change is the upload's pixels under other metadata, so it is not encoded twice.
+    ///
+    /// Encoding from planes skips libjpeg-turbo's RGB-to-YCbCr conversion and chroma
+    /// downsampling: the resampler has already made the chroma planes at their final size.
+    static func encode(
+        _ image: PlanarImage, quality: Int, carrying carried: [CarriedSegments], compressor: borrowing Compressor,
+        buffer: EncodeBuffer, file: String
+    ) throws(ImagePrepError) -> [Data] {
+        precondition(image.isGray || image.subsampling == .quarter, "copies are written as 4:2:0 or gray")
+        buffer.reserve(for: image.size, gray: image.isGray)
+        var output = buffer.bytes
+        var length: UInt = 0
+        let planes = image.activePlanes
+        var pointers: [UnsafePointer<UInt8>?] = planes.map { UnsafePointer($0.pixels) }
+        var strides: [Int32] = planes.map { Int32($0.width) }
+        let subsamp = image.isGray ? TJSAMP_GRAY : TJSAMP_420
+        let status = pointers.withUnsafeMutableBufferPointer { pointers in
+            strides.withUnsafeMutableBufferPointer { strides in
+                tjCompressFromYUVPlanes(
+                    compressor.handle, pointers.baseAddress, Int32(image.size.width), strides.baseAddress,
+                    Int32(image.size.height), Int32(subsamp.rawValue), &output, &length, Int32(quality),
+                    TJFLAG_NOREALLOC)
+            }
+        }
+        guard status == 0, let output else { throw .encodingFailed(file: file, detail: compressor.lastMessage) }
+        let encoded = UnsafeRawBufferPointer(start: output, count: Int(length))
+        return carried.map { assemble(encoded, carrying: $0) }
+    }
+
+    /// Encodes interleaved RGB (as 4:2:0) or gray pixels, after a colour conversion, and returns
+    /// the file.
+    static func encode(
+        interleaved pixels: UnsafePointer<UInt8>, size: PixelSize, isGray: Bool, quality: Int,
+        carrying carried: CarriedSegments, compressor: borrowing Compressor, buffer: EncodeBuffer, file: String
+    ) throws(ImagePrepError) -> Data {
+        buffer.reserve(for: size, gray: isGray)
+        var output = buffer.bytes
+        var length: UInt = 0
+        let format = isGray ? TJPF_GRAY : TJPF_RGB
+        let subsamp = isGray ? TJSAMP_GRAY : TJSAMP_420
+        guard
+            tjCompress2(
+                compressor.handle, pixels, Int32(size.width), 0, Int32(size.height), Int32(format.rawValue), &output,
+                &length, Int32(subsamp.rawValue), Int32(quality), TJFLAG_NOREALLOC) == 0,
+            let output
+        else { throw .encodingFailed(file: file, detail: compressor.lastMessage) }
+        return assemble(UnsafeRawBufferPointer(start: output, count: Int(length)), carrying: carried)
+    }
+
+    /// Turns 4:2:0 or gray planes into interleaved RGB or gray pixels in `scratch` (libjpeg-turbo's
+    /// own conversion, with its smooth chroma upsampling), for a colour transform to work on.
+    static func interleave(
+        _ image: PlanarImage, into scratch: ScratchBuffer, decompressor: borrowing Decompressor, file: String
+    ) throws(ImagePrepError) -> UnsafeMutablePointer<UInt8> {
+        let channels = image.isGray ? 1 : 3
+        scratch.reserve(image.size.pixelCount * channels)
+        let planes = image.activePlanes
+        var pointers: [UnsafePointer<UInt8>?] = planes.map { UnsafePointer($0.pixels) }
+        var strides: [Int32] = planes.map { Int32($0.width) }
+        let status = pointers.withUnsafeMutableBufferPointer { pointers in
+            strides.withUnsafeMutableBufferPointer { strides in
+                tjDecodeYUVPlanes(
+                    decompressor.handle, pointers.baseAddress, strides.baseAddress,
+                    Int32((image.isGray ? TJSAMP_GRAY : TJSAMP_420).rawValue), scratch.bytes, Int32(image.size.width), 0,
+                    Int32(image.size.height), Int32((image.isGray ? TJPF_GRAY : TJPF_RGB).rawValue), 0)
+            }
+        }
+        guard status == 0 else { throw .encodingFailed(file: file, detail: decompressor.lastMessage) }
+        return scratch.bytes
+    }
+
+    /// Converts interleaved RGB pixels into 4:4:4 YCbCr planes (libjpeg-turbo's own conversion),
+    /// for the rare JPEGs that are not stored as YCbCr.
+    static func convert(
+        rgb pixels: UnsafePointer<UInt8>, into image: PlanarImage, compressor: borrowing Compressor, file: String
+    ) throws(ImagePrepError) {
+        let planes = image.activePlanes
+        var pointers: [UnsafeMutablePointer<UInt8>?] = planes.map { $0.pixels }
+        var strides: [Int32] = planes.map { Int32($0.width) }
+        let status = pointers.withUnsafeMutableBufferPointer { pointers in
+            strides.withUnsafeMutableBufferPointer { strides in
+                tjEncodeYUVPlanes(
+                    compressor.handle, pixels, Int32(image.size.width), 0, Int32(image.size.height),
+                    Int32(TJPF_RGB.rawValue), pointers.baseAddress, strides.baseAddress, Int32(TJSAMP_444.rawValue), 0)
+            }
+        }
+        guard status == 0 else { throw .corruptJPEG(file: file, detail: compressor.lastMessage) }
+    }
+
+    /// Puts `carried` right after the SOI and JFIF APP0 that TurboJPEG writes, ahead of its
+    /// tables and image data, and copies the result into one `Data`.
+    static func assemble(_ encoded: UnsafeRawBufferPointer, carrying carried: CarriedSegments) -> Data {
+        var headerEnd = 2
+        if encoded.count > 6, encoded[2] == 0xFF, encoded[3] == JPEGSegment.app0 {
+            headerEnd = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
+        }
+        var file = Data(capacity: encoded.count + carried.segments.reduce(0) { $0 + $1.count })
+        file.append(contentsOf: encoded[0..<headerEnd])
+        for segment in carried.segments { file.append(segment) }
+        file.append(contentsOf: encoded[headerEnd...])
+        return file
+    }
+}

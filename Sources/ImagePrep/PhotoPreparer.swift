@@ -1,0 +1,290 @@
+import Foundation
+
+/// Prepares photos: decodes a JPEG once and makes the upload copy, the display copy and the
+/// thumbnail, and reads the metadata.
+///
+/// A `Sendable` value with no shared state: run many photos in parallel from a task group or
+/// threads, giving each worker its own `PreparationWorkspace`.
+public struct PhotoPreparer: Sendable {
+    /// What to make. The defaults suit uploading phone and camera photos.
+    public struct Configuration: Sendable, Hashable {
+        /// The upload copy's long edge at most, in pixels; smaller photos keep their size.
+        public var maxEdge = 2048
+        /// The display copy's long edge at most; nil for no display copy. It is made from the
+        /// upload's pixels, so it is never larger than the upload.
+        public var displayEdge: Int? = 2048
+        /// The thumbnail's long edge at most; nil for no thumbnail.
+        public var thumbnailEdge: Int? = 400
+        /// JPEG quality for every copy, 1–100.
+        public var quality = 85
+        /// Photos whose frame header declares more pixels than this are refused before anything
+        /// is decoded (a decompression bomb is a small file that claims a huge image).
+        public var maxPixels = 100_000_000
+        /// Whether to accept a photo whose data libjpeg-turbo could decode only by filling in
+        /// missing pixels (a truncated or damaged file). Such a photo then carries an
+        /// `.incompleteImageData` warning; by default it is refused.
+        public var acceptsIncompleteData = false
+        /// Speed mode: when a DCT scale (1/2, 1/4, 1/8) lands at most this fraction below the
+        /// upload size (0.02 accepts 2016 px for 2048), use it as it is and skip the resample.
+        /// 0, the default, always resamples to the exact size.
+        public var dctScaleTolerance = 0.0
+
+        public init() {}
+    }
+
+    public var configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Reads and prepares the JPEG file at `url`.
+    ///
+    /// - Parameter workspace: buffers to reuse from an earlier photo; one per thread.
+    /// - Returns: the three copies and the metadata.
+    /// - Throws: `ImagePrepError` naming the file and the cause.
+    public func prepare(contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace()) throws(ImagePrepError)
+        -> PreparedPhoto
+    {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .unreadable(file: url.path, reason: Self.reason(error))
+        }
+        let read = clock.now - start
+        let photo = try prepare(data, name: url.path, workspace: workspace)
+        workspace.lastTimings.read = read
+        return photo
+    }
+
+    /// Prepares JPEG bytes that did not come from a file (a camera buffer, a download).
+    ///
+    /// - Parameters:
+    ///   - name: what errors and warnings call these bytes, typically a file name.
+    ///   - workspace: buffers to reuse from an earlier photo; one per thread.
+    /// - Returns: the three copies and the metadata.
+    /// - Throws: `ImagePrepError` naming `name` and the cause.
+    public func prepare(_ jpeg: Data, name: String, workspace: PreparationWorkspace = PreparationWorkspace())
+        throws(ImagePrepError) -> PreparedPhoto
+    {
+        precondition(configuration.maxEdge >= 1, "maxEdge must be at least 1")
+        precondition((1...100).contains(configuration.quality), "quality must be 1 to 100")
+        precondition((configuration.displayEdge ?? 1) >= 1 && (configuration.thumbnailEdge ?? 1) >= 1, "edges must be at least 1")
+        do {
+            return try jpeg.withUnsafeBytes { bytes throws(ImagePrepError) in
+                var run = PreparationRun(configuration: configuration, workspace: workspace, file: name)
+                return try run.prepare(bytes)
+            }
+        } catch let error as ImagePrepError {
+            throw error
+        } catch {
+            preconditionFailure("only ImagePrepError is thrown")
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+           let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+        {
+            return String(cString: strerror(code.rawValue))
+        }
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError {
+            return "no such file"
+        }
+        return nsError.localizedDescription
+    }
+}
+
+/// The work on one photo, stage by stage, with its timings.
+private struct PreparationRun {
+    let configuration: PhotoPreparer.Configuration
+    let workspace: PreparationWorkspace
+    let file: String
+    var warnings: [PhotoWarning] = []
+    var timings = StageTimings()
+    let clock = ContinuousClock()
+
+    init(configuration: PhotoPreparer.Configuration, workspace: PreparationWorkspace, file: String) {
+        self.configuration = configuration
+        self.workspace = workspace
+        self.file = file
+    }
+
+    mutating func prepare(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> PreparedPhoto {
+        guard !bytes.isEmpty else { throw .empty(file: file) }
+        guard bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == JPEGSegment.startOfImage else {
+            throw .notJPEG(file: file, detected: FileSignature.describe(bytes))
+        }
+
+        var start = clock.now
+        let layout = SegmentWalker.walk(bytes)
+        if let frame = layout.frame {
+            if let reason = frame.unsupportedReason { throw .unsupportedJPEG(file: file, reason: reason) }
+            try checkPixelLimit(frame.size)
+        }
+        let decompressor = try Decompressor(file: file)
+        let header: JPEGHeader
+        do {
+            header = try JPEGDecoder.readHeader(bytes, decompressor: decompressor, file: file)
+        } catch {
+            if let problem = layout.problem { throw .corruptJPEG(file: file, detail: problem) }
+            throw error
+        }
+        try checkPixelLimit(header.size)
+        let (metadata, metadataWarnings) = EXIFReader.metadata(of: bytes, layout: layout)
+        warnings += metadataWarnings
+        let (profile, profileWarning) = ICCProfile.assemble(from: bytes, layout: layout)
+        warnings += profileWarning.map { [$0] } ?? []
+        timings.metadata += clock.now - start
+
+        // Decode once, at the smallest DCT scale that still covers the upload size.
+        start = clock.now
+        var uploadSize = header.size.fitting(longEdge: configuration.maxEdge)
+        let denominator = JPEGDecoder.scaleDenominator(
+            from: header.size, to: uploadSize, tolerance: configuration.dctScaleTolerance)
+        let decodedSize = JPEGDecoder.scaled(header.size, by: denominator)
+        if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
+        let options = JPEGDecoder.Options(
+            scaleDenominator: denominator, acceptsIncompleteData: configuration.acceptsIncompleteData,
+            cmykProfile: header.colorModel == .cmyk ? profile : nil,
+            isCMYKInverted: layout.segments.contains { $0.marker == JPEGSegment.app14 })
+        warnings += try JPEGDecoder.decode(
+            bytes, header: header, options: options, decompressor: decompressor, into: workspace.decoded,
+            scratch: workspace.scratch, file: file)
+        timings.decode += clock.now - start
+
+        let upload = resampled(workspace.decoded, to: uploadSize, into: workspace.upload)
+
+        // The display copy can share the upload's encoded data when it is the same picture.
+        start = clock.now
+        let orientation = metadata.orientation ?? .up
+        var conversion = ColorConverter.DisplayConversion.none
+        if let profile, header.colorModel != .cmyk {
+            let (found, warning) = ColorConverter.displayConversion(for: profile, isGray: upload.isGray)
+            conversion = found
+            warnings += warning.map { [$0] } ?? []
+        }
+        timings.color += clock.now - start
+        let displaySize = configuration.displayEdge.map { uploadSize.fitting(longEdge: $0) }
+        let displaySharesUpload = displaySize == uploadSize && orientation == .up && !conversion.isNeeded
+
+        start = clock.now
+        let comments = layout.commentSegments.map { Data(bytes[$0.bytes]) }
+        var uploadSegments: [Data] = []
+        if let exif = layout.exifSegment(in: bytes) {
+            let (segment, warning) = EXIFPatcher.segment(exif, in: bytes, settingPixelSize: uploadSize)
+            uploadSegments.append(segment)
+            warnings += warning.map { [$0] } ?? []
+        }
+        if header.colorModel != .cmyk {  // A CMYK profile does not describe the RGB we write.
+            uploadSegments += layout.iccSegments(in: bytes).map { Data(bytes[$0.bytes]) }
+        }
+        uploadSegments += comments
+        timings.metadata += clock.now - start
+
+        start = clock.now
+        let compressor = try Compressor(file: file)
+        let files = try JPEGEncoder.encode(
+            upload, quality: configuration.quality,
+            carrying: displaySharesUpload ? [CarriedSegments(segments: uploadSegments), CarriedSegments(segments: comments)]
+                : [CarriedSegments(segments: uploadSegments)],
+            compressor: compressor, buffer: workspace.encodeBuffer, file: file)
+        timings.encode += clock.now - start
+
+        var display: EncodedJPEG?
+        if displaySharesUpload {
+            display = EncodedJPEG(data: files[1], size: uploadSize)
+        } else if let displaySize {
+            let source = resampled(upload, to: displaySize, into: workspace.resized)
+            display = try encodeStripped(
+                source, orientation: orientation, conversion: conversion, comments: comments, compressor: compressor,
+                decompressor: decompressor)
+        }
+        var thumbnail: EncodedJPEG?
+        if let edge = configuration.thumbnailEdge {
+            let source = resampled(upload, to: uploadSize.fitting(longEdge: edge), into: workspace.resized)
+            thumbnail = try encodeStripped(
+                source, orientation: orientation, conversion: conversion, comments: comments, compressor: compressor,
+                decompressor: decompressor)
+        }
+        workspace.lastTimings = timings
+        return PreparedPhoto(
+            upload: EncodedJPEG(data: files[0], size: uploadSize), display: display, thumbnail: thumbnail,
+            metadata: metadata, warnings: warnings)
+    }
+
+    private func checkPixelLimit(_ size: PixelSize) throws(ImagePrepError) {
+        guard size.pixelCount <= configuration.maxPixels else {
+            throw .tooManyPixels(file: file, size: size, limit: configuration.maxPixels)
+        }
+        guard size.width > 0, size.height > 0 else {
+            throw .corruptJPEG(file: file, detail: "the frame header gives a size of \(size)")
+        }
+    }
+
+    /// `source` at `size` as 4:2:0 (or gray) planes: `source` itself when it already is that,
+    /// else resampled into `target`.
+    private mutating func resampled(_ source: PlanarImage, to size: PixelSize, into target: PlanarImage) -> PlanarImage {
+        if source.size == size, source.isGray || source.subsampling == .quarter { return source }
+        let start = clock.now
+        target.reshape(size: size, isGray: source.isGray, subsampling: .quarter)
+        for (index, plane) in source.activePlanes.enumerated() {
+            let sourceFactor = index == 0 ? ChromaSubsampling.full : source.subsampling
+            let targetFactor = index == 0 ? ChromaSubsampling.full : target.subsampling
+            let sourceReal = PixelSize(
+                width: (source.size.width + sourceFactor.horizontal - 1) / sourceFactor.horizontal,
+                height: (source.size.height + sourceFactor.vertical - 1) / sourceFactor.vertical)
+            let targetReal = PixelSize(
+                width: (size.width + targetFactor.horizontal - 1) / targetFactor.horizontal,
+                height: (size.height + targetFactor.vertical - 1) / targetFactor.vertical)
+            let scaleX = Double(source.size.width) / Double(size.width)
+                * Double(targetFactor.horizontal) / Double(sourceFactor.horizontal)
+            let scaleY = Double(source.size.height) / Double(size.height)
+                * Double(targetFactor.vertical) / Double(sourceFactor.vertical)
+            workspace.resampler.resample(
+                plane, size: sourceReal, into: target.planes[index], size: targetReal, scaleX: scaleX, scaleY: scaleY)
+            target.planes[index].replicateEdges(fromWidth: targetReal.width, height: targetReal.height)
+        }
+        timings.resample += clock.now - start
+        return target
+    }
+
+    /// Encodes a stripped copy: turned upright, in sRGB, with only the comments.
+    private mutating func encodeStripped(
+        _ source: PlanarImage, orientation: Orientation, conversion: ColorConverter.DisplayConversion,
+        comments: [Data], compressor: borrowing Compressor, decompressor: borrowing Decompressor
+    ) throws(ImagePrepError) -> EncodedJPEG {
+        var start = clock.now
+        var upright = source
+        if orientation != .up {
+            source.orient(orientation, into: workspace.oriented)
+            upright = workspace.oriented
+        }
+        timings.rotate += clock.now - start
+
+        start = clock.now
+        let carried = [CarriedSegments(segments: comments)]
+        guard conversion.isNeeded else {
+            let data = try JPEGEncoder.encode(
+                upright, quality: configuration.quality, carrying: carried, compressor: compressor,
+                buffer: workspace.encodeBuffer, file: file)[0]
+            timings.encode += clock.now - start
+            return EncodedJPEG(data: data, size: upright.size)
+        }
+        let pixels = try JPEGEncoder.interleave(upright, into: workspace.scratch, decompressor: decompressor, file: file)
+        timings.encode += clock.now - start
+        start = clock.now
+        conversion.apply(pixels, count: upright.size.pixelCount)
+        timings.color += clock.now - start
+        start = clock.now
+        let data = try JPEGEncoder.encode(
+            interleaved: pixels, size: upright.size, isGray: upright.isGray, quality: configuration.quality,
+            carrying: carried[0], compressor: compressor, buffer: workspace.encodeBuffer, file: file)
+        timings.encode += clock.now - start
+        return EncodedJPEG(data: data, size: upright.size)
+    }
+}

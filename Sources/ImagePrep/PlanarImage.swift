@@ -1,0 +1,94 @@
+/// One plane of 8-bit samples (Y, Cb, Cr or gray) that owns its memory.
+///
+/// Planes are reused from photo to photo: `reshape` only reallocates when the new size needs more
+/// memory than the plane already holds, so a batch worker stops allocating after its first photo.
+final class PixelPlane {
+    private(set) var width = 0
+    private(set) var height = 0
+    private(set) var pixels: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+
+    init() {
+        capacity = 0
+        pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+    }
+
+    deinit { pixels.deallocate() }
+
+    /// Makes the plane `width` x `height` (rows are `width` bytes apart); the contents are undefined.
+    func reshape(width: Int, height: Int) {
+        let needed = width * height
+        if needed > capacity {
+            pixels.deallocate()
+            pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: needed)
+            capacity = needed
+        }
+        self.width = width
+        self.height = height
+    }
+
+    /// The first sample of row `y`.
+    @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { pixels + y * width }
+
+    /// Copies the last real column and row into the padding that TurboJPEG's planar format
+    /// asks for when a subsampled image has an odd size, so that the padding encodes as an
+    /// invisible continuation of the edge instead of noise.
+    func replicateEdges(fromWidth realWidth: Int, height realHeight: Int) {
+        if realWidth < width {
+            for y in 0..<realHeight {
+                let row = row(y)
+                for x in realWidth..<width { row[x] = row[realWidth - 1] }
+            }
+        }
+        for y in realHeight..<height { row(y).update(from: row(realHeight - 1), count: width) }
+    }
+}
+
+/// How the chroma planes of an image are subsampled relative to luma.
+struct ChromaSubsampling: Equatable, Sendable {
+    /// Luma columns per chroma column (1, 2 or 4).
+    let horizontal: Int
+    /// Luma rows per chroma row (1 or 2).
+    let vertical: Int
+
+    static let full = ChromaSubsampling(horizontal: 1, vertical: 1)
+    /// 4:2:0, what every copy we write uses: half the chroma samples across and down.
+    static let quarter = ChromaSubsampling(horizontal: 2, vertical: 2)
+}
+
+/// A decoded image as planes: one gray plane, or Y, Cb and Cr planes (JPEG's full-range
+/// BT.601 YCbCr), as TurboJPEG's planar ("YUV") functions read and write them.
+///
+/// `size` is the real image size; a luma plane may be up to one subsampling factor larger
+/// (TurboJPEG pads odd sizes), and each chroma plane is the padded luma size divided by the
+/// subsampling factors.
+final class PlanarImage {
+    private(set) var size = PixelSize(width: 0, height: 0)
+    private(set) var subsampling = ChromaSubsampling.full
+    private(set) var isGray = false
+    let planes = [PixelPlane(), PixelPlane(), PixelPlane()]
+
+    /// The planes in use: one for gray, three for colour.
+    var activePlanes: ArraySlice<PixelPlane> { planes.prefix(isGray ? 1 : 3) }
+
+    /// Lays the planes out for an image of `size`, reusing their memory where it suffices.
+    func reshape(size: PixelSize, isGray: Bool, subsampling: ChromaSubsampling) {
+        self.size = size
+        self.isGray = isGray
+        self.subsampling = isGray ? .full : subsampling
+        let s = self.subsampling
+        let lumaWidth = (size.width + s.horizontal - 1) / s.horizontal * s.horizontal
+        let lumaHeight = (size.height + s.vertical - 1) / s.vertical * s.vertical
+        planes[0].reshape(width: lumaWidth, height: lumaHeight)
+        if !isGray {
+            for plane in planes[1...] {
+                plane.reshape(width: lumaWidth / s.horizontal, height: lumaHeight / s.vertical)
+            }
+        }
+    }
+
+    /// Fills the luma plane's padding from its last real column and row.
+    func replicateLumaEdges() {
+        planes[0].replicateEdges(fromWidth: size.width, height: size.height)
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+
+/// The weights of a Lanczos3 filter along one axis: for each output sample, where its taps start
+/// in the input and what they weigh.
+///
+/// Weights are stored `stride` apart and zero-padded to a multiple of 8, so that the horizontal
+/// pass can always multiply whole `SIMD8<Float>` vectors.
+struct FilterBank {
+    let outputCount: Int
+    let stride: Int
+    let starts: [Int]
+    let counts: [Int]
+    let weights: [Float]
+
+    /// - Parameters:
+    ///   - scale: input samples per output sample (greater than 1 when shrinking).
+    init(inputCount: Int, outputCount: Int, scale: Double) {
+        let filterScale = max(scale, 1)
+        let support = 3 * filterScale
+        let maxTaps = Int((2 * support).rounded(.up)) + 1
+        let stride = (maxTaps + 7) / 8 * 8
+        var starts = [Int](repeating: 0, count: outputCount)
+        var counts = [Int](repeating: 0, count: outputCount)
+        var weights = [Float](repeating: 0, count: outputCount * stride)
+        var tap = [Double](repeating: 0, count: maxTaps)
+        for output in 0..<outputCount {
+            let center = (Double(output) + 0.5) * scale
+            let first = max(Int((center - support).rounded(.down)), 0)
+            let end = min(Int((center + support).rounded(.up)) + 1, inputCount)
+            var total = 0.0
+            var count = 0
+            for input in first..<end where count < maxTaps {
+                let weight = Self.lanczos3((Double(input) + 0.5 - center) / filterScale)
+                tap[count] = weight
+                total += weight
+                count += 1
+            }
+            // Taps past the edge are dropped and the rest renormalised (as Pillow does), so the
+            // edge keeps its brightness.
+            let base = output * stride
+            for index in 0..<count { weights[base + index] = Float(tap[index] / total) }
+            starts[output] = first
+            counts[output] = count
+        }
+        self.outputCount = outputCount
+        self.stride = stride
+        self.starts = starts
+        self.counts = counts
+        self.weights = weights
+    }
+
+    static func lanczos3(_ x: Double) -> Double {
+        if x == 0 { return 1 }
+        if abs(x) >= 3 { return 0 }
+        let px = Double.pi * x
+        return 3 * sin(px) * sin(px / 3) / (px * px)
+    }
+}
+
+/// Resizes 8-bit planes with a separable Lanczos3 filter.
+///
+/// Output rows are made four at a time. The vertical pass runs first: for each of the four rows
+/// it sums its input rows (converted to `Float` once each and kept in a ring) across the whole
+/// width, which vectorises perfectly. The four results are then interleaved, so that the
+/// horizontal pass computes the four rows' samples at one column together: one `SIMD4` multiply
+/// and add per tap, with no horizontal reductions. No intermediate image is ever allocated, and
+/// the buffers grow to the largest photo seen and are reused.
+final class Resampler {
+    private static let rowsPerBlock = 4
+    private var ring = FloatBuffer()
+    private var columns = FloatBuffer()
+
+    /// Resamples the top-left `sourceSize` region of `source` to the top-left `targetSize`
+    /// region of `target`.
+    ///
+    /// - Parameters:
+    ///   - scaleX: source samples per target sample across; differs from the size ratio for
+    ///     chroma planes whose subsampling changes.
+    func resample(
+        _ source: PixelPlane, size sourceSize: PixelSize, into target: PixelPlane, size targetSize: PixelSize,
+        scaleX: Double, scaleY: Double
+    ) {
+        if sourceSize == targetSize, scaleX == 1, scaleY == 1 {
+            for y in 0..<targetSize.height { target.row(y).update(from: source.row(y), count: targetSize.width) }
+            return
+        }
+        let horizontal = FilterBank(inputCount: sourceSize.width, outputCount: targetSize.width, scale: scaleX)
+        let vertical = FilterBank(inputCount: sourceSize.height, outputCount: targetSize.height, scale: scaleY)
+        let blockRows = Self.rowsPerBlock
+
+        // Rows are padded so that vector loads past the last sample read zeros, never other memory.
+        let width = sourceSize.width
+        let paddedWidth = (width + 15) / 16 * 16 + horizontal.stride
+        // The ring holds every input row that four consecutive output rows reach.
+        let ringRows = vertical.stride + Int((Double(blockRows) * max(scaleY, 1)).rounded(.up)) + 2
+        ring.reserve(paddedWidth * ringRows)
+        columns.reserve(paddedWidth * blockRows * 2)
+        let ringBase = ring.pointer
+        ringBase.initialize(repeating: 0, count: paddedWidth * ringRows)
+        // `sums` holds the four rows' vertical sums side by side; `interleaved` the same values
+        // as one SIMD4 per column.
+        let sums = columns.pointer
+        sums.initialize(repeating: 0, count: paddedWidth * blockRows * 2)
+        let interleaved = UnsafeMutableRawPointer(sums + paddedWidth * blockRows).assumingMemoryBound(to: SIMD4<Float>.self)
+        let tapRows = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: vertical.stride)
+        defer { tapRows.deallocate() }
+
+        var convertedRows = 0
+        horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
+        horizontal.starts.withUnsafeBufferPointer { horizontalStarts in
+        vertical.weights.withUnsafeBufferPointer { verticalWeights in
+            for blockStart in Swift.stride(from: 0, to: targetSize.height, by: blockRows) {
+                let rowsHere = min(blockRows, targetSize.height - blockStart)
+                for r in 0..<blockRows {
+                    let sum = sums + r * paddedWidth
+                    guard r < rowsHere else {
+                        sum.update(repeating: 0, count: paddedWidth)
+                        continue
+                    }
+                    let y = blockStart + r
+                    let first = vertical.starts[y]
+                    let count = vertical.counts[y]
+                    while convertedRows < first + count {
+                        Self.convert(source.row(convertedRows), count: width, into: ringBase + (convertedRows % ringRows) * paddedWidth)
+                        convertedRows += 1
+                    }
+                    for k in 0..<count { tapRows[k] = UnsafePointer(ringBase + ((first + k) % ringRows) * paddedWidth) }
+                    Self.verticalPass(
+                        tapRows, weights: verticalWeights.baseAddress! + y * vertical.stride, count: count, width: width,
+                        into: sum)
+                }
+                Self.interleave(sums, rowLength: paddedWidth, width: width, into: interleaved)
+
+                // Horizontal: the four rows' samples at one output column, one SIMD4 per tap. Taps
+                // past a column's count weigh zero, so four accumulators can run the padded
+                // stride without waiting on each other.
+                let outputRows = (0..<blockRows).map { target.row(blockStart + min($0, rowsHere - 1)) }
+                for x in 0..<targetSize.width {
+                    let taps = horizontalWeights.baseAddress! + x * horizontal.stride
+                    let input = interleaved + horizontalStarts[x]
+                    var a = SIMD4<Float>(), b = SIMD4<Float>(), c = SIMD4<Float>(), d = SIMD4<Float>()
+                    var k = 0
+                    while k < horizontal.stride {
+                        a += taps[k] * input[k]
+                        b += taps[k + 1] * input[k + 1]
+                        c += taps[k + 2] * input[k + 2]
+                        d += taps[k + 3] * input[k + 3]
+                        k += 4
+                    }
+                    let bytes = Self.roundToBytes((a + b) + (c + d))
+                    for r in 0..<rowsHere { outputRows[r][x] = UInt8(truncatingIfNeeded: bytes[r]) }
+                }
+            }
+        }
+        }
+        }
+    }
+
+    /// `output[x] = Σ weights[k] · rows[k][x]` across the row, sixteen samples at a time.
+    @inline(__always) private static func verticalPass(
+        _ rows: UnsafeMutablePointer<UnsafePointer<Float>>, weights: UnsafePointer<Float>, count: Int, width: Int,
+        into output: UnsafeMutablePointer<Float>
+    ) {
+        var x = 0
+        while x < width {
+            var a = SIMD4<Float>(), b = SIMD4<Float>(), c = SIMD4<Float>(), d = SIMD4<Float>()
+            for k in 0..<count {
+                let weight = SIMD4<Float>(repeating: weights[k])
+                let row = UnsafeRawPointer(rows[k] + x)
+                a += weight * row.loadUnaligned(as: SIMD4<Float>.self)
+                b += weight * row.loadUnaligned(fromByteOffset: 16, as: SIMD4<Float>.self)
+                c += weight * row.loadUnaligned(fromByteOffset: 32, as: SIMD4<Float>.self)
+                d += weight * row.loadUnaligned(fromByteOffset: 48, as: SIMD4<Float>.self)
+            }
+            let out = UnsafeMutableRawPointer(output + x)
+            out.storeBytes(of: a, as: SIMD4<Float>.self)
+            out.storeBytes(of: b, toByteOffset: 16, as: SIMD4<Float>.self)
+            out.storeBytes(of: c, toByteOffset: 32, as: SIMD4<Float>.self)
+            out.storeBytes(of: d, toByteOffset: 48, as: SIMD4<Float>.self)
+            x += 16
+        }
+    }
+
+    /// Rounds to the nearest integer in 0...255: adding 1.5 * 2^23 leaves the rounded value in
+    /// the low mantissa bits, which avoids Swift's checked (and slow) float-to-integer conversion.
+    @inline(__always) private static func roundToBytes(_ values: SIMD4<Float>) -> SIMD4<UInt32> {
+        // Lane by lane: SIMD's generic `clamped` is not inlined here.
+        let clamped = SIMD4(
+            min(max(values[0], 0), 255), min(max(values[1], 0), 255), min(max(values[2], 0), 255),
+            min(max(values[3], 0), 255))
+        return unsafeBitCast(clamped + 12_582_912, to: SIMD4<UInt32>.self) & 0xFF
+    }
+
+    /// Transposes four rows of sums into one `SIMD4` per column (rows in lanes).
+    @inline(__always) private static func interleave(
+        _ rows: UnsafeMutablePointer<Float>, rowLength: Int, width: Int, into output: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
+        let r0 = rows, r1 = rows + rowLength, r2 = rows + 2 * rowLength, r3 = rows + 3 * rowLength
+        for x in 0..<width { output[x] = SIMD4(r0[x], r1[x], r2[x], r3[x]) }
+    }
+
+    @inline(__always) private static func convert(_ row: UnsafeMutablePointer<UInt8>, count: Int, into floats: UnsafeMutablePointer<Float>) {
+        for x in 0..<count { floats[x] = Float(row[x]) }
+    }
+}
+
+/// A grow-only buffer of floats that owns its memory.
+final class FloatBuffer {
+    private(set) var pointer: UnsafeMutablePointer<Float>
+    private var capacity: Int
+
+    init() {
+        capacity = 0
+        pointer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    }
+
+    deinit { pointer.deallocate() }
+
+    func reserve(_ count: Int) {
+        guard count > capacity else { return }
+        pointer.deallocate()
+        pointer = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        capacity = count
+    }
+}
