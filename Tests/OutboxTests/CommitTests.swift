@@ -44,6 +44,29 @@ struct CommitTests {
         }
     }
 
+    @Test func photosFromThePipelineAreQueuedAsPrepared() async throws {
+        try await withTemporaryFolder { folder in
+            let preparer = PhotoPreparer()
+            let photos = try ["offset-plus0200-pixel8pro-8x8.jpg", "gps-south-east-australia.jpg"].map { name in
+                try preparer.prepare(contentsOf: Fixtures.corpus.appendingPathComponent(name))
+            }
+            let time = try #require(photos[0].metadata.captureTime)
+            #expect(time.utcOffset != nil)
+            let outbox = try Outbox(folder: folder)
+            let id = try await outbox.commit(idPrefix: "plate-", kind: "plate", note: "", photos: photos)
+            let entry = try #require(try await outbox.entry(id: id))
+            #expect(entry.intent.capturedAt == time.iso8601)
+            #expect(entry.intent.place == photos[0].metadata.location)
+            for (file, photo) in zip(entry.ownedMedia, photos) {
+                let bytes = try Data(contentsOf: outbox.url(of: file))
+                #expect(bytes == photo.upload.data)
+                let media = try #require(entry.intent.media.first { $0.index == file.index })
+                #expect(media.sha256 == SHA256.hexDigest(of: bytes))
+                #expect(PixelSize(width: media.width, height: media.height) == photo.upload.size)
+            }
+        }
+    }
+
     @Test func withoutACameraTimeThatHasAnOffsetTheCaptureTimeIsNow() async throws {
         try await withTemporaryFolder { folder in
             let clock = TestClock()  // 2024-04-30 12:02:05 UTC, which is 14:02:05 in Berlin.
