@@ -1,2 +1,188 @@
-// The Outbox module: the on-device queue that gets a PreparedPhoto to the engine.
+import Foundation
 import ImagePrep
+
+/// The on-device durable queue that gets captures to the engine: saving is local and fast, and
+/// sending is a separate act that may fail and repeat without losing anything.
+///
+/// Records live in SQLite (`outbox.sqlite`) and media bytes in `media/` beside it, inside the
+/// folder the app chooses. Every method is safe to call from many tasks at once.
+///
+/// ## Durability
+/// When `enqueue` or `commit` returns, the capture survives the app being killed and the device
+/// losing power:
+/// - `journal_mode=WAL`: a commit appends to the write-ahead log instead of rewriting pages in
+///   place, so a process killed at any instant leaves either the whole transaction or none of
+///   it, and a UI listing the queue never blocks the writer. WAL is persistent in the file; it
+///   is set at every open anyway and checked, because where shared memory is unavailable
+///   SQLite stays in another mode (then opening throws `walUnavailable`).
+/// - `synchronous=FULL`: in WAL mode, NORMAL syncs only at checkpoints, so a commit survives an
+///   app crash but a power cut or kernel panic can roll it back. FULL syncs the log at every
+///   commit. The cost is one fsync per enqueue or state change, a few milliseconds on flash.
+/// - Media files are created with `O_EXCL` (never overwriting), written, `fsync`ed, and then
+///   their folder is `fsync`ed, all before the record's transaction commits: on Linux a new
+///   name is only durable once its directory is, and a record must never outlive a power cut
+///   that its file did not. SQLite syncs the directory of the log files it creates; the outbox
+///   folder is synced at open for the database file's own name.
+/// - Writes use `BEGIN IMMEDIATE`, which takes the write lock before reading, so an enqueue
+///   holds it across its file writes and the sweep can never run in the middle of one.
+/// - `busy_timeout=5000`: another connection waits up to 5 s for that lock instead of failing.
+///
+/// ## Several processes
+/// Several processes (or several `Outbox` values) may open one folder on one machine; not on a
+/// network file system, where WAL does not work. SQLite's locks keep the database consistent.
+/// An advisory `flock` on `outbox.lock` tells an opener whether it is alone: only then does it
+/// put `SYNCING` entries back and sweep unnamed files, because otherwise a `SYNCING` entry may
+/// be another process's send in flight. A send is claimed with a conditional update (`QUEUED` to
+/// `SYNCING`), so one entry is never sent by two processes at once, although two processes that
+/// drain together each run their own pass, so two different entries may be in flight. An entry
+/// left `SYNCING` by a process that died waits until an opener finds itself alone, at open or at
+/// the start of a pass, and is then resent; the engine dedupes it by its request id.
+public actor Outbox {
+    /// The folder that holds the database and the media files.
+    public nonisolated let folder: URL
+    /// The clock, time zone, answer classification, backoff and progress callback this outbox uses.
+    public nonisolated let configuration: Configuration
+    /// How many interrupted sends this open put back in the queue.
+    nonisolated let recoveredAtOpen: Int
+    /// The media files this open removed because no record named them.
+    nonisolated let sweptAtOpen: [String]
+
+    let store: OutboxStore
+
+    /// Whether a drain pass is running; a drain asked for meanwhile waits for one more pass.
+    var isDraining = false
+    /// The transport the next coalesced pass uses; non-nil when one more pass was asked for.
+    var followUpTransport: (any Transport)?
+    /// The drains waiting for that one more pass.
+    var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
+    /// Entries the user asked to send now, which the next pass sends first.
+    var sendNowRequests: Set<String> = []
+
+    /// Opens the outbox in `folder`, creating it when absent.
+    ///
+    /// Opening migrates an older database forward. When no other process has the outbox open it
+    /// also puts entries left `SYNCING` by a send that was killed back to `QUEUED` (the engine
+    /// dedupes the resend), and removes media files that no record names.
+    ///
+    /// - Parameters:
+    ///   - folder: Where the outbox lives; the app's private storage, never a shared or network folder.
+    ///   - configuration: The clock, time zone, classification, backoff and progress callback.
+    /// - Throws: `OutboxError` when the folder or the database cannot be opened, or the database
+    ///   comes from a newer version of the app.
+    public init(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError) {
+        let store = try OutboxStore(folder: folder)
+        self.folder = folder
+        self.configuration = configuration
+        self.store = store
+        recoveredAtOpen = store.recoveredAtOpen
+        sweptAtOpen = store.sweptAtOpen
+    }
+
+    /// Queues a capture: writes its files (flushed to disk) and then its record, in one transaction.
+    ///
+    /// Returns only when the capture is durable. Offering an id that is already queued changes
+    /// nothing, even when both offers run at once in different tasks or processes.
+    ///
+    /// - Parameter capture: The capture, with its id.
+    /// - Returns: `.enqueued`, or `.alreadyQueued` when an entry with this id exists.
+    /// - Throws: `OutboxError` when a file or the record cannot be written; no file of this
+    ///   capture is left behind then.
+    @discardableResult
+    public func enqueue(_ capture: Capture) throws(OutboxError) -> EnqueueResult {
+        try store.enqueue(capture, createdAt: configuration.now(), makeToken: configuration.makeFileToken)
+    }
+
+    /// Everything in the outbox, in capture order: readable entries, and beside them the records
+    /// this version cannot read (never deleted automatically).
+    ///
+    /// - Throws: `OutboxError.database` when the database cannot be read.
+    public func list() throws(OutboxError) -> OutboxListing {
+        var entries: [OutboxEntry] = []
+        var unreadable: [UnreadableEntry] = []
+        for record in try store.records() {
+            switch record.reading {
+            case .success(let entry):
+                entries.append(entry)
+            case .failure(let problem):
+                unreadable.append(UnreadableEntry(sequence: record.sequence, id: record.id, reason: problem.reason))
+            }
+        }
+        return OutboxListing(entries: entries, unreadable: unreadable)
+    }
+
+    /// The entry with this id.
+    ///
+    /// - Parameter id: The entry's id.
+    /// - Returns: The entry, or nil when the outbox holds none with this id.
+    /// - Throws: `unreadableEntry` when this version cannot read it; `database` when reading fails.
+    public func entry(id: String) throws(OutboxError) -> OutboxEntry? {
+        try store.record(id: id)?.readableEntry()
+    }
+
+    /// Records that the engine has the capture, whatever its state was.
+    ///
+    /// - Parameter id: The entry's id.
+    /// - Throws: `notFound` when the outbox holds no such entry; `unreadableEntry` when this
+    ///   version cannot read it.
+    public func markSynced(id: String) throws(OutboxError) {
+        _ = try store.entry(id: id)
+        try store.setState(.synced, lastError: nil, id: id)
+    }
+
+    /// Deletes a synced entry: its owned media first, then its record.
+    ///
+    /// In that order, a crash in between leaves a synced record whose files are gone, which a
+    /// second `retire` finishes; the other order would leave files that nothing names.
+    ///
+    /// - Parameter id: The entry's id.
+    /// - Throws: `notFound`; `notSynced` when the engine does not have the capture yet (retiring
+    ///   it would lose it); `mediaRemove` or `database` when deleting fails.
+    public func retire(id: String) throws(OutboxError) {
+        let entry = try store.entry(id: id)
+        guard entry.state == .synced else { throw .notSynced(id: id, state: entry.state) }
+        try store.media.remove(entry.ownedMedia.map(\.name))
+        try store.media.synchronize()
+        try store.deleteRecord(id: id)
+    }
+
+    /// Retires every synced entry; the drain's caller calls this after a pass.
+    ///
+    /// - Returns: The ids retired, in capture order.
+    /// - Throws: `OutboxError` when deleting fails; the entries retired before the failure stay retired.
+    @discardableResult
+    public func retireSynced() throws(OutboxError) -> [String] {
+        let synced = try list().entries.filter { $0.state == .synced }.map(\.id)
+        for id in synced { try retire(id: id) }
+        return synced
+    }
+
+    /// Deletes an entry whatever its state, readable or not: the record first, then its bytes.
+    ///
+    /// In that order, a crash in between leaves files that no record names, which the next open
+    /// sweeps; the other order would leave a record that names missing files.
+    ///
+    /// - Parameter id: The entry's id.
+    /// - Throws: `notFound`; `mediaRemove` or `database` when deleting fails.
+    public func discard(id: String) throws(OutboxError) {
+        guard let record = try store.record(id: id) else { throw .notFound(id: id) }
+        try store.deleteRecord(id: id)
+        // The exact names when the record lists them; every file carrying its id when it cannot.
+        if let names = record.mediaNames {
+            try store.media.remove(names)
+        } else {
+            try store.media.remove(store.media.regularFileNames().filter(record.protects))
+        }
+        try store.media.synchronize()
+    }
+
+    /// The value of a pragma on the outbox's own connection, for tests of the durability settings.
+    func pragma(_ name: String) throws(OutboxError) -> String? { try store.pragma(name) }
+
+    /// Where a media file of an entry is on disk.
+    ///
+    /// - Parameter file: One of an entry's `pendingMedia` or `ownedMedia`.
+    /// - Returns: The file's location inside the outbox folder.
+    public nonisolated func url(of file: MediaFile) -> URL {
+        folder.appendingPathComponent(OutboxStore.mediaFolderName, isDirectory: true).appendingPathComponent(file.name)
+    }
+}

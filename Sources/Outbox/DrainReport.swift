@@ -1,0 +1,33 @@
+import Foundation
+
+/// What a drain did.
+public struct DrainReport: Sendable, Hashable {
+    /// Why a pass stopped before the end of the queue.
+    public enum Halt: Sendable, Hashable {
+        /// A send failed in a way that may pass (for example HTTP 503); the entry is back in the queue.
+        case transientFailure(id: String, reason: String)
+        /// The next entry in capture order is backing off after an earlier transient failure.
+        case waitingToRetry(id: String, until: Date)
+    }
+
+    /// The entries the engine took, in the order they were sent.
+    public internal(set) var synced: [String] = []
+    /// The entries parked as `FAILED_NEEDS_ATTENTION`, in the order they were sent.
+    public internal(set) var parked: [String] = []
+    /// Why the last pass stopped early; nil when it reached the end of the queue.
+    public internal(set) var halt: Halt?
+    /// When a drain would next have something to send, for scheduling one; nil when the queue
+    /// was emptied or what is left waits for the user.
+    public internal(set) var retryAt: Date?
+    /// How many passes ran: more than 1 when drains asked for during a pass were coalesced into one more.
+    public internal(set) var passes = 0
+
+    /// Adds a later pass: its entries after these, and its halt (or lack of one) as the last word.
+    mutating func append(_ later: DrainReport) {
+        synced += later.synced
+        parked += later.parked
+        halt = later.halt
+        retryAt = later.retryAt
+        passes += later.passes
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+extension Outbox {
+    /// What an outbox takes from its surroundings: the clock, the time zone, how to read the
+    /// engine's answers, how to back off, and where upload progress goes. Tests replace the clock
+    /// and the random source so that what depends on time is exact and nothing has to wait.
+    public struct Configuration: Sendable {
+        /// The current time; stamps new entries and stands in for a missing capture time.
+        public var now: @Sendable () -> Date
+        /// The device's time zone; its IANA identifier goes into each capture's intent.
+        public var timeZone: TimeZone
+        /// What each answer from the engine means for its entry.
+        public var classifier: FailureClassifier
+        /// When automatic retries happen and when they stop.
+        public var backoff: Backoff
+        /// A random number in 0..<1 for the backoff's jitter.
+        public var randomUnit: @Sendable () -> Double
+        /// Called as a transport reports bytes sent, from the transport's task (not the main actor).
+        public var onProgress: (@Sendable (UploadProgress) -> Void)?
+        /// The unique part of each media file's name. Tests fix it to make a write collide.
+        var makeFileToken: @Sendable () -> String = {
+            String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12))
+        }
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - now: The clock; the system clock by default.
+        ///   - timeZone: The device's time zone; `TimeZone.current` by default.
+        ///   - classifier: What the engine's answers mean; the standard table by default.
+        ///   - backoff: The retry policy.
+        ///   - randomUnit: The jitter's random source; the system generator by default.
+        ///   - onProgress: Receives upload progress; nil to ignore it.
+        public init(
+            now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current,
+            classifier: FailureClassifier = FailureClassifier(), backoff: Backoff = Backoff(),
+            randomUnit: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+            onProgress: (@Sendable (UploadProgress) -> Void)? = nil
+        ) {
+            self.now = now
+            self.timeZone = timeZone
+            self.classifier = classifier
+            self.backoff = backoff
+            self.randomUnit = randomUnit
+            self.onProgress = onProgress
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// One capture in the outbox, as the store held it when it was read.
+public struct OutboxEntry: Sendable, Hashable, Identifiable {
+    /// Where an entry is on its way to the engine.
+    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Waiting to be sent.
+        case queued = "QUEUED"
+        /// Being sent right now (at most one entry per drain). Put back to `queued` when the store
+        /// opens, because a process that died mid-send leaves it so; the engine dedupes the resend.
+        case syncing = "SYNCING"
+        /// The engine has it; `Outbox.retire` may now delete it and its files.
+        case synced = "SYNCED"
+        /// The engine refused it for good (for example HTTP 422); it waits for the user, with
+        /// the reason in `lastError`.
+        case failedNeedsAttention = "FAILED_NEEDS_ATTENTION"
+    }
+
+    /// The id minted on the device (the caller's prefix and a unique part); also the engine's request id.
+    public let id: String
+    /// The capture order: a number that only grows and is never reused, even after entries retire.
+    public let sequence: Int64
+    /// Where the entry is on its way to the engine.
+    public let state: State
+    /// When the entry was queued, by the device's clock; the epoch for a record that did not store it.
+    public let createdAt: Date
+    /// How many times a send was started.
+    public let attempts: Int
+    /// Why the last send failed, in words for the app's UI; nil when none has failed since the last success.
+    public let lastError: String?
+    /// The upload copies the engine does not have yet; a transport reports each one as it lands.
+    public let pendingMedia: [MediaFile]
+    /// Every file the entry owns, deleted when it retires or is discarded; never used up by sending.
+    public let ownedMedia: [MediaFile]
+    /// What the user meant.
+    public let intent: CaptureIntent
+    /// When automatic sending may try the entry again.
+    let retry: RetrySchedule
+
+    /// The earliest time an automatic drain sends the entry again, after a transient failure;
+    /// nil when it may go at once or waits for the user.
+    public var nextAttemptAt: Date? { retry.nextAttemptAt }
+
+    /// Whether automatic retries ran out, so that only `Outbox.sendNow(id:using:)` sends it again.
+    public var isWaitingForSendNow: Bool { retry.awaitsSendNow }
+}
+
+/// Where an entry stands with automatic retries.
+struct RetrySchedule: Sendable, Hashable {
+    /// Transient failures in a row since the last success, park or "send now".
+    var transientFailures = 0
+    /// The earliest time an automatic drain may send it; nil when it may go at once.
+    var nextAttemptAt: Date?
+    /// Whether automatic retries ran out.
+    var awaitsSendNow = false
+}
+
+/// One file in the outbox's media folder and the upload copy it holds.
+public struct MediaFile: Sendable, Hashable, Codable {
+    /// The copy's position in its capture (`MediaDescriptor.index`).
+    public var index: Int
+    /// The file's name inside the media folder; `Outbox.url(of:)` gives its location.
+    public var name: String
+
+    /// Creates a reference to a media file.
+    public init(index: Int, name: String) {
+        self.index = index
+        self.name = name
+    }
+}
+
+/// What a listing can say about a record this version cannot read. It stays on the device
+/// (never deleted automatically) until the user discards it or a newer version reads it.
+public struct UnreadableEntry: Sendable, Hashable {
+    /// The record's place in the capture order.
+    public let sequence: Int64
+    /// The record's id, or nil when even that cannot be read.
+    public let id: String?
+    /// Why it cannot be read, in words for the app's UI (never a value from the record).
+    public let reason: String
+}
+
+/// Everything in the outbox: the entries this version reads, and beside them those it cannot,
+/// so that an app can say "3 captures this app cannot read, still on this device".
+public struct OutboxListing: Sendable, Hashable {
+    /// The readable entries, in capture order.
+    public let entries: [OutboxEntry]
+    /// The records this version cannot read, in capture order.
+    public let unreadable: [UnreadableEntry]
+}
+
+/// What `Outbox.enqueue` did with a capture. Offering the same id again is a result, not an error.
+public enum EnqueueResult: Sendable, Hashable {
+    /// The capture is now on disk, files and record, and survives a crash or a power cut.
+    case enqueued
+    /// An entry with this id was already there; nothing was written.
+    case alreadyQueued
+}

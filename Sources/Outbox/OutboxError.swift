@@ -1,0 +1,63 @@
+/// Why the outbox could not do what was asked. Every case names what it is about (an entry id, a
+/// file path, the database path with SQLite's result code and message), and `description` is one
+/// sentence an app can show after "Not saved on this phone:".
+///
+/// Messages never contain GPS values or photo bytes: they may end up in logs.
+public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The id cannot name an entry: it must be 1–128 letters, digits, '-' or '_'.
+    case invalidID(String)
+    /// The prefix cannot start an id: it must be at most 64 letters, digits, '-' or '_'.
+    case invalidIDPrefix(String)
+    /// The store holds no entry with this id.
+    case notFound(id: String)
+    /// Only a synced entry can be retired; retiring any other would lose the capture.
+    case notSynced(id: String, state: OutboxEntry.State)
+    /// The entry's record cannot be read by this version, so it cannot be sent or changed (only discarded).
+    case unreadableEntry(id: String, reason: String)
+    /// SQLite failed; `code` is its (extended) result code and `message` its explanation.
+    case database(path: String, code: Int, message: String)
+    /// The database was written by a newer version of the outbox, whose records this version could damage.
+    case newerSchema(path: String, version: Int, supported: Int)
+    /// The database could not be put in WAL mode (for example on a network file system).
+    case walUnavailable(path: String, journalMode: String)
+    /// A media file could not be written and flushed to disk.
+    case mediaWrite(path: String, reason: String)
+    /// A media file could not be removed.
+    case mediaRemove(path: String, reason: String)
+    /// The store's folder (or its media folder, or its lock file) could not be created or opened.
+    case folder(path: String, reason: String)
+    /// The capture's intent could not be encoded as JSON.
+    case encoding(id: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidID(let id):
+            return "'\(id)' cannot be an outbox id: use 1 to 128 letters, digits, '-' or '_'."
+        case .invalidIDPrefix(let prefix):
+            return "'\(prefix)' cannot start an outbox id: use at most 64 letters, digits, '-' or '_'."
+        case .notFound(let id):
+            return "The outbox holds no capture with the id '\(id)'."
+        case .notSynced(let id, let state):
+            return
+                "The capture '\(id)' cannot be retired because the engine does not have it yet: it is \(state.rawValue)."
+        case .unreadableEntry(let id, let reason):
+            return "The capture '\(id)' cannot be read by this version of the app: \(reason)."
+        case .database(let path, let code, let message):
+            return "The outbox database '\(path)' failed: \(message) (SQLite result code \(code))."
+        case .newerSchema(let path, let version, let supported):
+            return "The outbox database '\(path)' was written by a newer version of the app"
+                + " (schema \(version); this version reads up to \(supported))."
+        case .walUnavailable(let path, let journalMode):
+            return "The outbox database '\(path)' cannot use write-ahead logging on this file system:"
+                + " SQLite stayed in '\(journalMode)' mode."
+        case .mediaWrite(let path, let reason):
+            return "The photo file '\(path)' could not be written to disk: \(reason)."
+        case .mediaRemove(let path, let reason):
+            return "The photo file '\(path)' could not be removed: \(reason)."
+        case .folder(let path, let reason):
+            return "The outbox folder '\(path)' could not be opened: \(reason)."
+        case .encoding(let id, let reason):
+            return "The capture '\(id)' could not be encoded for storage: \(reason)."
+        }
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+
+/// The records (SQLite) and the media files (a folder beside the database) of one outbox, and
+/// every rule about the order in which the two are written. Synchronous and not `Sendable`: the
+/// `Outbox` actor owns it and calls it from one task at a time.
+///
+/// The durability settings and the guarantees for several processes are stated on `Outbox`,
+/// where callers read them; they are applied here.
+final class OutboxStore {
+    /// The schema this version writes; older databases migrate forward to it when they open.
+    static let schemaVersion = 2
+    /// The database file's name inside the outbox folder.
+    static let databaseName = "outbox.sqlite"
+    /// The media folder's name inside the outbox folder.
+    static let mediaFolderName = "media"
+
+    /// The database file.
+    let databaseURL: URL
+    /// The media files.
+    let media: MediaFolder
+    /// How many `SYNCING` entries this open put back to `QUEUED`.
+    private(set) var recoveredAtOpen = 0
+    /// The files this open removed because no record named them.
+    private(set) var sweptAtOpen: [String] = []
+
+    private let database: SQLiteDatabase
+    private let lock: StoreLock
+
+    /// Opens the outbox in `folder`, creating it when absent, migrating an older schema forward,
+    /// and, when no one else has it open, recovering interrupted sends and sweeping unnamed files.
+    init(folder: URL) throws(OutboxError) {
+        do {
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .folder(path: folder.path, reason: (error as NSError).localizedDescription)
+        }
+        lock = try StoreLock(url: folder.appendingPathComponent("outbox.lock"))
+        media = try MediaFolder(url: folder.appendingPathComponent(Self.mediaFolderName, isDirectory: true))
+        databaseURL = folder.appendingPathComponent(Self.databaseName)
+        database = try SQLiteDatabase(path: databaseURL.path)
+        try configure()
+        try Self.migrate(database)
+        try MediaFolder.synchronizeDirectory(folder)
+        if lock.isSoleOpener {
+            recoveredAtOpen = try recoverInterruptedSends()
+            sweptAtOpen = try sweepUnnamedMedia()
+            try lock.share(path: folder.path)
+        }
+    }
+
+    private func configure() throws(OutboxError) {
+        database.setBusyTimeout(milliseconds: 5000)
+        let mode = try database.query("PRAGMA journal_mode=WAL") { row in row.text(at: 0) ?? "" }.first ?? ""
+        guard mode.lowercased() == "wal" else { throw .walUnavailable(path: database.path, journalMode: mode) }
+        try database.run("PRAGMA synchronous=FULL")
+    }
+
+    /// The value of a pragma on this connection (for example `synchronous`), for checking the settings.
+    func pragma(_ name: String) throws(OutboxError) -> String? {
+        try database.query("PRAGMA \(name)") { row in row.text(at: 0) ?? row.integer(at: 0).map(String.init) }.first
+            ?? nil
+    }
+
+    // MARK: Schema
+
+    /// The steps from each schema version to the next; step `i` goes from version `i` to `i + 1`.
+    ///
+    /// Every column but the id may be NULL: records from older versions lack values, and
+    /// reading fills in defaults rather than refusing them.
+    ///
+    /// - 1: the queue.
+    /// - 2: the retry schedule: when an automatic drain may next send an entry, how many
+    ///   transient failures in a row it has had, and whether it waits for `sendNow`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE entries (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            state TEXT,
+            created_at REAL,
+            attempts INTEGER,
+            last_error TEXT,
+            pending_media TEXT,
+            owned_media TEXT,
+            intent TEXT
+        );
+        """,
+        """
+        ALTER TABLE entries ADD COLUMN next_attempt_at REAL;
+        ALTER TABLE entries ADD COLUMN transient_failures INTEGER;
+        ALTER TABLE entries ADD COLUMN awaits_send_now INTEGER;
+        """,
+    ]
+
+    /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way
+    /// leaves the old version intact; refuses a database from a newer version.
+    static func migrate(_ database: borrowing SQLiteDatabase) throws(OutboxError) {
+        try database.transaction { () throws(OutboxError) in
+            // Read inside the transaction: another process may have migrated while this one waited.
+            let found = Int(try database.query("PRAGMA user_version") { row in row.integer(at: 0) ?? 0 }.first ?? 0)
+            guard found <= schemaVersion else {
+                throw .newerSchema(path: database.path, version: found, supported: schemaVersion)
+            }
+            for version in found..<schemaVersion { try database.execute(script: migrations[version]) }
+            if found < schemaVersion { try database.run("PRAGMA user_version=\(schemaVersion)") }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Every record in capture order, readable or not.
+    func records() throws(OutboxError) -> [StoredRecord] {
+        try database.query("SELECT \(StoredRecord.columns) FROM entries ORDER BY sequence") { row in
+            StoredRecord(row: row)
+        }
+    }
+
+    /// The record with this id, readable or not; nil when there is none.
+    func record(id: String) throws(OutboxError) -> StoredRecord? {
+        try database.query("SELECT \(StoredRecord.columns) FROM entries WHERE id = ?", [.text(id)]) { row in
+            StoredRecord(row: row)
+        }.first
+    }
+
+    /// The readable entry with this id.
+    ///
+    /// - Throws: `notFound` when there is none, `unreadableEntry` when this version cannot read it.
+    func entry(id: String) throws(OutboxError) -> OutboxEntry {
+        guard let record = try record(id: id) else { throw .notFound(id: id) }
+        return try record.readableEntry()
+    }
+
+    /// The first record after `sequence` in capture order that waits to be sent, readable or not.
+    func nextQueuedRecord(after sequence: Int64) throws(OutboxError) -> StoredRecord? {
+        try database.query(
+            """
+            SELECT \(StoredRecord.columns) FROM entries
+            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND COALESCE(awaits_send_now, 0) = 0
+            ORDER BY sequence LIMIT 1
+            """, [.integer(sequence)]
+        ) { row in StoredRecord(row: row) }.first
+    }
+
+    // MARK: Writing
+
+    /// Writes the capture's files (flushed, folder flushed) and then its record, all inside one
+    /// write transaction; returns `.alreadyQueued` without writing anything when the id is taken.
+    ///
+    /// When anything before the commit fails, the files written so far are removed again. When
+    /// the commit itself fails the outcome is uncertain (an fsync error may still have left the
+    /// record on disk), so the files stay for the next open's sweep, which keeps them exactly when
+    /// a record names them.
+    func enqueue(_ capture: Capture, createdAt: Date, makeToken: () -> String) throws(OutboxError) -> EnqueueResult {
+        try database.transaction { () throws(OutboxError) -> EnqueueResult in
+            let taken = try database.query("SELECT 1 FROM entries WHERE id = ?", [.text(capture.id)]) { _ in true }
+            if !taken.isEmpty { return .alreadyQueued }
+            var files: [MediaFile] = []
+            do throws(OutboxError) {
+                for (index, bytes) in capture.uploads.enumerated() {
+                    // A fresh token per write: a discard that removes an older entry's files after
+                    // its record can never hit the files of a new entry that reuses the id.
+                    let file = MediaFile(index: index, name: "\(capture.id).\(index).\(makeToken()).jpg")
+                    try media.write(bytes, named: file.name)
+                    files.append(file)
+                }
+                try media.synchronize()
+                let intent: String
+                do {
+                    intent = String(decoding: try capture.intent.encodedRecord(), as: UTF8.self)
+                } catch {
+                    throw .encoding(id: capture.id, reason: (error as NSError).localizedDescription)
+                }
+                let list = StoredRecord.encodeMediaList(files)
+                try database.run(
+                    """
+                    INSERT INTO entries (id, state, created_at, attempts, pending_media, owned_media, intent)
+                    VALUES (?, ?, ?, 0, ?, ?, ?)
+                    """,
+                    .text(capture.id), .text(OutboxEntry.State.queued.rawValue),
+                    .real(createdAt.timeIntervalSince1970), .text(list), .text(list), .text(intent))
+            } catch {
+                media.removeQuietly(files.map(\.name))
+                throw error
+            }
+            return .enqueued
+        }
+    }
+
+    /// Puts `SYNCING` entries back to `QUEUED` when this opener is the only one left, as at open:
+    /// a long-running drain (a `--watch` loop) then also recovers what a sibling process killed
+    /// mid-send left behind. Call it only with nothing of this opener's own in flight.
+    ///
+    /// - Returns: how many entries were put back.
+    func recoverInterruptedSendsIfAlone() throws(OutboxError) -> Int {
+        guard lock.becomeSoleOpenerIfPossible() else { return 0 }
+        defer { try? lock.share(path: databaseURL.path) }
+        return try recoverInterruptedSends()
+    }
+
+    /// Puts every `SYNCING` entry back to `QUEUED`: the process that was sending it is gone.
+    ///
+    /// - Returns: how many entries were put back.
+    func recoverInterruptedSends() throws(OutboxError) -> Int {
+        try database.run("UPDATE entries SET state = 'QUEUED' WHERE state = 'SYNCING'")
+        return database.changes
+    }
+
+    /// Removes media files that no record names, inside the write lock so that no enqueue can be
+    /// half done. Keeps every file an unreadable record might name, and everything when a record's
+    /// id itself cannot be read.
+    ///
+    /// - Returns: the names removed.
+    func sweepUnnamedMedia() throws(OutboxError) -> [String] {
+        try database.transaction { () throws(OutboxError) -> [String] in
+            let records = try records()
+            let unnamed = try media.regularFileNames().filter { name in
+                !records.contains { $0.protects(name) }
+            }
+            guard !unnamed.isEmpty else { return [] }
+            try media.remove(unnamed)
+            try media.synchronize()
+            return unnamed.sorted()
+        }
+    }
+
+    /// Sets the state (and the error shown with it) of the entry with this id.
+    ///
+    /// - Returns: whether an entry changed.
+    @discardableResult
+    func setState(_ state: OutboxEntry.State, lastError: String?, id: String) throws(OutboxError) -> Bool {
+        try database.run(
+            "UPDATE entries SET state = ?, last_error = ? WHERE id = ?",
+            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .text(id))
+        return database.changes > 0
+    }
+
+    /// Marks the entry as being sent, only when it is `QUEUED` (or has no state yet), and counts
+    /// the attempt. The condition is the claim: of two drains in two processes, one wins.
+    ///
+    /// - Returns: whether this caller claimed it.
+    func claim(id: String) throws(OutboxError) -> Bool {
+        try database.run(
+            """
+            UPDATE entries SET state = 'SYNCING', attempts = COALESCE(attempts, 0) + 1
+            WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
+            """, .text(id))
+        return database.changes > 0
+    }
+
+    /// Records how a send ended, only while the entry is still `SYNCING` (a discard or a
+    /// `markSynced` during the send wins).
+    ///
+    /// - Parameters:
+    ///   - state: The entry's new state.
+    ///   - lastError: The failure's reason, or nil after a success.
+    ///   - retry: The retry schedule; the default (no failures, no wait) after a success or a park.
+    /// - Returns: whether the entry was still being sent.
+    @discardableResult
+    func finishSend(
+        id: String, state: OutboxEntry.State, lastError: String?, retry: RetrySchedule = RetrySchedule()
+    ) throws(OutboxError) -> Bool {
+        try database.run(
+            """
+            UPDATE entries SET state = ?, last_error = ?, transient_failures = ?, next_attempt_at = ?,
+                awaits_send_now = ?
+            WHERE id = ? AND state = 'SYNCING'
+            """,
+            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .integer(Int64(retry.transientFailures)),
+            retry.nextAttemptAt.map { .real($0.timeIntervalSince1970) } ?? .null,
+            .integer(retry.awaitsSendNow ? 1 : 0), .text(id))
+        return database.changes > 0
+    }
+
+    /// Puts an entry back in the queue for the user's "send now": due at once, its failures
+    /// forgotten, parked or not; its last error stays readable until the next send ends.
+    func releaseForSendNow(id: String) throws(OutboxError) {
+        try database.run(
+            """
+            UPDATE entries SET state = 'QUEUED', transient_failures = 0, next_attempt_at = NULL, awaits_send_now = 0
+            WHERE id = ? AND COALESCE(state, 'QUEUED') IN ('QUEUED', 'FAILED_NEEDS_ATTENTION')
+            """, .text(id))
+    }
+
+    /// Removes a landed upload from the entry's pending media, durably.
+    ///
+    /// - Throws: `notFound` when the entry is gone (discarded mid-send).
+    func removePending(index: Int, id: String) throws(OutboxError) {
+        try database.transaction { () throws(OutboxError) in
+            let entry = try entry(id: id)
+            let remaining = entry.pendingMedia.filter { $0.index != index }
+            try database.run(
+                "UPDATE entries SET pending_media = ? WHERE id = ?",
+                .text(StoredRecord.encodeMediaList(remaining)), .text(id))
+        }
+    }
+
+    /// Deletes the record with this id.
+    ///
+    /// - Returns: whether there was one.
+    @discardableResult
+    func deleteRecord(id: String) throws(OutboxError) -> Bool {
+        try database.run("DELETE FROM entries WHERE id = ?", .text(id))
+        return database.changes > 0
+    }
+}

@@ -1,0 +1,209 @@
+internal import CSQLite
+import Foundation
+
+/// A value bound to a statement parameter.
+enum SQLiteValue: Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+}
+
+/// The one owner of a sqlite3 connection: it closes the connection in `deinit`.
+///
+/// It is used by one owner at a time (the store inside the `Outbox` actor), so it is opened with
+/// `SQLITE_OPEN_NOMUTEX` and is not `Sendable`.
+struct SQLiteDatabase: ~Copyable {
+    /// The database file, for error messages.
+    let path: String
+    private let handle: OpaquePointer
+
+    /// Opens (creating when absent) the database file at `path`.
+    init(path: String) throws(OutboxError) {
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        guard let opened else {
+            throw .database(path: path, code: Int(code), message: String(cString: sqlite3_errstr(code)))
+        }
+        guard code == SQLITE_OK else {
+            let message = String(cString: sqlite3_errmsg(opened))
+            sqlite3_close_v2(opened)
+            throw .database(path: path, code: Int(code), message: message)
+        }
+        // Extended codes tell SQLITE_IOERR_FSYNC from SQLITE_IOERR_WRITE, which matters in a bug report.
+        sqlite3_extended_result_codes(opened, 1)
+        self.path = path
+        self.handle = opened
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Waits up to `milliseconds` for a lock another connection (or process) holds, instead of
+    /// failing at once with SQLITE_BUSY.
+    func setBusyTimeout(milliseconds: Int32) {
+        sqlite3_busy_timeout(handle, milliseconds)
+    }
+
+    /// Prepares one SQL statement; the caller owns (and so finalizes) the result.
+    func prepare(_ sql: String) throws(OutboxError) -> SQLiteStatement {
+        var statement: OpaquePointer?
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(handle, text, -1, &statement, &tail)
+            // SQLite compiles only the first statement; a second one would silently never run.
+            if code == SQLITE_OK, let tail {
+                precondition(
+                    String(cString: tail).allSatisfy { $0.isWhitespace || $0 == ";" }, "one statement per call: \(sql)")
+            }
+            return code
+        }
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            throw error(code)
+        }
+        return SQLiteStatement(handle: statement, path: path)
+    }
+
+    /// Runs a script of several statements (a migration step), none of which take parameters.
+    func execute(script: String) throws(OutboxError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, script, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            throw .database(
+                path: path, code: Int(code),
+                message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)))
+        }
+    }
+
+    /// Runs one statement that returns no rows (or whose rows are not wanted).
+    func run(_ sql: String, _ values: SQLiteValue...) throws(OutboxError) {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// Runs one query and turns each row into a value.
+    func query<Row>(
+        _ sql: String, _ values: [SQLiteValue] = [],
+        row: (borrowing SQLiteStatement) throws(OutboxError) -> Row
+    ) throws(OutboxError) -> [Row] {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        var rows: [Row] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// The number of rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
+    ///
+    /// IMMEDIATE takes the write lock up front: two connections that both read and then write
+    /// would otherwise deadlock on the upgrade, and one of them would get SQLITE_BUSY at once.
+    /// While the lock is held no other connection or process can write, which is what lets
+    /// `enqueue` write media files and the sweep delete them without racing each other.
+    func transaction<R>(_ body: () throws(OutboxError) -> R) throws(OutboxError) -> R {
+        try run("BEGIN IMMEDIATE")
+        let result: R
+        do {
+            result = try body()
+            try run("COMMIT")
+        } catch {
+            // A failed COMMIT may already have ended the transaction; a ROLLBACK then has nothing to do.
+            if sqlite3_get_autocommit(handle) == 0 { try? run("ROLLBACK") }
+            throw error
+        }
+        return result
+    }
+
+    private func error(_ code: Int32) -> OutboxError {
+        .database(path: path, code: Int(code), message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// The one owner of a prepared statement: it finalizes the statement in `deinit`.
+struct SQLiteStatement: ~Copyable {
+    private let handle: OpaquePointer
+    private let path: String
+
+    fileprivate init(handle: OpaquePointer, path: String) {
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds `values` to parameters 1, 2, … in order.
+    func bind(_ values: [SQLiteValue]) throws(OutboxError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
+            case .real(let number): code = sqlite3_bind_double(handle, index, number)
+            // Transient: SQLite copies the bytes, so the bridged C string only lives for this call.
+            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+            }
+            guard code == SQLITE_OK else { throw error(code) }
+        }
+    }
+
+    /// Advances to the next row: true when there is one, false when the statement is done.
+    func step() throws(OutboxError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default: throw error(code)
+        }
+    }
+
+    /// Whether the column holds NULL.
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    /// The column as an integer, or nil when it is NULL or not an integer.
+    func integer(at column: Int32) -> Int64? {
+        sqlite3_column_type(handle, column) == SQLITE_INTEGER ? sqlite3_column_int64(handle, column) : nil
+    }
+
+    /// The column as a real number (integers widen), or nil when it is NULL or text.
+    func real(at column: Int32) -> Double? {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(handle, column)
+        default: return nil
+        }
+    }
+
+    /// The column's bytes exactly as stored (text or blob), or nil when it is NULL.
+    ///
+    /// Bytes rather than a `String`, so that invalid UTF-8 reaches the JSON decoder (which rejects
+    /// it) instead of being silently repaired.
+    func bytes(at column: Int32) -> Data? {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL:
+            return nil
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let start = sqlite3_column_blob(handle, column) else { return Data() }
+            return Data(bytes: start, count: count)
+        default:
+            guard let start = sqlite3_column_text(handle, column) else { return Data() }
+            // Asked for after the text conversion, as SQLite's documentation requires.
+            return Data(bytes: start, count: Int(sqlite3_column_bytes(handle, column)))
+        }
+    }
+
+    /// The column as text, or nil when it is NULL or not text.
+    func text(at column: Int32) -> String? {
+        guard sqlite3_column_type(handle, column) == SQLITE_TEXT, let data = bytes(at: column) else { return nil }
+        return String(data: data, encoding: .utf8)
+    }
+
+    private func error(_ code: Int32) -> OutboxError {
+        .database(path: path, code: Int(code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+    }
+}

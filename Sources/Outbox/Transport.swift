@@ -1,0 +1,96 @@
+import Foundation
+
+/// Gets one outbox entry to the engine. The drain calls it for one entry at a time, in capture
+/// order, off the outbox's bookkeeping: the actor is free while a send is in flight.
+///
+/// A transport uploads each of `delivery.pendingUploads`, calls `reporter.uploadLanded(index:)`
+/// as each one lands (so that a send killed half-way does not upload it again), reports progress
+/// as bytes go out, and then creates the capture, using `delivery.id` as the request id and the
+/// idempotency key. It answers with what the engine said; the outbox decides what that means.
+public protocol Transport: Sendable {
+    /// Sends one entry.
+    ///
+    /// - Parameters:
+    ///   - delivery: The entry's id, intent and the uploads still to do.
+    ///   - reporter: Where to report each landed upload (durably) and the bytes sent so far.
+    /// - Returns: The engine's answer, or how the request failed to get one.
+    /// - Throws: Anything; a thrown error counts as a network error (transient).
+    func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse
+}
+
+/// What a transport needs to send one entry.
+public struct Delivery: Sendable, Hashable {
+    /// The entry's id; also the engine's request id and the `Idempotency-Key`.
+    public let id: String
+    /// What the user meant, with a descriptor (index, SHA-256, size) for every upload copy.
+    public let intent: CaptureIntent
+    /// Which attempt this is, from 1.
+    public let attempt: Int
+    /// The upload copies the engine does not have yet, in index order.
+    public let pendingUploads: [PendingUpload]
+    /// The bytes of every upload copy of the capture, landed or not: the total for progress.
+    public let totalBytes: Int64
+    /// The bytes of the copies that landed in earlier attempts: where progress starts.
+    public let landedBytes: Int64
+}
+
+/// One upload copy still to send.
+public struct PendingUpload: Sendable, Hashable {
+    /// The copy's index in its capture; the engine's upload URL ends with it.
+    public let index: Int
+    /// The file to send. Read it while the send lasts; it stays until the entry retires.
+    public let fileURL: URL
+    /// The file's size in bytes.
+    public let byteCount: Int64
+}
+
+/// How an engine answered one send, or how the send failed to get an answer.
+public enum TransportResponse: Sendable, Hashable {
+    /// The engine answered with an HTTP status. `retryAfter` is the raw `Retry-After` header
+    /// (seconds or an HTTP date) and `detail` a short explanation from the engine, both optional.
+    case http(status: Int, retryAfter: String? = nil, detail: String? = nil)
+    /// The request did not complete (no route, DNS failure, connection reset); `detail` says why.
+    case networkError(detail: String)
+    /// No answer came in time.
+    case timedOut
+}
+
+/// How a transport reports back to the outbox during a send.
+public struct DeliveryReporter: Sendable {
+    /// The entry being sent.
+    public let id: String
+    /// The bytes of all the capture's upload copies.
+    public let totalBytes: Int64
+    let outbox: Outbox
+    let onProgress: (@Sendable (UploadProgress) -> Void)?
+
+    /// Records that upload `index` landed: it leaves the entry's pending media, durably, before
+    /// this returns, so a send killed later does not upload it again.
+    ///
+    /// - Parameter index: The upload copy's index.
+    /// - Throws: `OutboxError.notFound` when the entry was discarded during the send, or a
+    ///   database error; the transport should then stop and return.
+    public func uploadLanded(index: Int) async throws(OutboxError) {
+        try await outbox.recordUploadLanded(index: index, id: id)
+    }
+
+    /// Tells the app how far the capture's upload has come.
+    ///
+    /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed in earlier attempts.
+    public func progress(bytesSent: Int64) {
+        onProgress?(UploadProgress(id: id, bytesSent: min(bytesSent, totalBytes), totalBytes: totalBytes))
+    }
+}
+
+/// How far one capture's upload has come.
+public struct UploadProgress: Sendable, Hashable {
+    /// The entry's id.
+    public let id: String
+    /// The bytes sent so far.
+    public let bytesSent: Int64
+    /// The bytes of all the capture's upload copies.
+    public let totalBytes: Int64
+
+    /// The share sent, 0...1 (1 for a capture without media).
+    public var fractionCompleted: Double { totalBytes == 0 ? 1 : Double(bytesSent) / Double(totalBytes) }
+}
