@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ImagePrep", targets: ["ImagePrep"]),
         .library(name: "Outbox", targets: ["Outbox"]),
         .executable(name: "prep-photo", targets: ["prep-photo"]),
+        .executable(name: "prep-bench", targets: ["prep-bench"]),
     ],
     targets: [
         // C libraries that Debian ships; each module map points at a local shim.h.
@@ -18,6 +19,8 @@ let package = Package(
 
         .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CExif", "CLCMS2"]),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep"]),
+        // The whole-job benchmark against vipsthumbnail; run it from a release build (README, "Benchmark").
+        .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG"]),
         .target(name: "Outbox", dependencies: ["ImagePrep", "CSQLite"]),
 
         .testTarget(

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Every raw number of one benchmark run: what `--json` writes, and what the summary and the
+/// checks are computed from.
+struct BenchResults: Codable, Sendable {
+    /// When the run started, ISO 8601 in UTC.
+    var date: String
+    var host: String
+    var cores: Int
+    /// /proc/loadavg at the start and at the end: how busy the shared machine was.
+    var loadAverageAtStart: String
+    var loadAverageAtEnd: String
+    var runs: Int
+    var batchRuns: Int
+    var jobs: Int
+    var commands: [String: [String]]
+    /// The peak RSS `/bin/true` reports when started like the timed commands: no command can
+    /// report less (see `SpawnHelper`).
+    var harnessRSSFloorMB: Double
+
+    var regularPhotos: [BenchPhoto]
+    var largePhotos: [BenchPhoto]
+
+    /// Per mode, per photo: the whole job inside this process, one photo at a time.
+    var inProcess: [PreparationMode: [InProcessPhotoResult]] = [:]
+    /// Per batch name (see `BatchName`), every timed batch of the regular photos.
+    var batches: [String: [BatchMeasurement]] = [:]
+    /// Per tool name, per photo path: one photo per process.
+    var processes: [String: [String: [ProcessMeasurement]]] = [:]
+    /// Per photo path, per tool name: the output of the last single-photo run against the reference.
+    var quality: [String: [String: QualityResult]] = [:]
+}
+
+/// The names of the batch forms, as keys and as table labels.
+enum BatchName {
+    static let vipsOneProcess = "vipsthumbnail, all files in one process"
+    static let vipsProcessPerPhoto = "vipsthumbnail, a process per photo"
+    static func command(_ tool: CommandTool) -> String { "\(tool.name), all files in one process" }
+    static func inProcess(_ mode: PreparationMode) -> String { "\(mode.inProcessName), a workspace per worker" }
+}

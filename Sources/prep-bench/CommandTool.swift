@@ -1,0 +1,55 @@
+/// A command-line tool timed as a subprocess, with the exact arguments each run uses.
+struct CommandTool: Sendable {
+    enum Kind: Sendable, Equatable {
+        /// libvips' thumbnailer making only the 2048 copy: the peer the goals are measured against.
+        case vipsthumbnail
+        /// Our command making the whole job; `isFast` adds `--fast`.
+        case prepPhoto(isFast: Bool)
+    }
+
+    let kind: Kind
+    let executable: String
+    /// Batch workers for tools that take a count.
+    let jobs: Int
+
+    var name: String {
+        switch kind {
+        case .vipsthumbnail: "vipsthumbnail"
+        case .prepPhoto(let isFast): isFast ? "prep-photo --fast" : "prep-photo"
+        }
+    }
+
+    /// What the tool makes, for the table.
+    var job: String {
+        switch kind {
+        case .vipsthumbnail: "2048 only"
+        case .prepPhoto: "whole job"
+        }
+    }
+
+    /// One photo: `vipsthumbnail PHOTO --size 2048 -o FOLDER/STEM.jpg[Q=85]` (the form
+    /// `../shared/bench/bench.py` times), or `prep-photo --out FOLDER PHOTO`.
+    func arguments(for photo: BenchPhoto, into folder: String) -> [String] {
+        switch kind {
+        case .vipsthumbnail:
+            // An absolute -o path: a relative one would land next to the input, in the read-only set.
+            [executable, photo.path, "--size", "2048", "-o", "\(folder)/\(photo.stem).jpg[Q=85]"]
+        case .prepPhoto(let isFast):
+            [executable] + (isFast ? ["--fast"] : []) + ["--out", folder, photo.path]
+        }
+    }
+
+    /// All photos in one process: `vipsthumbnail FILES --size 2048 -o 'FOLDER/%s.jpg[Q=85]'`
+    /// (bench.py's one-process batch form), or `prep-photo --jobs N --out FOLDER FILES`.
+    func batchArguments(for photos: [BenchPhoto], into folder: String) -> [String] {
+        switch kind {
+        case .vipsthumbnail:
+            [executable] + photos.map(\.path) + ["--size", "2048", "-o", "\(folder)/%s.jpg[Q=85]"]
+        case .prepPhoto(let isFast):
+            [executable] + (isFast ? ["--fast"] : []) + ["--jobs", "\(jobs)", "--out", folder] + photos.map(\.path)
+        }
+    }
+
+    /// Where the 2048 copy (ImagePrep's upload copy) of `photo` lands in `folder`.
+    func uploadPath(for photo: BenchPhoto, in folder: String) -> String { "\(folder)/\(photo.stem).jpg" }
+}

@@ -1,0 +1,82 @@
+/// The markdown the benchmark prints: the tools side by side, the 48 MP rows, every batch form,
+/// the stage breakdown and, when there are thresholds, the goals.
+enum Report {
+    static func markdown(
+        _ results: BenchResults, summary: Summary, goals: [(tool: String, verdicts: [Thresholds.Verdict])],
+        sizeTolerance: Double
+    ) -> String {
+        var lines: [String] = []
+        let megapixels = results.regularPhotos.map(\.megapixels)
+        lines.append(
+            "prep-bench \(results.date), \(results.host), \(results.cores) cores, load average \(results.loadAverageAtStart) at the start and \(results.loadAverageAtEnd) at the end (shared machine: read the ratios).")
+        lines.append(
+            "\(results.regularPhotos.count) photos of \(format(megapixels.min(), 1))–\(format(megapixels.max(), 1)) MP; "
+                + "single photo: median (p90) over photos of each photo's median of \(results.runs) runs after a warm-up; "
+                + "batch: median of \(results.batchRuns) batches, \(results.jobs) workers; "
+                + "RSS: ru_maxrss from wait4 (floor of the harness: \(format(results.harnessRSSFloorMB, 1)) MB).")
+        lines.append("")
+        lines += mainTable(summary.regular, sizeTolerance: sizeTolerance)
+        for large in summary.large {
+            let photo = results.largePhotos.first { $0.stem == large.photo }
+            lines.append("")
+            lines.append("\(large.photo) (\(photo.map { "\($0.width)x\($0.height), \(format($0.megapixels, 1)) MP" } ?? "")), one photo:")
+            lines.append("")
+            lines += mainTable(large.rows, sizeTolerance: sizeTolerance)
+        }
+
+        lines.append("")
+        lines.append("| batch of the \(results.regularPhotos.count) photos | photos/s | CPU ms/photo | peak RSS MB |")
+        lines.append("|---|---|---|---|")
+        for batch in summary.batches {
+            lines.append(
+                "| \(batch.name) | \(format(batch.photosPerSecond, 1)) | \(format(batch.cpuMSPerPhoto, 0)) | \(format(batch.peakRSSMB, 0)) |")
+        }
+
+        lines.append("")
+        lines.append("Where the time goes: ImagePrep in-process, one photo at a time, ms (median over photos of each photo's median):")
+        lines.append("")
+        let stageNames = Stage.allCases.map(\.rawValue)
+        lines.append("| mode, photos | whole job | p90 | CPU | " + stageNames.joined(separator: " | ") + " |")
+        lines.append("|---|" + String(repeating: "---|", count: 3 + stageNames.count))
+        for row in summary.stages {
+            let stages = Stage.allCases.map { format(row.stageMS[$0], 1) }
+            lines.append(
+                "| \(row.name) | \(format(row.medianMS, 1)) | \(format(row.p90MS, 1)) | \(format(row.cpuMS, 1)) | "
+                    + stages.joined(separator: " | ") + " |")
+        }
+
+        for (tool, verdicts) in goals {
+            lines.append("")
+            lines.append("Goals for \(tool) (Benchmarks/thresholds.json):")
+            lines.append("")
+            lines.append("| goal | measured | met |")
+            lines.append("|---|---|---|")
+            for verdict in verdicts { lines.append("| \(verdict.goal) | \(verdict.measured) | \(verdict.isMet ? "yes" : "**no**") |") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `sizeTolerance`: outputs whose sides differ more from vips' are flagged beside their SSIM.
+    private static func mainTable(_ rows: [ToolSummary], sizeTolerance: Double) -> [String] {
+        let vips = Summary.vips(in: rows)
+        var lines = [
+            "| tool, job | batch photos/s | × vips | ms/photo (p90) | × vips | CPU ms | peak RSS MB | × vips | 2048 copy KB | SSIM-Y | Δ vips |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for row in rows {
+            func ratio(_ ours: Double?, _ theirs: Double?) -> String {
+                guard let ours, let theirs, theirs > 0 else { return "-" }
+                return format(ours / theirs, 2)
+            }
+            let singleRatio = row.isSubprocess ? ratio(row.singleMedianMS, vips?.singleMedianMS) : "(in-process)"
+            let ssimDelta = row.name == "vipsthumbnail" ? "" : signed(row.meanSSIM.flatMap { ours in vips?.meanSSIM.map { ours - $0 } }, 4)
+            var ssim = format(row.meanSSIM, 4)
+            if let deviation = row.worstSizeDeviation, deviation > sizeTolerance { ssim += " (size \(format(deviation * 100, 1)) % off)" }
+            lines.append(
+                "| \(row.name), \(row.job) | \(format(row.batchPhotosPerSecond, 1)) | \(ratio(row.batchPhotosPerSecond, vips?.batchPhotosPerSecond)) | "
+                    + "\(format(row.singleMedianMS, 0)) (\(format(row.singleP90MS, 0))) | \(singleRatio) | \(format(row.singleCPUMS, 0)) | "
+                    + "\(format(row.peakRSSMB, 0)) | \(ratio(row.peakRSSMB, vips?.peakRSSMB)) | \(format(row.meanKB, 0)) | \(ssim) | \(ssimDelta) |")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The goals, read from `Benchmarks/thresholds.json` so that they change in one reviewed
+/// file and never in code or unit tests. Every ratio is against vipsthumbnail in the same run.
+struct Thresholds: Codable, Sendable {
+    /// prep-photo's one-process batch rate over vipsthumbnail's faster batch form, at least.
+    var minimumBatchRatio: Double
+    /// prep-photo's single-photo wall time (median over photos) over vipsthumbnail's, at most.
+    var maximumSinglePhotoRatio: Double
+    /// prep-photo's peak RSS over vipsthumbnail's on the regular (12–16 MP) photos, at most.
+    var maximumPeakRSSRatio: Double
+    /// prep-photo's peak RSS on each large (48 MP) photo, in MiB, below.
+    var maximumLargePhotoPeakRSSMB: Double
+    /// How far prep-photo's mean SSIM-Y may fall below vipsthumbnail's, at most.
+    var maximumSSIMDeficit: Double
+    /// How far a side of prep-photo's upload copy may differ from vipsthumbnail's output, at most.
+    var maximumSizeDeviation: Double
+
+    static func load(_ path: String) throws(BenchError) -> Thresholds {
+        do {
+            return try JSONDecoder().decode(Thresholds.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch let error as DecodingError {
+            throw .badThresholds(path: path, detail: "\(error)")
+        } catch {
+            throw .badThresholds(path: path, detail: error.localizedDescription)
+        }
+    }
+
+    /// One goal judged.
+    struct Verdict: Sendable, Codable {
+        var goal: String
+        var measured: String
+        var isMet: Bool
+    }
+
+    /// Judges the row named `tool` against vipsthumbnail; a goal that cannot be measured (no
+    /// vipsthumbnail, no 48 MP photo, `--no-quality`) counts as missed, saying why.
+    func verdicts(for tool: String, in summary: Summary) -> [Verdict] {
+        let ours = summary.regular.first { $0.name == tool }
+        let vips = Summary.vips(in: summary.regular)
+        var verdicts: [Verdict] = []
+        func judge(_ goal: String, _ value: Double?, _ isMet: (Double) -> Bool, _ describe: (Double) -> String, missing: String) {
+            guard let value, value.isFinite else {
+                verdicts.append(Verdict(goal: goal, measured: "not measured: \(missing)", isMet: false))
+                return
+            }
+            verdicts.append(Verdict(goal: goal, measured: describe(value), isMet: isMet(value)))
+        }
+        let noVips = "vipsthumbnail did not run (see --vips)"
+
+        judge(
+            "batch throughput ≥ \(minimumBatchRatio)× vipsthumbnail",
+            ratio(ours?.batchPhotosPerSecond, vips?.batchPhotosPerSecond), { $0 >= minimumBatchRatio },
+            { "\(format($0, 2))× (\(format(ours?.batchPhotosPerSecond, 1)) vs \(format(vips?.batchPhotosPerSecond, 1)) photos/s)" },
+            missing: noVips)
+        judge(
+            "single-photo wall ≤ \(maximumSinglePhotoRatio)× vipsthumbnail",
+            ratio(ours?.singleMedianMS, vips?.singleMedianMS), { $0 <= maximumSinglePhotoRatio },
+            { "\(format($0, 2))× (\(format(ours?.singleMedianMS, 0)) vs \(format(vips?.singleMedianMS, 0)) ms)" },
+            missing: noVips)
+        judge(
+            "peak RSS ≤ \(maximumPeakRSSRatio)× vipsthumbnail on 12–16 MP",
+            ratio(ours?.peakRSSMB, vips?.peakRSSMB), { $0 <= maximumPeakRSSRatio },
+            { "\(format($0, 2))× (\(format(ours?.peakRSSMB, 0)) vs \(format(vips?.peakRSSMB, 0)) MB)" }, missing: noVips)
+        let largeRSS = summary.large.compactMap { $0.rows.first { $0.name == tool }?.peakRSSMB }.max()
+        judge(
+            "peak RSS < \(format(maximumLargePhotoPeakRSSMB, 0)) MB on 48 MP", largeRSS, { $0 < maximumLargePhotoPeakRSSMB },
+            { "\(format($0, 0)) MB" }, missing: "no photo above \(PhotoSet.largePhotoMegapixels) MP was given (--extra)")
+        judge(
+            "SSIM-Y ≥ vipsthumbnail − \(maximumSSIMDeficit)",
+            difference(ours?.meanSSIM, vips?.meanSSIM), { $0 >= -maximumSSIMDeficit },
+            { "\(signed($0, 4)) (\(format(ours?.meanSSIM, 4)) vs \(format(vips?.meanSSIM, 4)))" },
+            missing: "needs vipsthumbnail and no --no-quality")
+        let sizes = ([ours] + summary.large.map { $0.rows.first { $0.name == tool } }).compactMap { $0?.worstSizeDeviation }
+        judge(
+            "output size within ±\(format(maximumSizeDeviation * 100, 0)) % of vipsthumbnail's",
+            sizes.max(), { $0 <= maximumSizeDeviation }, { "worst side \(format($0 * 100, 1)) % off" }, missing: noVips)
+        return verdicts
+    }
+
+    private func ratio(_ ours: Double?, _ theirs: Double?) -> Double? {
+        guard let ours, let theirs, theirs > 0 else { return nil }
+        return ours / theirs
+    }
+
+    private func difference(_ ours: Double?, _ theirs: Double?) -> Double? {
+        guard let ours, let theirs else { return nil }
+        return ours - theirs
+    }
+}
+
+/// `value` with `decimals` digits after the point, or "-" when there is none.
+func format(_ value: Double?, _ decimals: Int) -> String {
+    guard let value, value.isFinite else { return "-" }
+    return String(format: "%.\(decimals)f", value)
+}
+
+/// `value` with an explicit sign.
+func signed(_ value: Double?, _ decimals: Int) -> String {
+    guard let value, value.isFinite else { return "-" }
+    return String(format: "%+.\(decimals)f", value)
+}

@@ -1,0 +1,150 @@
+import Foundation
+import ImagePrep
+
+// prep-bench: the whole job against vipsthumbnail, in one run. See `BenchOptions.help`.
+
+func say(_ message: String) { FileHandle.standardError.write(Data("prep-bench: \(message)\n".utf8)) }
+
+func loadAverage() -> String {
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+}
+
+if CommandLine.arguments.dropFirst().first == SpawnHelper.argument { SpawnHelper.serve() }
+
+let options: BenchOptions
+do {
+    switch try BenchOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .showHelp:
+        print(BenchOptions.help)
+        exit(0)
+    case .run(let parsed): options = parsed
+    }
+} catch {
+    FileHandle.standardError.write(
+        Data("Error: \(error.message)\n\(BenchOptions.usage)\n  See 'prep-bench --help' for more information.\n".utf8))
+    exit(64)
+}
+
+/// The whole benchmark; throws the first failure of any tool.
+func runBenchmark(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchError) -> Int32 {
+    let photos = try PhotoSet.load(folder: options.photoFolder, limit: options.limit, extras: options.extraPhotos)
+    let thresholdsPath = options.thresholdsPath ?? BenchOptions.defaultThresholdsPath()
+    let thresholds = FileManager.default.fileExists(atPath: thresholdsPath) || options.thresholdsPath != nil
+        ? try Thresholds.load(thresholdsPath) : nil
+    guard FileManager.default.isExecutableFile(atPath: options.prepPhotoPath) else {
+        throw .toolFailed(command: options.prepPhotoPath, detail: "there is no such executable; build it or pass --prep-photo.")
+    }
+    let work = options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(getpid())"
+    func folder(_ parts: String...) throws(BenchError) -> String {
+        let path = ([work] + parts).joined(separator: "/")
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw .cannotWrite(path: path, reason: error.localizedDescription)
+        }
+        return path
+    }
+    func safe(_ name: String) -> String { name.replacingOccurrences(of: " ", with: "") }
+
+    let modes: [PreparationMode] = options.includesFastMode ? [.exact, .fast] : [.exact]
+    var tools: [CommandTool] = []
+    if let vips = options.vipsthumbnailPath { tools.append(CommandTool(kind: .vipsthumbnail, executable: vips, jobs: options.jobs)) }
+    for mode in modes {
+        tools.append(CommandTool(kind: .prepPhoto(isFast: mode == .fast), executable: options.prepPhotoPath, jobs: options.jobs))
+    }
+    if options.vipsthumbnailPath == nil { say("vipsthumbnail not found or --vips none: no ratios, and --check will fail") }
+
+    var results = BenchResults(
+        date: ISO8601DateFormatter().string(from: Date()), host: ProcessInfo.processInfo.hostName,
+        cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageAtStart: loadAverage(), loadAverageAtEnd: "",
+        runs: options.runs, batchRuns: options.batchRuns, jobs: options.jobs,
+        commands: Dictionary(
+            uniqueKeysWithValues: tools.map { ($0.name, $0.arguments(for: photos.all[0], into: "OUT")) }),
+        harnessRSSFloorMB: try launcher.run(["/bin/true"], stderrPath: "/dev/null").peakRSSMB,
+        regularPhotos: photos.regular, largePhotos: photos.large)
+    say("\(photos.regular.count) photos + \(photos.large.count) large, outputs in \(work), load \(results.loadAverageAtStart)")
+
+    // 1. The library in this process, one photo at a time: whole job and stages.
+    for mode in modes {
+        let preparer = PhotoPreparer(configuration: mode.configuration)
+        results.inProcess[mode] = try InProcessRun.timePhotos(
+            photos.all, preparer: preparer, runs: options.runs, outputFolder: try folder("in-process", mode.rawValue))
+        say("in-process \(mode.rawValue): done")
+    }
+
+    // 2. One photo per process, the tools interleaved.
+    results.processes = try SubprocessRun.timePhotos(
+        photos.all, tools: tools, runs: options.runs, launcher: launcher,
+        folder: { tool, photo in (try? folder("single", safe(tool.name), photo.stem)) ?? work }, progress: say)
+
+    // 3. Batches of the regular photos, every form in each round.
+    let batchPhotos = photos.regular.isEmpty ? photos.large : photos.regular
+    for round in 1...options.batchRuns {
+        for tool in tools {
+            let measurement = try SubprocessRun.timeBatch(
+                batchPhotos, tool: tool, launcher: launcher, into: try folder("batch", safe(tool.name)))
+            results.batches[tool.kind == .vipsthumbnail ? BatchName.vipsOneProcess : BatchName.command(tool), default: []]
+                .append(measurement)
+            if tool.kind == .vipsthumbnail {
+                results.batches[BatchName.vipsProcessPerPhoto, default: []].append(
+                    try SubprocessRun.timeProcessPerPhotoBatch(
+                        batchPhotos, tool: tool, launcher: launcher, workers: options.jobs, into: try folder("batch", "vipsthumbnail-per-photo")))
+            }
+        }
+        for mode in modes {
+            results.batches[BatchName.inProcess(mode), default: []].append(
+                try InProcessRun.timeBatch(
+                    batchPhotos, preparer: PhotoPreparer(configuration: mode.configuration), workers: options.jobs,
+                    outputFolder: try folder("batch", "in-process-\(mode.rawValue)")))
+        }
+        say("batches: round \(round)/\(options.batchRuns)")
+    }
+    results.loadAverageAtEnd = loadAverage()
+
+    // 4. Bytes, sizes and SSIM of the last single-photo outputs.
+    var outputs: [String: [String: String]] = [:]
+    for photo in photos.all {
+        for tool in tools {
+            outputs[photo.path, default: [:]][tool.name] = tool.uploadPath(
+                for: photo, in: try folder("single", safe(tool.name), photo.stem))
+        }
+    }
+    say(options.skipsQuality ? "reading output sizes" : "SSIM against the float Lanczos3 reference")
+    results.quality = try QualityRun.measure(
+        photos.all, outputs: outputs, workers: options.jobs, computesSSIM: !options.skipsQuality)
+
+    let summary = Summary(results, tools: tools)
+    let goals: [(tool: String, verdicts: [Thresholds.Verdict])] =
+        thresholds.map { thresholds in
+            tools.filter { $0.kind != .vipsthumbnail }.map { (tool: $0.name, verdicts: thresholds.verdicts(for: $0.name, in: summary)) }
+        } ?? []
+    print(Report.markdown(results, summary: summary, goals: goals, sizeTolerance: thresholds?.maximumSizeDeviation ?? 0.03), terminator: "")
+
+    if let jsonPath = options.jsonPath {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        struct Output: Encodable {
+            let results: BenchResults
+            let summary: Summary
+        }
+        do { try encoder.encode(Output(results: results, summary: summary)).write(to: URL(fileURLWithPath: jsonPath)) } catch {
+            throw .cannotWrite(path: jsonPath, reason: error.localizedDescription)
+        }
+    }
+
+    // Only the default mode is held to the goals; the speed mode's verdicts are for reading.
+    guard options.thresholdsPath != nil else { return 0 }
+    let missed = goals.first { $0.tool == "prep-photo" }?.verdicts.filter { !$0.isMet } ?? []
+    for verdict in missed { say("missed goal: \(verdict.goal): \(verdict.measured)") }
+    return missed.isEmpty ? 0 : 1
+}
+
+do {
+    // Started first, while this process is still small: see `SpawnHelper`.
+    let launcher = try SpawnHelperPool(count: options.jobs)
+    defer { launcher.stop() }
+    let status = try runBenchmark(options, launcher: launcher)
+    launcher.stop()
+    exit(status)
+} catch {
+    say("error: \(error)")
+    exit(1)
+}
