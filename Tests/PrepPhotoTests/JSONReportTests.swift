@@ -144,6 +144,17 @@ struct JSONReportTests {
         }
     }
 
+    @Test("A two-line Latin-1 comment comes through the JSON line intact, on one line")
+    func multilineComment() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("crafted/comment-latin1-nul.jpg", to: "comment.jpg")
+            let result = try PrepPhotoRunner.run(["--json", "--out", "out", "comment.jpg"], in: folder.url)
+            let reports = try result.reports()
+            #expect(reports.count == 1)
+            #expect(reports.first?.comment == "Caf\u{E9} au lait\nsecond line")
+        }
+    }
+
     @Test("With --jobs 4, a dozen results come out in input order, failures included")
     func inputOrder() throws {
         try TemporaryFolder.with { folder in
