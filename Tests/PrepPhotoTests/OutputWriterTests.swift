@@ -51,6 +51,22 @@ struct OutputWriterTests {
         }
     }
 
+    @Test("When the output folder cannot be made, the run fails naming it, and --json still reports each input")
+    func outputFolderCannotBeMade() throws {
+        try TemporaryFolder.with { folder in
+            for input in Self.inputs { try folder.copy("corpus/\(input)", to: input) }
+            try folder.write(Data("not a folder".utf8), to: "out")
+            let result = try PrepPhotoRunner.run(["--json", "--out", "out"] + Self.inputs, in: folder.url)
+            #expect(result.status == 1)
+            #expect(result.standardError.hasPrefix("prep-photo: error: could not create the output folder 'out': "))
+            #expect(try folder.contents(of: "out") == Data("not a folder".utf8))
+            let reports = try result.reports()
+            withKnownIssue("main.swift exits before the batch runs, so a script reading --json gets no line at all") {
+                #expect(reports.map(\.ok) == [false, false])
+            }
+        }
+    }
+
     @Test(
         "When a folder stands where a copy goes, that photo fails naming the path, the others are written, nothing left",
         arguments: [".jpg", ".display.jpg", ".thumb.jpg"])
