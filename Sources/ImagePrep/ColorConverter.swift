@@ -8,6 +8,7 @@ import Glibc
 #endif
 import Synchronization
 internal import CLCMS2
+internal import CTurboJPEG
 
 /// An lcms2 transform with exactly one owner.
 ///
@@ -106,6 +107,56 @@ enum ColorConverter {
         var isNeeded: Bool {
             if case .none = self { return false }
             return true
+        }
+
+        /// Converts 4:2:0 YCbCr or gray planes in place.
+        ///
+        /// Colour goes through RGB a strip of rows at a time, with libjpeg-turbo's own (SIMD)
+        /// conversions both ways, so no full-size RGB image is ever made. Chroma is upsampled by
+        /// replication, so strips join without seams, and downsampled again by averaging each 2x2
+        /// block, which is what a 4:2:0 encoder does.
+        func apply(
+            to image: PlanarImage, stripBuffer: ScratchBuffer, compressor: borrowing Compressor,
+            decompressor: borrowing Decompressor, file: String
+        ) throws(ImagePrepError) {
+            guard isNeeded else { return }
+            if image.isGray {
+                for y in 0..<image.size.height { apply(image.planes[0].row(y), count: image.size.width) }
+                return
+            }
+            precondition(image.subsampling == .quarter, "stripped copies are 4:2:0")
+            let stripRows = 32
+            let width = image.size.width
+            stripBuffer.reserve(width * stripRows * 3)
+            let rgb = stripBuffer.bytes
+            for top in stride(from: 0, to: image.size.height, by: stripRows) {
+                let rows = min(stripRows, image.size.height - top)
+                let planes = image.activePlanes
+                var pointers: [UnsafeMutablePointer<UInt8>?] = planes.enumerated().map { index, plane in
+                    plane.row(index == 0 ? top : top / 2)
+                }
+                var strides: [Int32] = planes.map { Int32($0.width) }
+                let decoded = pointers.withUnsafeMutableBufferPointer { pointers in
+                    strides.withUnsafeMutableBufferPointer { strides in
+                        pointers.withMemoryRebound(to: UnsafePointer<UInt8>?.self) { readOnly in
+                            tjDecodeYUVPlanes(
+                                decompressor.handle, readOnly.baseAddress, strides.baseAddress,
+                                Int32(TJSAMP_420.rawValue), rgb, Int32(width), 0, Int32(rows),
+                                Int32(TJPF_RGB.rawValue), TJFLAG_FASTUPSAMPLE)
+                        }
+                    }
+                }
+                guard decoded == 0 else { throw .encodingFailed(file: file, detail: decompressor.lastMessage) }
+                apply(rgb, count: rows * width)
+                let encoded = pointers.withUnsafeMutableBufferPointer { pointers in
+                    strides.withUnsafeMutableBufferPointer { strides in
+                        tjEncodeYUVPlanes(
+                            compressor.handle, rgb, Int32(width), 0, Int32(rows), Int32(TJPF_RGB.rawValue),
+                            pointers.baseAddress, strides.baseAddress, Int32(TJSAMP_420.rawValue), 0)
+                    }
+                }
+                guard encoded == 0 else { throw .encodingFailed(file: file, detail: compressor.lastMessage) }
+            }
         }
 
         /// Converts interleaved RGB (or gray) pixels in place.

@@ -272,36 +272,31 @@ private struct PreparationRun {
     }
 
     /// Encodes a stripped copy: turned upright, in sRGB, with only the comments.
+    ///
+    /// The colour conversion works on the planes in place, so it needs a copy of its own: the
+    /// turned copy when the photo is turned, else a plain copy (the thumbnail is still to be
+    /// made from the upload's pixels).
     private mutating func encodeStripped(
         _ source: PlanarImage, orientation: Orientation, conversion: ColorConverter.DisplayConversion,
         comments: [Data], compressor: borrowing Compressor, decompressor: borrowing Decompressor
     ) throws(ImagePrepError) -> EncodedJPEG {
         var start = clock.now
         var upright = source
-        if orientation != .up {
+        if orientation != .up || conversion.isNeeded {
             source.orient(orientation, into: workspace.oriented)
             upright = workspace.oriented
         }
         timings.rotate += clock.now - start
 
         start = clock.now
-        let carried = [CarriedSegments(segments: comments)]
-        guard conversion.isNeeded else {
-            let data = try JPEGEncoder.encode(
-                upright, quality: configuration.quality, carrying: carried, compressor: compressor,
-                buffer: workspace.encodeBuffer, file: file)[0]
-            timings.encode += clock.now - start
-            return EncodedJPEG(data: data, size: upright.size)
-        }
-        let pixels = try JPEGEncoder.interleave(upright, into: workspace.scratch, decompressor: decompressor, file: file)
-        timings.encode += clock.now - start
-        start = clock.now
-        conversion.apply(pixels, count: upright.size.pixelCount)
+        try conversion.apply(
+            to: upright, stripBuffer: workspace.scratch, compressor: compressor, decompressor: decompressor, file: file)
         timings.color += clock.now - start
+
         start = clock.now
         let data = try JPEGEncoder.encode(
-            interleaved: pixels, size: upright.size, isGray: upright.isGray, quality: configuration.quality,
-            carrying: carried[0], compressor: compressor, buffer: workspace.encodeBuffer, file: file)
+            upright, quality: configuration.quality, carrying: [CarriedSegments(segments: comments)],
+            compressor: compressor, buffer: workspace.encodeBuffer, file: file)[0]
         timings.encode += clock.now - start
         return EncodedJPEG(data: data, size: upright.size)
     }

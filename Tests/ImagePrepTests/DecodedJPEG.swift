@@ -1,48 +1,54 @@
+import CTurboJPEG
 import Foundation
 
 @testable import ImagePrep
 
-/// A JPEG that a test decodes to look at its pixels, through ImagePrep's own libjpeg-turbo
-/// wrappers at full size (pixels are compared after decoding, never as JPEG bytes).
+/// A JPEG that a test decodes to look at its pixels, at full size (pixels are compared after
+/// decoding, never as JPEG bytes).
 struct DecodedJPEG {
     let size: PixelSize
     let isGray: Bool
-    /// BT.601 luma (the Y plane), row by row, `size.width` bytes a row.
+    /// BT.601 luma, row by row, `size.width` bytes a row.
     let luma: [UInt8]
     /// Interleaved RGB (gray repeated for gray images), row by row.
     let rgb: [UInt8]
 
-    init(_ data: Data, name: String = "test") throws {
-        let decompressor = try Decompressor(file: name)
-        let image = PlanarImage()
-        let scratch = ScratchBuffer()
-        let (size, isGray, luma, rgb) = try data.withUnsafeBytes { bytes in
-            let header = try JPEGDecoder.readHeader(bytes, decompressor: decompressor, file: name)
-            let options = JPEGDecoder.Options(
-                scaleDenominator: 1, acceptsIncompleteData: false, cmykProfile: nil, isCMYKInverted: false)
-            _ = try JPEGDecoder.decode(
-                bytes, header: header, options: options, decompressor: decompressor, into: image, scratch: scratch,
-                file: name)
-            let size = image.size
-            let plane = image.planes[0]
-            var luma = [UInt8](repeating: 0, count: size.pixelCount)
-            for y in 0..<size.height {
-                for x in 0..<size.width { luma[y * size.width + x] = plane.row(y)[x] }
+    struct DecodeError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Decodes with libjpeg-turbo's own RGB and gray output (`tjDecompress2`), independently of
+    /// ImagePrep's planar decoder.
+    init(_ data: Data) throws {
+        guard let handle = tjInitDecompress() else { throw DecodeError(description: "no decompressor") }
+        defer { tjDestroy(handle) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        func check(_ status: Int32) throws {
+            if status != 0, tjGetErrorCode(handle) != Int32(TJERR_WARNING.rawValue) {
+                throw DecodeError(description: String(cString: tjGetErrorStr2(handle)))
             }
-            var rgb: [UInt8]
-            if image.isGray {
-                rgb = luma.flatMap { [$0, $0, $0] }
-            } else {
-                precondition(image.subsampling == .quarter, "test decoding expects the 4:2:0 copies ImagePrep writes")
-                let pixels = try JPEGEncoder.interleave(image, into: scratch, decompressor: decompressor, file: name)
-                rgb = Array(UnsafeBufferPointer(start: pixels, count: size.pixelCount * 3))
-            }
-            return (size, image.isGray, luma, rgb)
         }
-        self.size = size
-        self.isGray = isGray
-        self.luma = luma
+        try data.withUnsafeBytes { bytes in
+            let jpeg = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            try check(tjDecompressHeader3(handle, jpeg, UInt(bytes.count), &width, &height, &subsampling, &colorspace))
+        }
+        size = PixelSize(width: Int(width), height: Int(height))
+        isGray = colorspace == Int32(TJCS_GRAY.rawValue)
+        var rgb = [UInt8](repeating: 0, count: size.pixelCount * 3)
+        var luma = [UInt8](repeating: 0, count: size.pixelCount)
+        try data.withUnsafeBytes { bytes in
+            let jpeg = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            try rgb.withUnsafeMutableBufferPointer { output in
+                try check(tjDecompress2(
+                    handle, jpeg, UInt(bytes.count), output.baseAddress, width, 0, height, Int32(TJPF_RGB.rawValue), 0))
+            }
+            try luma.withUnsafeMutableBufferPointer { output in
+                try check(tjDecompress2(
+                    handle, jpeg, UInt(bytes.count), output.baseAddress, width, 0, height, Int32(TJPF_GRAY.rawValue), 0))
+            }
+        }
         self.rgb = rgb
+        self.luma = luma
     }
 
     /// The luma shrunk to `columns` x `rows` with a Lanczos3 filter, as ImageMagick's
