@@ -26,6 +26,8 @@ struct BenchOptions {
     var jsonPath: String?
     /// Where outputs go; a fresh folder under the temporary directory unless told.
     var workFolder: String?
+    /// A `--json` file to print the tables of (and check) instead of measuring.
+    var reportPath: String?
     /// Whether to skip SSIM (it needs a full decode and a float resample per photo and tool).
     var skipsQuality = false
 
@@ -56,6 +58,7 @@ struct BenchOptions {
           --json <file>           Write every raw number there.
           --work <folder>         Where outputs go. (default: a new folder in /tmp)
           --no-quality            Skip SSIM (faster; --check then cannot judge quality).
+          --report <file.json>    Print the tables of an earlier --json run (no folder needed).
           -h, --help              Show this help.
 
         EXIT STATUS:
@@ -123,9 +126,11 @@ struct BenchOptions {
             case "--json": options.jsonPath = try value(for: argument, placeholder: "file")
             case "--work": options.workFolder = try value(for: argument, placeholder: "folder")
             case "--no-quality": options.skipsQuality = true
+            case "--report": options.reportPath = try value(for: argument, placeholder: "file.json")
             default: throw UsageError(message: "Unknown option '\(argument)'.")
             }
         }
+        if options.reportPath != nil, folders.isEmpty { return .run(options) }
         guard folders.count == 1 else {
             throw UsageError(
                 message: folders.isEmpty

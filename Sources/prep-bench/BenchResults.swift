@@ -13,6 +13,9 @@ struct BenchResults: Codable, Sendable {
     var runs: Int
     var batchRuns: Int
     var jobs: Int
+    /// The command tools in the order of the table, vipsthumbnail first.
+    var toolNames: [String]
+    /// Per tool name, its command for the first photo.
     var commands: [String: [String]]
     /// The peak RSS `/bin/true` reports when started like the timed commands: no command can
     /// report less (see `SpawnHelper`).
@@ -29,6 +32,20 @@ struct BenchResults: Codable, Sendable {
     var processes: [String: [String: [ProcessMeasurement]]] = [:]
     /// Per photo path, per tool name: the output of the last single-photo run against the reference.
     var quality: [String: [String: QualityResult]] = [:]
+}
+
+extension BenchResults {
+    /// The results in a file that `--json` wrote, for `--report`.
+    static func load(_ path: String) throws(BenchError) -> BenchResults {
+        struct Saved: Decodable {
+            let results: BenchResults
+        }
+        do {
+            return try JSONDecoder().decode(Saved.self, from: Data(contentsOf: URL(fileURLWithPath: path))).results
+        } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+    }
 }
 
 /// The names of the batch forms, as keys and as table labels.

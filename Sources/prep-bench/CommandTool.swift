@@ -12,6 +12,19 @@ struct CommandTool: Sendable {
     /// Batch workers for tools that take a count.
     let jobs: Int
 
+    init(kind: Kind, executable: String, jobs: Int) {
+        self.kind = kind
+        self.executable = executable
+        self.jobs = jobs
+    }
+
+    /// The tool that `name` names, as saved in `BenchResults.toolNames`.
+    init?(name: String, executable: String, jobs: Int) {
+        let kinds: [Kind] = [.vipsthumbnail, .prepPhoto(isFast: false), .prepPhoto(isFast: true)]
+        guard let kind = kinds.first(where: { CommandTool(kind: $0, executable: "", jobs: 0).name == name }) else { return nil }
+        self.init(kind: kind, executable: executable, jobs: jobs)
+    }
+
     var name: String {
         switch kind {
         case .vipsthumbnail: "vipsthumbnail"

@@ -24,6 +24,26 @@ enum Report {
             lines += mainTable(large.rows, sizeTolerance: sizeTolerance)
         }
 
+        if !summary.sizeGroups.isEmpty {
+            let names = summary.regular.filter(\.isSubprocess).map(\.name)
+            let vipsName = Summary.vips(in: summary.regular)?.name
+            lines.append("")
+            lines.append("By original size: ms/photo (median of per-photo medians) and mean SSIM-Y (Δ vips):")
+            lines.append("")
+            lines.append("| original, photos | " + (names.map { "\($0) ms" } + names.map { "\($0) SSIM-Y" }).joined(separator: " | ") + " |")
+            lines.append("|---|" + String(repeating: "---|", count: 2 * names.count))
+            for group in summary.sizeGroups {
+                let milliseconds = names.map { format(group.medianMS[$0], 0) }
+                let ssims = names.map { name in
+                    guard name != vipsName, let ours = group.meanSSIM[name], let vips = vipsName.flatMap({ group.meanSSIM[$0] }) else {
+                        return format(group.meanSSIM[name], 4)
+                    }
+                    return "\(format(ours, 4)) (\(signed(ours - vips, 4)))"
+                }
+                lines.append("| \(group.size), \(group.photoCount) | " + (milliseconds + ssims).joined(separator: " | ") + " |")
+            }
+        }
+
         lines.append("")
         lines.append("| batch of the \(results.regularPhotos.count) photos | photos/s | CPU ms/photo | peak RSS MB |")
         lines.append("|---|---|---|---|")

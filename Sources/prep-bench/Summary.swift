@@ -47,6 +47,18 @@ struct BatchSummary: Sendable, Codable {
     var peakRSSMB: Double?
 }
 
+/// The photos of one original size (in practice one camera), tool by tool: where a goal missed
+/// on average, this says which photos missed it.
+struct SizeGroupSummary: Sendable, Codable {
+    /// "4032x3024".
+    var size: String
+    var photoCount: Int
+    /// Per command tool name: median over the group of each photo's median wall time.
+    var medianMS: [String: Double]
+    /// Per command tool name: mean SSIM-Y over the group.
+    var meanSSIM: [String: Double]
+}
+
 /// The figures the report prints and the checks judge, computed from `BenchResults`.
 struct Summary: Sendable, Codable {
     /// The 12–16 MP photos.
@@ -54,6 +66,8 @@ struct Summary: Sendable, Codable {
     /// Per large photo (file name), its rows.
     var large: [LargePhotoSummary] = []
     var stages: [StageSummary] = []
+    /// The regular photos by original size.
+    var sizeGroups: [SizeGroupSummary] = []
     /// Every batch form, photos per second and CPU ms per photo.
     var batches: [BatchSummary] = []
 
@@ -75,9 +89,24 @@ struct Summary: Sendable, Codable {
             large.append(
                 LargePhotoSummary(photo: photo.stem, rows: rows(for: [photo], results: results, tools: tools, withBatches: false)))
         }
+        let sizes = Dictionary(grouping: results.regularPhotos) { "\($0.width)x\($0.height)" }.sorted { $0.key < $1.key }
+        for (size, photos) in sizes where sizes.count > 1 {
+            var group = SizeGroupSummary(size: size, photoCount: photos.count, medianMS: [:], meanSSIM: [:])
+            for tool in tools {
+                group.medianMS[tool.name] = photos.compactMap { results.processes[tool.name]?[$0.path]?.map(\.wallMS).median }.median
+                group.meanSSIM[tool.name] = photos.compactMap { results.quality[$0.path]?[tool.name]?.ssim }.mean
+            }
+            sizeGroups.append(group)
+        }
         for mode in PreparationMode.allCases {
             guard let all = results.inProcess[mode] else { continue }
-            for (label, photos) in [("12–16 MP", results.regularPhotos)] + results.largePhotos.map({ ($0.stem, [$0]) }) {
+            // All regular photos, then each original size (the DCT scale, and so the work, depends
+            // on it), then each large photo.
+            let groups =
+                [("all \(results.regularPhotos.count)", results.regularPhotos)]
+                + (sizes.count > 1 ? sizes.map { ("\($0.key), \($0.value.count)", $0.value) } : [])
+                + results.largePhotos.map { ("\($0.width)x\($0.height), \($0.stem)", [$0]) }
+            for (label, photos) in groups {
                 let paths = Set(photos.map(\.path))
                 let chosen = all.filter { paths.contains($0.photo) }
                 guard !chosen.isEmpty else { continue }

@@ -25,12 +25,9 @@ do {
     exit(64)
 }
 
-/// The whole benchmark; throws the first failure of any tool.
-func runBenchmark(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchError) -> Int32 {
+/// Every measurement; throws the first failure of any tool.
+func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchError) -> BenchResults {
     let photos = try PhotoSet.load(folder: options.photoFolder, limit: options.limit, extras: options.extraPhotos)
-    let thresholdsPath = options.thresholdsPath ?? BenchOptions.defaultThresholdsPath()
-    let thresholds = FileManager.default.fileExists(atPath: thresholdsPath) || options.thresholdsPath != nil
-        ? try Thresholds.load(thresholdsPath) : nil
     guard FileManager.default.isExecutableFile(atPath: options.prepPhotoPath) else {
         throw .toolFailed(command: options.prepPhotoPath, detail: "there is no such executable; build it or pass --prep-photo.")
     }
@@ -55,7 +52,7 @@ func runBenchmark(_ options: BenchOptions, launcher: SpawnHelperPool) throws(Ben
     var results = BenchResults(
         date: ISO8601DateFormatter().string(from: Date()), host: ProcessInfo.processInfo.hostName,
         cores: ProcessInfo.processInfo.activeProcessorCount, loadAverageAtStart: loadAverage(), loadAverageAtEnd: "",
-        runs: options.runs, batchRuns: options.batchRuns, jobs: options.jobs,
+        runs: options.runs, batchRuns: options.batchRuns, jobs: options.jobs, toolNames: tools.map(\.name),
         commands: Dictionary(
             uniqueKeysWithValues: tools.map { ($0.name, $0.arguments(for: photos.all[0], into: "OUT")) }),
         harnessRSSFloorMB: try launcher.run(["/bin/true"], stderrPath: "/dev/null").peakRSSMB,
@@ -110,7 +107,20 @@ func runBenchmark(_ options: BenchOptions, launcher: SpawnHelperPool) throws(Ben
     say(options.skipsQuality ? "reading output sizes" : "SSIM against the float Lanczos3 reference")
     results.quality = try QualityRun.measure(
         photos.all, outputs: outputs, workers: options.jobs, computesSSIM: !options.skipsQuality)
+    return results
+}
 
+/// Prints the tables, writes the JSON and judges the goals.
+///
+/// - Returns: the exit status: 1 when `--check` was given and a goal of the default mode missed.
+func conclude(_ results: BenchResults, options: BenchOptions) throws(BenchError) -> Int32 {
+    let thresholdsPath = options.thresholdsPath ?? BenchOptions.defaultThresholdsPath()
+    let thresholds =
+        FileManager.default.fileExists(atPath: thresholdsPath) || options.thresholdsPath != nil
+        ? try Thresholds.load(thresholdsPath) : nil
+    let tools = results.toolNames.compactMap {
+        CommandTool(name: $0, executable: results.commands[$0]?.first ?? $0, jobs: results.jobs)
+    }
     let summary = Summary(results, tools: tools)
     let goals: [(tool: String, verdicts: [Thresholds.Verdict])] =
         thresholds.map { thresholds in
@@ -139,10 +149,16 @@ func runBenchmark(_ options: BenchOptions, launcher: SpawnHelperPool) throws(Ben
 
 do {
     // Started first, while this process is still small: see `SpawnHelper`.
+    // If anything throws, exiting closes the helpers' pipes and they end on their own.
     let launcher = try SpawnHelperPool(count: options.jobs)
-    defer { launcher.stop() }
-    let status = try runBenchmark(options, launcher: launcher)
+    let results: BenchResults
+    if let reportPath = options.reportPath {
+        results = try BenchResults.load(reportPath)
+    } else {
+        results = try measure(options, launcher: launcher)
+    }
     launcher.stop()
+    let status = try conclude(results, options: options)
     exit(status)
 } catch {
     say("error: \(error)")
