@@ -76,6 +76,7 @@ struct BadInputTests {
             return
         }
         #expect(file == url.path && !reason.isEmpty)
+        #expect(error.description.contains("'\(url.path)'"))
     }
 
     @Test("a PNG, a HEIC and a text file are .notJPEG, saying what they look like", arguments: [
