@@ -327,10 +327,8 @@ enum ColorConverter {
 /// then sRGB's inverted, both in the D50 connection space), clip to the sRGB gamut and encode
 /// with sRGB's curve. This is what lcms2 computes for such a pair.
 final class MatrixShaperTransform: Sendable {
-    /// The columns of the combined matrix.
-    private let red: SIMD4<Float>
-    private let green: SIMD4<Float>
-    private let blue: SIMD4<Float>
+    /// The combined matrix, row by row.
+    private let matrix: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
     /// 256 linear values per input channel, channel-major.
     private let linearize: [Float]
     /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps.
@@ -350,9 +348,8 @@ final class MatrixShaperTransform: Sendable {
             }
         }
         let combined = Self.multiply(targetInverse, source)
-        red = SIMD4(Float(combined[0][0]), Float(combined[1][0]), Float(combined[2][0]), 0)
-        green = SIMD4(Float(combined[0][1]), Float(combined[1][1]), Float(combined[2][1]), 0)
-        blue = SIMD4(Float(combined[0][2]), Float(combined[1][2]), Float(combined[2][2]), 0)
+        let c = combined.flatMap { $0.map(Float.init) }
+        matrix = (c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8])
         self.linearize = linearize
         encode = (0..<Self.encodeSteps).map { step in
             let linear = Double(step) / Double(Self.encodeSteps - 1)
@@ -361,23 +358,26 @@ final class MatrixShaperTransform: Sendable {
         }
     }
 
+    /// Converts `count` interleaved RGB pixels in place.
+    ///
+    /// Plain scalar arithmetic: the work is table lookups around a 3x3 matrix, and Swift's
+    /// generic SIMD masks and clamps cost more here than they save.
     func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
+        let m = matrix
         linearize.withUnsafeBufferPointer { linearize in
             encode.withUnsafeBufferPointer { encode in
-                let scale = SIMD4<Float>(repeating: Float(Self.encodeSteps - 1))
+                @inline(__always) func encoded(_ linear: Float) -> UInt8 {
+                    // Adding 1.5 * 2^23 rounds to the nearest step and leaves it in the low bits;
+                    // clipping to the sRGB gamut happens on both sides of that.
+                    let step = (max(linear, 0) * Float(Self.encodeSteps - 1) + 12_582_912).bitPattern & 0x3F_FFFF
+                    return encode[min(Int(step), Self.encodeSteps - 1)]
+                }
                 for index in 0..<count {
                     let pixel = pixels + index * 3
-                    let linear = red * linearize[Int(pixel[0])] + green * linearize[256 + Int(pixel[1])]
-                        + blue * linearize[512 + Int(pixel[2])]
-                    // Clipping lane by lane: SIMD's generic `clamped` is not inlined and costs more
-                    // than the whole conversion.
-                    let clipped = SIMD4(
-                        min(max(linear[0], 0), 1), min(max(linear[1], 0), 1), min(max(linear[2], 0), 1), 0)
-                    // Adding 1.5 * 2^23 rounds to the nearest step and leaves it in the low bits.
-                    let steps = unsafeBitCast(clipped * scale + 12_582_912, to: SIMD4<UInt32>.self) & 0xFFFF
-                    pixel[0] = encode[Int(steps[0])]
-                    pixel[1] = encode[Int(steps[1])]
-                    pixel[2] = encode[Int(steps[2])]
+                    let r = linearize[Int(pixel[0])], g = linearize[256 + Int(pixel[1])], b = linearize[512 + Int(pixel[2])]
+                    pixel[0] = encoded(m.0 * r + m.1 * g + m.2 * b)
+                    pixel[1] = encoded(m.3 * r + m.4 * g + m.5 * b)
+                    pixel[2] = encoded(m.6 * r + m.7 * g + m.8 * b)
                 }
             }
         }

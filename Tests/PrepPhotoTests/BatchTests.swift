@@ -40,7 +40,7 @@ struct BatchTests {
             #expect(try folder.names(in: "out").count == 3 * good.count)
             #expect(result.errorLines.count == bad.count)
             for (name, reason) in bad {
-                let lines = result.errorLines.filter { $0.contains("/\(name)'") }
+                let lines = result.errorLines.filter { $0.contains("'\(name)'") }
                 #expect(lines.count == 1, "\(name) is not named once on stderr:\n\(result.standardError)")
                 #expect(lines.first?.contains(reason) == true, "\(lines)")
             }
@@ -78,7 +78,7 @@ struct BatchTests {
             try folder.write(Data("notes".utf8), to: "photos/notes.txt")
             let result = try PrepPhotoRunner.run(["--out", "out", "photos"], in: folder.url)
             #expect(result.status == 1)
-            #expect(result.errorLines == ["prep-photo: error: 'photos' is a folder with no photos in it"])
+            #expect(result.errorLines == ["prep-photo: error: 'photos' is a folder with no photos in it."])
         }
     }
 
@@ -120,14 +120,14 @@ struct BatchTests {
             let result = try PrepPhotoRunner.run(
                 ["--json", "--out", "out", "a/IMG.jpg", "b/IMG.display.jpg"], in: folder.url)
             let reports = try result.reports()
-            withKnownIssue("BatchPlan compares stems, not output paths: out/IMG.display.jpg is written twice") {
-                #expect(result.status == 1)
-                #expect(result.errorLines.first?.contains("'a/IMG.jpg'") == true)
-                // What is reported must be what is on disk; here a's display copy replaces b's upload.
-                for report in reports {
-                    for (_, copy) in report.copies {
-                        #expect((try? JPEGFile(path: copy.path))?.byteCount == copy.bytes, "\(report.input): \(copy.path)")
-                    }
+            #expect(result.status == 1)
+            #expect(result.errorLines.first?.contains("'a/IMG.jpg'") == true)
+            #expect(result.errorLines.first?.contains("'b/IMG.display.jpg'") == true)
+            #expect(reports.map(\.ok) == [true, false])
+            // What is reported must be what is on disk: nothing replaced a's copies.
+            for report in reports {
+                for (_, copy) in report.copies {
+                    #expect((try? JPEGFile(path: folder.path(copy.path)))?.byteCount == copy.bytes, "\(report.input): \(copy.path)")
                 }
             }
         }

@@ -173,13 +173,16 @@ struct JSONReportTests {
     }
 
     /// Each copy the report names is in `out`, is named after the input, and has the reported byte
-    /// count and pixel size; it is a complete JPEG.
+    /// count and pixel size; it is a complete JPEG. Reported paths are written as the user wrote
+    /// `--out`, so they are relative to the run's working folder, `out`'s parent here.
     static func expectCopiesMatchFiles(
         _ report: PhotoReport, in out: URL, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let name = ((report.input as NSString).lastPathComponent as NSString).deletingPathExtension
-        for (suffix, copy) in report.copies {
-            #expect(copy.path == out.appendingPathComponent(name + suffix).path, sourceLocation: sourceLocation)
+        for (suffix, expected) in report.copies {
+            var copy = expected
+            copy.path = URL(fileURLWithPath: expected.path, relativeTo: out.deletingLastPathComponent()).standardizedFileURL.path
+            #expect(copy.path == out.appendingPathComponent(name + suffix).standardizedFileURL.path, sourceLocation: sourceLocation)
             let file = try JPEGFile(path: copy.path)
             #expect(file.byteCount == copy.bytes, "\(copy.path)", sourceLocation: sourceLocation)
             #expect(file.size == PhotoReport.Size(width: copy.width, height: copy.height), "\(copy.path)", sourceLocation: sourceLocation)

@@ -3,7 +3,7 @@
 /// (`PhotoReport.keys`), since decoding takes a missing key for null.
 struct PhotoReport: Decodable {
     struct Copy: Decodable, Equatable {
-        let path: String
+        var path: String
         let width: Int
         let height: Int
         let bytes: Int

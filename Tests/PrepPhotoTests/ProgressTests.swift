@@ -34,7 +34,7 @@ struct ProgressTests {
             // The line is redrawn in place and cleared before the summary.
             #expect(terminal.contains("\r\u{1B}[K3/3 photos, "))
             #expect(terminal.contains("\r\u{1B}[KPrepared 2 of 3 photos in "))
-            #expect(terminal.contains("prep-photo: error: '\(folder.path("not-a-jpeg.png"))' is not a JPEG"))
+            #expect(terminal.contains("prep-photo: error: 'not-a-jpeg.png' is not a JPEG"))
         }
     }
 }
