@@ -9,7 +9,7 @@ struct BenchOptions {
     /// Timed runs per photo and tool, after one warm-up run.
     var runs = 5
     /// Timed whole-folder batches per tool.
-    var batchRuns = 3
+    var batchRuns = 5
     /// Workers for the batches: one per core unless told.
     var jobs = ProcessInfo.processInfo.activeProcessorCount
     /// Whether to add the speed mode (`dctScaleTolerance` 0.03, `prep-photo --fast`) rows.
@@ -48,7 +48,7 @@ struct BenchOptions {
           --extra <file>          One more photo, e.g. the 48 MP one that Benchmarks/make-48mp.sh
                                   makes. Repeatable.
           --runs <count>          Timed runs per photo and tool, after a warm-up. (default: 5)
-          --batch-runs <count>    Timed whole-folder batches per tool. (default: 3)
+          --batch-runs <count>    Timed whole-folder batches per tool. (default: 5)
           --jobs <count>          Batch workers. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)
           --fast                  Add rows for the speed mode (prep-photo --fast).
           --check [<file.json>]   Exit 1 naming each goal missed. (default: Benchmarks/thresholds.json)

@@ -56,7 +56,10 @@ struct Thresholds: Codable, Sendable {
         judge(
             "single-photo wall ≤ \(maximumSinglePhotoRatio)× vipsthumbnail",
             ratio(ours?.singleMedianMS, vips?.singleMedianMS), { $0 <= maximumSinglePhotoRatio },
-            { "\(format($0, 2))× (\(format(ours?.singleMedianMS, 0)) vs \(format(vips?.singleMedianMS, 0)) ms)" },
+            {
+                "\(format($0, 2))× (\(format(ours?.singleMedianMS, 0)) vs \(format(vips?.singleMedianMS, 0)) ms; "
+                    + "CPU \(format(ratio(ours?.singleCPUMS, vips?.singleCPUMS), 2))×)"
+            },
             missing: noVips)
         judge(
             "peak RSS ≤ \(maximumPeakRSSRatio)× vipsthumbnail on 12–16 MP",
