@@ -28,7 +28,7 @@ let package = Package(
             // CTurboJPEG directly, so that tests decode the copies independently of our decoder.
             dependencies: ["ImagePrep", "CTurboJPEG"],
             path: "Tests",
-            exclude: ["OutboxTests", "PrepPhotoTests", "Fixtures/README.md"],
+            exclude: ["OutboxTests", "PrepPhotoTests", "PrepBenchTests", "Fixtures/README.md"],
             sources: ["ImagePrepTests"],
             resources: [.copy("Fixtures")]
         ),
@@ -36,7 +36,7 @@ let package = Package(
             name: "OutboxTests",
             dependencies: ["Outbox", "ImagePrep"],
             path: "Tests",
-            exclude: ["ImagePrepTests", "PrepPhotoTests", "Fixtures/README.md"],
+            exclude: ["ImagePrepTests", "PrepPhotoTests", "PrepBenchTests", "Fixtures/README.md"],
             sources: ["OutboxTests"],
             resources: [.copy("Fixtures")]
         ),
@@ -45,10 +45,12 @@ let package = Package(
             name: "PrepPhotoTests",
             dependencies: ["prep-photo"],
             path: "Tests",
-            exclude: ["ImagePrepTests", "OutboxTests", "Fixtures/README.md"],
+            exclude: ["ImagePrepTests", "OutboxTests", "PrepBenchTests", "Fixtures/README.md"],
             sources: ["PrepPhotoTests"],
             resources: [.copy("Fixtures")]
         ),
+        // The benchmark's reference, SSIM and goal checks, on made-up numbers (never its timings).
+        .testTarget(name: "PrepBenchTests", dependencies: ["prep-bench"], path: "Tests/PrepBenchTests"),
     ],
     swiftLanguageModes: [.v6]
 )

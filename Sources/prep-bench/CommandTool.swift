@@ -25,6 +25,9 @@ struct CommandTool: Sendable {
         self.init(kind: kind, executable: executable, jobs: jobs)
     }
 
+    /// The tool `--check` holds to the goals: prep-photo in its default mode.
+    static let checkedName = CommandTool(kind: .prepPhoto(isFast: false), executable: "", jobs: 0).name
+
     var name: String {
         switch kind {
         case .vipsthumbnail: "vipsthumbnail"

@@ -15,13 +15,16 @@ enum Report {
                 + "batch: median of \(results.batchRuns) batches, \(results.jobs) workers; "
                 + "RSS: ru_maxrss from wait4 (floor of the harness: \(format(results.harnessRSSFloorMB, 1)) MB).")
         lines.append("")
-        lines += mainTable(summary.regular, sizeTolerance: sizeTolerance)
+        lines += [
+            "| tool, job | batch photos/s | × vips | ms/photo (p90) | × vips | CPU ms | peak RSS MB | × vips | 2048 copy KB | SSIM-Y | Δ vips |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        lines += tableRows(summary.regular, sizeTolerance: sizeTolerance)
         for large in summary.large {
+            // A large photo's rows follow, each tool against vips on that photo alone.
             let photo = results.largePhotos.first { $0.stem == large.photo }
-            lines.append("")
-            lines.append("\(large.photo) (\(photo.map { "\($0.width)x\($0.height), \(format($0.megapixels, 1)) MP" } ?? "")), one photo:")
-            lines.append("")
-            lines += mainTable(large.rows, sizeTolerance: sizeTolerance)
+            let label = photo.map { "\(format($0.megapixels, 0)) MP (\($0.width)x\($0.height))" } ?? large.photo
+            lines += tableRows(large.rows.filter(\.isSubprocess), sizeTolerance: sizeTolerance, label: label)
         }
 
         if !summary.sizeGroups.isEmpty {
@@ -76,13 +79,14 @@ enum Report {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `sizeTolerance`: outputs whose sides differ more from vips' are flagged beside their SSIM.
-    private static func mainTable(_ rows: [ToolSummary], sizeTolerance: Double) -> [String] {
+    /// Rows of the main table, each against the vipsthumbnail row among `rows`.
+    ///
+    /// - Parameters:
+    ///   - sizeTolerance: outputs whose sides differ more from vips' are flagged beside their SSIM.
+    ///   - label: what the rows are of, when not the regular photos.
+    private static func tableRows(_ rows: [ToolSummary], sizeTolerance: Double, label: String? = nil) -> [String] {
         let vips = Summary.vips(in: rows)
-        var lines = [
-            "| tool, job | batch photos/s | × vips | ms/photo (p90) | × vips | CPU ms | peak RSS MB | × vips | 2048 copy KB | SSIM-Y | Δ vips |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
+        var lines: [String] = []
         for row in rows {
             func ratio(_ ours: Double?, _ theirs: Double?) -> String {
                 guard let ours, let theirs, theirs > 0 else { return "-" }
@@ -93,7 +97,7 @@ enum Report {
             var ssim = format(row.meanSSIM, 4)
             if let deviation = row.worstSizeDeviation, deviation > sizeTolerance { ssim += " (size \(format(deviation * 100, 1)) % off)" }
             lines.append(
-                "| \(row.name), \(row.job) | \(format(row.batchPhotosPerSecond, 1)) | \(ratio(row.batchPhotosPerSecond, vips?.batchPhotosPerSecond)) | "
+                "| \(row.name), \(row.job)\(label.map { ", \($0)" } ?? "") | \(format(row.batchPhotosPerSecond, 1)) | \(ratio(row.batchPhotosPerSecond, vips?.batchPhotosPerSecond)) | "
                     + "\(format(row.singleMedianMS, 0)) (\(format(row.singleP90MS, 0))) | \(singleRatio) | \(format(row.singleCPUMS, 0)) | "
                     + "\(format(row.peakRSSMB, 0)) | \(ratio(row.peakRSSMB, vips?.peakRSSMB)) | \(format(row.meanKB, 0)) | \(ssim) | \(ssimDelta) |")
         }

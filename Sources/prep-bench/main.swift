@@ -32,14 +32,18 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
         throw .toolFailed(command: options.prepPhotoPath, detail: "there is no such executable; build it or pass --prep-photo.")
     }
     let work = options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(getpid())"
-    func folder(_ parts: String...) throws(BenchError) -> String {
-        let path = ([work] + parts).joined(separator: "/")
+    func folder(_ parts: String...) throws(BenchError) -> String { try makeFolder(([work] + parts).joined(separator: "/")) }
+    func makeFolder(_ path: String) throws(BenchError) -> String {
         do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
             throw .cannotWrite(path: path, reason: error.localizedDescription)
         }
         return path
     }
-    func safe(_ name: String) -> String { name.replacingOccurrences(of: " ", with: "") }
+    /// Where one tool's runs on one photo write, kept for the quality pass ("prep-photo --fast"
+    /// becomes "prep-photo--fast").
+    func singleFolder(_ tool: CommandTool, _ photo: BenchPhoto) -> String {
+        "\(work)/single/\(tool.name.replacingOccurrences(of: " ", with: ""))/\(photo.stem)"
+    }
 
     let modes: [PreparationMode] = options.includesFastMode ? [.exact, .fast] : [.exact]
     var tools: [CommandTool] = []
@@ -48,6 +52,9 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
         tools.append(CommandTool(kind: .prepPhoto(isFast: mode == .fast), executable: options.prepPhotoPath, jobs: options.jobs))
     }
     if options.vipsthumbnailPath == nil { say("vipsthumbnail not found or --vips none: no ratios, and --check will fail") }
+    for tool in tools {
+        for photo in photos.all { _ = try makeFolder(singleFolder(tool, photo)) }
+    }
 
     var results = BenchResults(
         date: ISO8601DateFormatter().string(from: Date()), host: ProcessInfo.processInfo.hostName,
@@ -70,20 +77,22 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
     // 2. One photo per process, the tools interleaved.
     results.processes = try SubprocessRun.timePhotos(
         photos.all, tools: tools, runs: options.runs, launcher: launcher,
-        folder: { tool, photo in (try? folder("single", safe(tool.name), photo.stem)) ?? work }, progress: say)
+        folder: singleFolder, progress: say)
 
     // 3. Batches of the regular photos, every form in each round.
     let batchPhotos = photos.regular.isEmpty ? photos.large : photos.regular
     for round in 1...options.batchRuns {
         for tool in tools {
             let measurement = try SubprocessRun.timeBatch(
-                batchPhotos, tool: tool, launcher: launcher, into: try folder("batch", safe(tool.name)))
+                batchPhotos, tool: tool, launcher: launcher,
+                into: try folder("batch", tool.name.replacingOccurrences(of: " ", with: "")))
             results.batches[tool.kind == .vipsthumbnail ? BatchName.vipsOneProcess : BatchName.command(tool), default: []]
                 .append(measurement)
             if tool.kind == .vipsthumbnail {
                 results.batches[BatchName.vipsProcessPerPhoto, default: []].append(
                     try SubprocessRun.timeProcessPerPhotoBatch(
-                        batchPhotos, tool: tool, launcher: launcher, workers: options.jobs, into: try folder("batch", "vipsthumbnail-per-photo")))
+                        batchPhotos, tool: tool, launcher: launcher, workers: options.jobs,
+                        into: try folder("batch", "vipsthumbnail-per-photo")))
             }
         }
         for mode in modes {
@@ -100,8 +109,7 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
     var outputs: [String: [String: String]] = [:]
     for photo in photos.all {
         for tool in tools {
-            outputs[photo.path, default: [:]][tool.name] = tool.uploadPath(
-                for: photo, in: try folder("single", safe(tool.name), photo.stem))
+            outputs[photo.path, default: [:]][tool.name] = tool.uploadPath(for: photo, in: singleFolder(tool, photo))
         }
     }
     say(options.skipsQuality ? "reading output sizes" : "SSIM against the float Lanczos3 reference")
@@ -142,7 +150,7 @@ func conclude(_ results: BenchResults, options: BenchOptions) throws(BenchError)
 
     // Only the default mode is held to the goals; the speed mode's verdicts are for reading.
     guard options.thresholdsPath != nil else { return 0 }
-    let missed = goals.first { $0.tool == "prep-photo" }?.verdicts.filter { !$0.isMet } ?? []
+    let missed = goals.first { $0.tool == CommandTool.checkedName }?.verdicts.filter { !$0.isMet } ?? []
     for verdict in missed { say("missed goal: \(verdict.goal): \(verdict.measured)") }
     return missed.isEmpty ? 0 : 1
 }

@@ -1,0 +1,84 @@
+import Testing
+
+@testable import prep_bench
+
+/// What `--check` decides from a run's numbers. Made-up numbers, no timing: the benchmark's own
+/// timings are never asserted in tests.
+@Suite struct CheckTests {
+    let thresholds = Thresholds(
+        minimumBatchRatio: 2.5, maximumSinglePhotoRatio: 0.6, maximumPeakRSSRatio: 1, maximumLargePhotoPeakRSSMB: 100,
+        maximumSSIMDeficit: 0.0005, maximumSizeDeviation: 0.03)
+    let regular = BenchPhoto(path: "/photos/a.jpg", width: 4032, height: 3024, byteCount: 1)
+    let large = BenchPhoto(path: "/extra/big.jpg", width: 8000, height: 6000, byteCount: 1)
+    let tools = [
+        CommandTool(kind: .vipsthumbnail, executable: "vipsthumbnail", jobs: 2),
+        CommandTool(kind: .prepPhoto(isFast: false), executable: "prep-photo", jobs: 2),
+    ]
+
+    /// A run where prep-photo is `speed` times as fast as vips and uses `rss` MB.
+    func results(speed: Double, rss: Double, ssim: Double, width: Int = 2048) -> BenchResults {
+        var results = BenchResults(
+            date: "", host: "", cores: 2, loadAverageAtStart: "", loadAverageAtEnd: "", runs: 1, batchRuns: 1, jobs: 2,
+            toolNames: tools.map(\.name), commands: [:], harnessRSSFloorMB: 19, regularPhotos: [regular],
+            largePhotos: [large])
+        func run(_ milliseconds: Double, _ rss: Double) -> [ProcessMeasurement] {
+            [ProcessMeasurement(wallMS: milliseconds, cpuMS: milliseconds, peakRSSMB: rss)]
+        }
+        results.processes = [
+            "vipsthumbnail": [regular.path: run(200, 58), large.path: run(500, 66)],
+            "prep-photo": [regular.path: run(200 / speed, rss), large.path: run(250, rss)],
+        ]
+        results.batches = [
+            BatchName.vipsOneProcess: [BatchMeasurement(photoCount: 16, wallMS: 4000, cpuMS: 0)],
+            BatchName.vipsProcessPerPhoto: [BatchMeasurement(photoCount: 16, wallMS: 3000, cpuMS: 0)],
+            BatchName.command(tools[1]): [BatchMeasurement(photoCount: 16, wallMS: 3000 / speed, cpuMS: 0)],
+        ]
+        results.quality = [
+            regular.path: [
+                "vipsthumbnail": QualityResult(width: 1536, height: 2048, byteCount: 1, ssim: 0.9683, orientation: 6),
+                "prep-photo": QualityResult(width: width, height: 1536, byteCount: 1, ssim: ssim, orientation: 1),
+            ],
+            large.path: [
+                "vipsthumbnail": QualityResult(width: 2048, height: 1536, byteCount: 1, ssim: 0.97, orientation: 1),
+                "prep-photo": QualityResult(width: 2048, height: 1536, byteCount: 1, ssim: 0.97, orientation: 1),
+            ],
+        ]
+        return results
+    }
+
+    func missed(_ results: BenchResults) -> [String] {
+        thresholds.verdicts(for: "prep-photo", in: Summary(results, tools: tools)).filter { !$0.isMet }.map(\.goal)
+    }
+
+    @Test func aRunThatBeatsEveryGoalMissesNone() {
+        #expect(missed(results(speed: 3, rss: 50, ssim: 0.9680)) == [])
+    }
+
+    @Test func theBatchRatioIsAgainstTheFasterVipsForm() {
+        // 2.4x the per-photo form (3000 ms) is 3.2x the one-process form (4000 ms): still a miss.
+        let verdicts = thresholds.verdicts(for: "prep-photo", in: Summary(results(speed: 2.4, rss: 50, ssim: 0.968), tools: tools))
+        #expect(verdicts[0].isMet == false)
+        #expect(verdicts[0].measured.hasPrefix("2.40×"))
+    }
+
+    @Test func eachMissedGoalIsNamed() {
+        let goals = missed(results(speed: 1.5, rss: 120, ssim: 0.9680, width: 1900))
+        #expect(goals.count == 5)
+        #expect(goals.contains { $0.hasPrefix("batch throughput") })
+        #expect(goals.contains { $0.hasPrefix("single-photo wall") })
+        #expect(goals.contains { $0.hasPrefix("peak RSS ≤") })
+        #expect(goals.contains { $0.hasPrefix("peak RSS <") })
+        #expect(goals.contains { $0.hasPrefix("output size") })
+        #expect(!goals.contains { $0.hasPrefix("SSIM") })  // 0.0003 below vips is within the 0.0005 allowed
+    }
+
+    @Test func ssimMoreThanTheAllowedDeficitBelowVipsMisses() {
+        #expect(missed(results(speed: 3, rss: 50, ssim: 0.9677)) == ["SSIM-Y ≥ vipsthumbnail − 0.0005"])
+    }
+
+    @Test func aGoalThatCouldNotBeMeasuredCountsAsMissed() {
+        var noLarge = results(speed: 3, rss: 50, ssim: 0.968)
+        noLarge.largePhotos = []
+        #expect(missed(noLarge) == ["peak RSS < 100 MB on 48 MP"])
+    }
+}
