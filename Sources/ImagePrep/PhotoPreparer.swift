@@ -152,6 +152,9 @@ private struct PreparationRun {
             if let problem = layout.problem { throw .corruptJPEG(file: file, detail: problem) }
             throw error
         }
+        if header.size.width == 0 || header.size.height == 0, let problem = layout.problem {
+            throw .corruptJPEG(file: file, detail: problem)
+        }
         try checkPixelLimit(header.size)
         let (metadata, metadataWarnings) = EXIFReader.metadata(of: bytes, layout: layout)
         warnings += metadataWarnings
@@ -175,7 +178,12 @@ private struct PreparationRun {
             scratch: workspace.scratch, file: file)
         timings.decode += clock.now - start
 
-        let upload = resampled(workspace.decoded, to: uploadSize, into: workspace.upload)
+        // A side that the DCT scale does not divide decodes to one pixel more than its share
+        // (223 px at 1/2 gives 112); the image itself spans 111.5 of them.
+        let decodedExtent = (
+            width: Double(header.size.width) / Double(denominator),
+            height: Double(header.size.height) / Double(denominator))
+        let upload = resampled(workspace.decoded, extent: decodedExtent, to: uploadSize, into: workspace.upload)
 
         // The display copy can share the upload's encoded data when it is the same picture.
         start = clock.now
@@ -217,14 +225,14 @@ private struct PreparationRun {
         if displaySharesUpload {
             display = EncodedJPEG(data: files[1], size: uploadSize)
         } else if let displaySize {
-            let source = resampled(upload, to: displaySize, into: workspace.resized)
+            let source = resampled(upload, extent: upload.extent, to: displaySize, into: workspace.resized)
             display = try encodeStripped(
                 source, orientation: orientation, conversion: conversion, comments: comments, compressor: compressor,
                 decompressor: decompressor)
         }
         var thumbnail: EncodedJPEG?
         if let edge = configuration.thumbnailEdge {
-            let source = resampled(upload, to: uploadSize.fitting(longEdge: edge), into: workspace.resized)
+            let source = resampled(upload, extent: upload.extent, to: uploadSize.fitting(longEdge: edge), into: workspace.resized)
             thumbnail = try encodeStripped(
                 source, orientation: orientation, conversion: conversion, comments: comments, compressor: compressor,
                 decompressor: decompressor)
@@ -246,7 +254,12 @@ private struct PreparationRun {
 
     /// `source` at `size` as 4:2:0 (or gray) planes: `source` itself when it already is that,
     /// else resampled into `target`.
-    private mutating func resampled(_ source: PlanarImage, to size: PixelSize, into target: PlanarImage) -> PlanarImage {
+    ///
+    /// - Parameter extent: how many of `source`'s pixels the picture spans; less than its size
+    ///   when a DCT scale rounded a side up.
+    private mutating func resampled(
+        _ source: PlanarImage, extent: (width: Double, height: Double), to size: PixelSize, into target: PlanarImage
+    ) -> PlanarImage {
         if source.size == size, source.isGray || source.subsampling == .quarter { return source }
         let start = clock.now
         target.reshape(size: size, isGray: source.isGray, subsampling: .quarter)
@@ -259,9 +272,9 @@ private struct PreparationRun {
             let targetReal = PixelSize(
                 width: (size.width + targetFactor.horizontal - 1) / targetFactor.horizontal,
                 height: (size.height + targetFactor.vertical - 1) / targetFactor.vertical)
-            let scaleX = Double(source.size.width) / Double(size.width)
+            let scaleX = extent.width / Double(size.width)
                 * Double(targetFactor.horizontal) / Double(sourceFactor.horizontal)
-            let scaleY = Double(source.size.height) / Double(size.height)
+            let scaleY = extent.height / Double(size.height)
                 * Double(targetFactor.vertical) / Double(sourceFactor.vertical)
             workspace.resampler.resample(
                 plane, size: sourceReal, into: target.planes[index], size: targetReal, scaleX: scaleX, scaleY: scaleY)

@@ -68,6 +68,9 @@ final class PlanarImage {
     private(set) var isGray = false
     let planes = [PixelPlane(), PixelPlane(), PixelPlane()]
 
+    /// The picture's extent in pixels: its size, for an image that no DCT scale rounded.
+    var extent: (width: Double, height: Double) { (Double(size.width), Double(size.height)) }
+
     /// The planes in use: one for gray, three for colour.
     var activePlanes: ArraySlice<PixelPlane> { planes.prefix(isGray ? 1 : 3) }
 
