@@ -91,12 +91,14 @@ final class Resampler {
     /// - Parameters:
     ///   - scaleX: source samples per target sample across; differs from the size ratio for
     ///     chroma planes whose subsampling changes.
+    ///   - rows: the target rows to make; two resamplers can make two bands of one plane at once.
     func resample(
         _ source: PixelPlane, size sourceSize: PixelSize, into target: PixelPlane, size targetSize: PixelSize,
-        scaleX: Double, scaleY: Double
+        scaleX: Double, scaleY: Double, rows: Range<Int>? = nil
     ) {
+        let rows = rows ?? 0..<targetSize.height
         if sourceSize == targetSize, scaleX == 1, scaleY == 1 {
-            for y in 0..<targetSize.height { target.row(y).update(from: source.row(y), count: targetSize.width) }
+            for y in rows { target.row(y).update(from: source.row(y), count: targetSize.width) }
             return
         }
         let horizontal = filterBank(inputCount: sourceSize.width, outputCount: targetSize.width, scale: scaleX)
@@ -122,12 +124,13 @@ final class Resampler {
         let outputRows = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>>.allocate(capacity: blockRows)
         defer { outputRows.deallocate() }
 
-        var convertedRows = 0
+        guard !rows.isEmpty else { return }
+        var convertedRows = vertical.starts[rows.lowerBound]
         horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
         horizontal.starts.withUnsafeBufferPointer { horizontalStarts in
         vertical.weights.withUnsafeBufferPointer { verticalWeights in
-            for blockStart in Swift.stride(from: 0, to: targetSize.height, by: blockRows) {
-                let rowsHere = min(blockRows, targetSize.height - blockStart)
+            for blockStart in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: blockRows) {
+                let rowsHere = min(blockRows, rows.upperBound - blockStart)
                 for r in 0..<blockRows {
                     let sum = sums + r * paddedWidth
                     guard r < rowsHere else {

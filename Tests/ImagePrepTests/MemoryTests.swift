@@ -36,7 +36,7 @@ struct MemoryTests {
         #expect(photo.upload.size == PixelSize(width: 2048, height: 1536))
         #expect(workspace.decoded.size == PixelSize(width: 4000, height: 3000))
         // Every plane the pipeline sized, padding included, is at most the 1/2-scale luma.
-        for image in [workspace.decoded, workspace.upload, workspace.resized, workspace.oriented] {
+        for image in [workspace.decoded, workspace.upload] + workspace.lanes.flatMap({ [$0.resized, $0.oriented] }) {
             for plane in image.planes {
                 #expect(plane.width <= 4000 && plane.height <= 3000, "a \(plane.width)x\(plane.height) plane")
             }
