@@ -24,8 +24,11 @@ struct BenchResults: Codable, Sendable {
     var regularPhotos: [BenchPhoto]
     var largePhotos: [BenchPhoto]
 
-    /// Per mode, per photo: the whole job inside this process, one photo at a time.
+    /// Per mode, per photo: the whole job inside this process, one photo at a time, split across
+    /// cores as an app waiting for one photo would run it.
     var inProcess: [PreparationMode: [InProcessPhotoResult]] = [:]
+    /// The same on one thread, where the stages add up to the whole job: the stage breakdown.
+    var inProcessOneThread: [PreparationMode: [InProcessPhotoResult]] = [:]
     /// Per batch name (see `BatchName`), every timed batch of the regular photos.
     var batches: [String: [BatchMeasurement]] = [:]
     /// Per tool name, per photo path: one photo per process.

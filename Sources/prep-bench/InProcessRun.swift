@@ -7,6 +7,7 @@ import Synchronization
 enum Stage: String, CaseIterable, Codable, CodingKeyRepresentable, Sendable {
     case read, decode, resample, rotate, color, encode, metadata, write
     /// Wall time outside every stage: allocating the result, TurboJPEG handles, copies of `Data`.
+    /// Negative when the photo's work is split across threads, whose stage times then add up.
     case other
 }
 

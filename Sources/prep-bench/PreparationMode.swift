@@ -8,9 +8,15 @@ enum PreparationMode: String, CaseIterable, Codable, CodingKeyRepresentable, Sen
     /// skipped (2016 px for 2048 from a 4032 px photo); what `prep-photo --fast` sets.
     case fast
 
-    var configuration: PhotoPreparer.Configuration {
+    /// The configuration of this mode.
+    ///
+    /// - Parameter splitsWork: whether one photo's copies run on two threads, as `prep-photo`
+    ///   does when it has fewer photos than cores (one photo while someone waits), and not when
+    ///   every core already has a photo of its own.
+    func configuration(splitsWork: Bool) -> PhotoPreparer.Configuration {
         var configuration = PhotoPreparer.Configuration()
         if self == .fast { configuration.dctScaleTolerance = 0.03 }
+        configuration.splitsWorkAcrossCores = splitsWork
         return configuration
     }
 

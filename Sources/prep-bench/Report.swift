@@ -56,7 +56,9 @@ enum Report {
         }
 
         lines.append("")
-        lines.append("Where the time goes: ImagePrep in-process, one photo at a time, ms (median over photos of each photo's median):")
+        lines.append(
+            "Where the time goes: ImagePrep in-process, one photo at a time on one thread (so that the stages add up "
+                + "to the whole job), ms, median over photos of each photo's median:")
         lines.append("")
         let stageNames = Stage.allCases.map(\.rawValue)
         lines.append("| mode, photos | whole job | p90 | CPU | " + stageNames.joined(separator: " | ") + " |")

@@ -99,7 +99,7 @@ struct Summary: Sendable, Codable {
             sizeGroups.append(group)
         }
         for mode in PreparationMode.allCases {
-            guard let all = results.inProcess[mode] else { continue }
+            guard let all = results.inProcessOneThread[mode] else { continue }
             // All regular photos, then each original size (the DCT scale, and so the work, depends
             // on it), then each large photo.
             let groups =

@@ -66,11 +66,17 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
         regularPhotos: photos.regular, largePhotos: photos.large)
     say("\(photos.regular.count) photos + \(photos.large.count) large, outputs in \(work), load \(results.loadAverageAtStart)")
 
-    // 1. The library in this process, one photo at a time: whole job and stages.
+    // 1. The library in this process, one photo at a time: the whole job as an app waiting for
+    //    one photo runs it (on two threads when there are cores to spare), then on one thread for
+    //    the stages, which then add up to the whole.
+    let coresToSpare = ProcessInfo.processInfo.activeProcessorCount > 1
     for mode in modes {
-        let preparer = PhotoPreparer(configuration: mode.configuration)
         results.inProcess[mode] = try InProcessRun.timePhotos(
-            photos.all, preparer: preparer, runs: options.runs, outputFolder: try folder("in-process", mode.rawValue))
+            photos.all, preparer: PhotoPreparer(configuration: mode.configuration(splitsWork: coresToSpare)),
+            runs: options.runs, outputFolder: try folder("in-process", mode.rawValue))
+        results.inProcessOneThread[mode] = try InProcessRun.timePhotos(
+            photos.all, preparer: PhotoPreparer(configuration: mode.configuration(splitsWork: false)),
+            runs: options.runs, outputFolder: try folder("in-process", mode.rawValue))
         say("in-process \(mode.rawValue): done")
     }
 
@@ -98,7 +104,11 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
         for mode in modes {
             results.batches[BatchName.inProcess(mode), default: []].append(
                 try InProcessRun.timeBatch(
-                    batchPhotos, preparer: PhotoPreparer(configuration: mode.configuration), workers: options.jobs,
+                    batchPhotos,
+                    preparer: PhotoPreparer(
+                        configuration: mode.configuration(
+                            splitsWork: options.jobs < ProcessInfo.processInfo.activeProcessorCount)),
+                    workers: options.jobs,
                     outputFolder: try folder("batch", "in-process-\(mode.rawValue)")))
         }
         say("batches: round \(round)/\(options.batchRuns)")
