@@ -51,7 +51,10 @@ struct Thresholds: Codable, Sendable {
         judge(
             "batch throughput ≥ \(minimumBatchRatio)× vipsthumbnail",
             ratio(ours?.batchPhotosPerSecond, vips?.batchPhotosPerSecond), { $0 >= minimumBatchRatio },
-            { "\(format($0, 2))× (\(format(ours?.batchPhotosPerSecond, 1)) vs \(format(vips?.batchPhotosPerSecond, 1)) photos/s)" },
+            {
+                "\(format($0, 2))× (\(format(ours?.batchPhotosPerSecond, 1)) vs \(format(vips?.batchPhotosPerSecond, 1)) photos/s; "
+                    + "CPU per photo \(format(ratio(ours?.batchCPUMSPerPhoto, vips?.batchCPUMSPerPhoto), 2))×)"
+            },
             missing: noVips)
         judge(
             "single-photo wall ≤ \(maximumSinglePhotoRatio)× vipsthumbnail",
