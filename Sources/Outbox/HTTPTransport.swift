@@ -58,14 +58,21 @@ public final class HTTPTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
 
+    /// URLSession's own timeout, in whole seconds above both of the transport's, so that it never decides first.
+    private var backstop: TimeInterval { Self.backstop(configuration) }
+
+    private static func backstop(_ configuration: Configuration) -> TimeInterval {
+        (max(configuration.idleTimeout, configuration.requestTimeout) + 1).rounded(.up)
+    }
+
     /// Creates a transport with its own URLSession (ephemeral: no cookies, no cache, no credentials on disk).
     ///
     /// - Parameter configuration: The engine's URL, the timeouts and extra headers.
     public init(configuration: Configuration) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.idleTimeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout
+        // The timeouts are the transport's own (see SessionDelegate.perform); URLSession's is a backstop.
+        sessionConfiguration.timeoutIntervalForRequest = Self.backstop(configuration)
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.urlCache = nil
         delegate = SessionDelegate()
@@ -96,10 +103,11 @@ public final class HTTPTransport: Transport {
             }
             let request = prepared(
                 EngineRequest.upload(
-                    upload, of: delivery.id, engine: configuration.engineURL, timeout: configuration.idleTimeout))
+                    upload, of: delivery.id, engine: configuration.engineURL, timeout: backstop))
             let before = sent
             let result = await delegate.perform(
-                request, uploading: upload.fileURL, in: session, deadline: configuration.requestTimeout
+                request, uploading: upload.fileURL, in: session, idleTimeout: configuration.idleTimeout,
+                deadline: configuration.requestTimeout
             ) { bytes in
                 reporter.progress(bytesSent: before + min(bytes, upload.byteCount))
             }
@@ -109,9 +117,10 @@ public final class HTTPTransport: Transport {
             reporter.progress(bytesSent: sent)
         }
         let request = prepared(
-            try EngineRequest.capture(delivery, engine: configuration.engineURL, timeout: configuration.idleTimeout))
+            try EngineRequest.capture(delivery, engine: configuration.engineURL, timeout: backstop))
         let result = await delegate.perform(
-            request, uploading: nil, in: session, deadline: configuration.requestTimeout)
+            request, uploading: nil, in: session, idleTimeout: configuration.idleTimeout,
+            deadline: configuration.requestTimeout)
         return Self.failure(result, of: request) ?? .http(status: Self.status(of: result))
     }
 

@@ -26,6 +26,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Exchange {
         var body = Data()
         var isPastDeadline = false
+        /// When a byte last moved, either way.
+        var lastActivity = ContinuousClock.now
         let progress: (@Sendable (Int64) -> Void)?
         let continuation: CheckedContinuation<HTTPExchangeResult, Never>
     }
@@ -35,20 +37,30 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Sends `request`, with the bytes of `file` as its body when there is one, and waits for the result.
     ///
+    /// Both timeouts are kept here rather than left to URLSession, whose `timeoutInterval` means
+    /// different things on different platforms: on Apple's the time without a byte moving, and in
+    /// FoundationNetworking libcurl's limit on the whole transfer, in whole seconds (so 0.5 fails
+    /// every request at once). The request's own `timeoutInterval` should be a backstop above both.
+    ///
     /// - Parameters:
+    ///   - idleTimeout: The longest no byte may move either way, in seconds.
     ///   - deadline: The longest the whole request may take, in seconds, answer included.
     ///   - progress: Called with the body bytes sent so far, from URLSession's queue.
     /// - Returns: The answer, or how the request failed; cancelling the calling task cancels the request.
     func perform(
-        _ request: URLRequest, uploading file: URL?, in session: URLSession, deadline: TimeInterval,
-        progress: (@Sendable (Int64) -> Void)? = nil
+        _ request: URLRequest, uploading file: URL?, in session: URLSession, idleTimeout: TimeInterval,
+        deadline: TimeInterval, progress: (@Sendable (Int64) -> Void)? = nil
     ) async -> HTTPExchangeResult {
         let task = file.map { session.uploadTask(with: request, fromFile: $0) } ?? session.dataTask(with: request)
         let identifier = task.taskIdentifier
-        // The idle timeout (URLRequest.timeoutInterval) lets a slow drip of bytes go on for ever;
-        // this bounds the whole request.
+        let started = ContinuousClock.now
         let watchdog = Task { [weak self] in
-            try await Task.sleep(for: .seconds(deadline))
+            while true {
+                let lastActivity = self?.exchanges.withLock { $0[identifier]?.lastActivity } ?? started
+                let end = min(lastActivity + .seconds(idleTimeout), started + .seconds(deadline))
+                if ContinuousClock.now >= end { break }
+                try await Task.sleep(until: end, clock: .continuous)
+            }
             self?.exchanges.withLock { $0[identifier]?.isPastDeadline = true }
             task.cancel()
         }
@@ -67,12 +79,26 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        let progress = exchanges.withLock { $0[task.taskIdentifier]?.progress }
+        let progress = exchanges.withLock { exchanges in
+            exchanges[task.taskIdentifier]?.lastActivity = .now
+            return exchanges[task.taskIdentifier]?.progress
+        }
         progress?(totalBytesSent)
     }
 
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        exchanges.withLock { $0[dataTask.taskIdentifier]?.lastActivity = .now }
+        completionHandler(.allow)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        exchanges.withLock { $0[dataTask.taskIdentifier]?.body.append(data) }
+        exchanges.withLock { exchanges in
+            exchanges[dataTask.taskIdentifier]?.lastActivity = .now
+            exchanges[dataTask.taskIdentifier]?.body.append(data)
+        }
     }
 
     /// Redirects are not followed: the contract has none, and a redirected PUT or POST could
