@@ -17,6 +17,7 @@ import http.server
 import json
 import os
 import re
+import signal
 import socket
 import sqlite3
 import struct
@@ -139,12 +140,14 @@ class _TIFFTags:
         return raw.decode("latin-1").strip() or None
 
     def rationals(self, entry, count):
-        if entry is None or entry[0] != 5 or entry[1] != count:
+        """`count` RATIONALs, or SRATIONALs as some phones write (Nokia's GPS), none negative; else None."""
+        if entry is None or entry[0] not in (5, 10) or entry[1] != count:
             return None
+        kind = "I" if entry[0] == 5 else "i"
         values = []
         for index in range(count):
-            numerator, denominator = self.unpack("I", entry[2] + 8 * index), self.unpack("I", entry[2] + 8 * index + 4)
-            if not denominator:
+            numerator, denominator = self.unpack(kind, entry[2] + 8 * index), self.unpack(kind, entry[2] + 8 * index + 4)
+            if not denominator or numerator < 0 or denominator < 0:
                 return None
             values.append(numerator / denominator)
         return values
@@ -345,9 +348,13 @@ class Engine(http.server.ThreadingHTTPServer):
                     return fault
         return None
 
-    def log(self, method, path, outcome, replayed=False):
+    def log(self, handler, method, path, outcome, replayed=False):
+        parts = path.strip("/").split("/")
+        request_id = handler.headers.get("Idempotency-Key") if parts == ["v1", "captures"] else \
+            parts[2] if len(parts) > 2 else None
         with self.faults_lock:
-            self.requests.append({"method": method, "path": path, "outcome": outcome, "replayed": replayed})
+            self.requests.append({"method": method, "path": path, "request_id": request_id, "outcome": outcome,
+                                  "replayed": replayed})
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -375,7 +382,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.control(method, path)
         fault = self.server.take_fault(method, path)
         if fault and fault.mode == "drop_connection":
-            self.server.log(method, path, "connection dropped")
+            self.server.log(self, method, path, "connection dropped")
             return self.drop()
         # A capture waits while its key is in flight, so that a replay sent meanwhile meets 409.
         self.delay = fault.seconds if fault and fault.mode == "delay" else 0
@@ -384,7 +391,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fault and fault.mode == "status":
             self.discard_body()
             headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
-            self.server.log(method, path, fault.status)
+            self.server.log(self, method, path, fault.status)
             return self.answer(
                 fault.status, {"error": "injected", "message": "an injected failure (HTTP %d)" % fault.status}, headers
             )
@@ -398,9 +405,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if not self.body_read:
                 self.discard_body()
         if fault and fault.mode == "drop_reply":
-            self.server.log(method, path, "reply dropped after %d" % status, replayed)
+            self.server.log(self, method, path, "reply dropped after %d" % status, replayed)
             return self.drop()
-        self.server.log(method, path, status, replayed)
+        self.server.log(self, method, path, status, replayed)
         self.answer(status, body, headers)
 
     def route(self, method, path):
@@ -662,14 +669,20 @@ def main(arguments=None):
         for record in store.records():
             print(json.dumps(record, sort_keys=True))
         return
+    # SIGTERM stops the engine even when the parent started it with SIGTERM ignored or blocked
+    # (a child inherits both, and test runners start processes from threads that block signals).
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     engine = Engine((options.host, options.port), store, options.fault)
     host, port = engine.server_address[:2]
     print(json.dumps({"port": port, "url": "http://%s:%d" % (host, port), "data": os.path.abspath(options.data)}),
           flush=True)
     try:
         engine.serve_forever()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         pass
+    finally:
+        engine.server_close()
 
 
 if __name__ == "__main__":
