@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "ImagePrep", targets: ["ImagePrep"]),
         .library(name: "Outbox", targets: ["Outbox"]),
         .executable(name: "prep-photo", targets: ["prep-photo"]),
+        .executable(name: "outbox", targets: ["OutboxCommand"]),
     ],
     targets: [
         // C libraries that Debian ships; each module map points at a local shim.h.
@@ -19,12 +20,14 @@ let package = Package(
         .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CExif", "CLCMS2"]),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep"]),
         .target(name: "Outbox", dependencies: ["ImagePrep", "CSQLite"]),
+        // Not Sources/outbox: beside Sources/Outbox it would collide on a case-insensitive file system.
+        .executableTarget(name: "OutboxCommand", dependencies: ["Outbox", "ImagePrep"]),
 
         .testTarget(
             name: "ImagePrepTests",
             dependencies: ["ImagePrep"],
             path: "Tests",
-            exclude: ["OutboxTests", "PrepPhotoTests", "Fixtures/README.md"],
+            exclude: ["OutboxTests", "PrepPhotoTests", "EngineTests", "Fixtures/README.md"],
             sources: ["ImagePrepTests"],
             resources: [.copy("Fixtures")]
         ),
@@ -32,7 +35,7 @@ let package = Package(
             name: "OutboxTests",
             dependencies: ["Outbox", "ImagePrep"],
             path: "Tests",
-            exclude: ["ImagePrepTests", "PrepPhotoTests", "Fixtures/README.md"],
+            exclude: ["ImagePrepTests", "PrepPhotoTests", "EngineTests", "Fixtures/README.md"],
             sources: ["OutboxTests"],
             resources: [.copy("Fixtures")]
         ),
@@ -41,8 +44,18 @@ let package = Package(
             name: "PrepPhotoTests",
             dependencies: ["prep-photo"],
             path: "Tests",
-            exclude: ["ImagePrepTests", "OutboxTests", "Fixtures/README.md"],
+            exclude: ["ImagePrepTests", "OutboxTests", "EngineTests", "Fixtures/README.md"],
             sources: ["PrepPhotoTests"],
+            resources: [.copy("Fixtures")]
+        ),
+        // Runs the reference engine (python3) and the built outbox as subprocesses; the
+        // dependency on OutboxCommand makes `swift test` build the executable.
+        .testTarget(
+            name: "EngineTests",
+            dependencies: ["Outbox", "ImagePrep", "OutboxCommand"],
+            path: "Tests",
+            exclude: ["ImagePrepTests", "OutboxTests", "PrepPhotoTests", "Fixtures/README.md"],
+            sources: ["EngineTests"],
             resources: [.copy("Fixtures")]
         ),
     ],
