@@ -39,7 +39,11 @@ enum EngineRequest {
         let intent: CaptureIntent
 
         private enum Keys: String, CodingKey {
-            case requestID = "request_id", kind, note, capturedAt = "captured_at", timeZone = "time_zone", place, media
+            case requestID = "request_id"
+            case kind, note
+            case capturedAt = "captured_at"
+            case timeZone = "time_zone"
+            case place, media
         }
 
         private struct Place: Encodable {
@@ -65,7 +69,9 @@ enum EngineRequest {
             } else {
                 try container.encode(intent.capturedAt, forKey: .capturedAt)
             }
-            if let timeZone = intent.timeZone { try container.encode(timeZone, forKey: .timeZone) } else {
+            if let timeZone = intent.timeZone {
+                try container.encode(timeZone, forKey: .timeZone)
+            } else {
                 try container.encodeNil(forKey: .timeZone)
             }
             // The altitude stays on the device: the contract's place is latitude and longitude.

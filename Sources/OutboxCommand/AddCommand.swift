@@ -1,10 +1,11 @@
+import ImagePrep
+import Outbox
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import ImagePrep
-import Outbox
 
 /// `outbox add`: prepares each photo and queues it, one at a time and in order, printing each id
 /// only once its capture is durable.
@@ -35,7 +36,9 @@ struct AddCommand {
         for path in photos {
             do {
                 let photo = try preparer.prepare(contentsOf: URL(fileURLWithPath: path), workspace: workspace)
-                for warning in photo.warnings { Terminal.writeError("outbox: warning: '\(path)': \(warning.message)\n") }
+                for warning in photo.warnings {
+                    Terminal.writeError("outbox: warning: '\(path)': \(warning.message)\n")
+                }
                 let saved = try await store.commitOnce(
                     idPrefix: Self.idPrefix(kind: kind), kind: kind, note: note, photos: [photo])
                 Terminal.writeOutput(saved.id + "\n")
@@ -57,8 +60,9 @@ struct AddCommand {
     /// '-', so that ids say what they are ("plate-3f2a…"); "capture-" when none are left.
     static func idPrefix(kind: String) -> String {
         let kept = kind.unicodeScalars.filter { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-"
-                || scalar == "_")
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-"
+                    || scalar == "_")
         }
         let prefix = String(String.UnicodeScalarView(kept.prefix(32)))
         return (prefix.isEmpty ? "capture" : prefix) + "-"

@@ -149,6 +149,8 @@ enum CommandHelp {
         OPTIONS:
           --engine <url>          The engine's base URL.
           --timeout <seconds>     Fail a request after this long with no byte moving. (default: 30)
+          --retry-delay <seconds> The backoff after a failure, as for drain. (default: 2)
+          --retry-limit <count>   Automatic retries before a capture waits for send-now. (default: 8)
           -h, --help              Show this help.
 
         EXIT STATUS:

@@ -195,7 +195,8 @@ private struct ArgumentReader {
     {
         let text = try value(for: option, placeholder: placeholder)
         guard let number = Int(text), range.contains(number) else {
-            throw invalid(text, option, placeholder, "it must be a whole number \(range.lowerBound) to \(range.upperBound)")
+            throw invalid(
+                text, option, placeholder, "it must be a whole number \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }
@@ -241,6 +242,7 @@ private struct ArgumentReader {
     }
 
     private func invalid(_ text: String, _ option: String, _ placeholder: String, _ rule: String) -> UsageError {
-        UsageError(message: "The value '\(text)' is invalid for '\(option) <\(placeholder)>': \(rule).", command: command)
+        UsageError(
+            message: "The value '\(text)' is invalid for '\(option) <\(placeholder)>': \(rule).", command: command)
     }
 }

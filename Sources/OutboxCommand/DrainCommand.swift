@@ -1,9 +1,10 @@
+import Outbox
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import Outbox
 
 /// `outbox drain` and `outbox send-now`: passes over the queue through the HTTP transport, each
 /// followed by retiring what the engine took.

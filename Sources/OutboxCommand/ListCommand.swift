@@ -1,9 +1,10 @@
+import Outbox
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import Outbox
 
 /// `outbox list`: the entries in capture order, as a table or as JSON lines.
 struct ListCommand {
@@ -70,7 +71,8 @@ struct ListCommand {
             return count == 0 ? nil : "\(count) \(state.rawValue)"
         }
         let total = listing.entries.count
-        text += "\(total) capture\(total == 1 ? "" : "s")" + (counts.isEmpty ? "" : ": " + counts.joined(separator: ", "))
+        text +=
+            "\(total) capture\(total == 1 ? "" : "s")" + (counts.isEmpty ? "" : ": " + counts.joined(separator: ", "))
         let unreadable = listing.unreadable.count
         text += "; \(unreadable) record\(unreadable == 1 ? "" : "s") this version cannot read.\n"
         return text

@@ -1,3 +1,6 @@
+import Outbox
+import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -6,8 +9,6 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import Outbox
-import Synchronization
 
 /// The standard streams. Each call is one `write(2)` of whole lines, so a line that a killed
 /// process printed is either all there or not there at all (a pipe takes up to PIPE_BUF bytes
@@ -29,7 +30,9 @@ enum Terminal {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeMutableBytes {
+                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return }
             offset += count
@@ -77,7 +80,8 @@ final class ProgressLine: Sendable {
     /// "Sending plate-3f2a…: 45% (120 of 266 KB)".
     static func describe(_ progress: UploadProgress) -> String {
         let percent = Int((progress.fractionCompleted * 100).rounded(.down))
-        return "Sending \(progress.id): \(percent)% (\(kilobytes(progress.bytesSent)) of \(kilobytes(progress.totalBytes)) KB)"
+        return
+            "Sending \(progress.id): \(percent)% (\(kilobytes(progress.bytesSent)) of \(kilobytes(progress.totalBytes)) KB)"
     }
 
     private static func kilobytes(_ bytes: Int64) -> Int64 { (bytes + 1023) / 1024 }

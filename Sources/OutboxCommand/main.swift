@@ -1,9 +1,10 @@
+import Outbox
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
-import Outbox
 
 #if canImport(Glibc)
     import Glibc

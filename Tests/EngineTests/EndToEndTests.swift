@@ -12,7 +12,8 @@ struct EndToEndTests {
     static func threeCaptures() throws -> [Capture] {
         let names = ["offset-plus0200-pixel8pro-8x8.jpg", "no-exif.jpg", "exif-little-endian-canon-40d.jpg"]
         return try names.enumerated().map { number, name in
-            try makeCapture(id: "plate-\(number + 1)", photos: [Fixtures.prepared(Fixtures.corpus.appendingPathComponent(name))])
+            try makeCapture(
+                id: "plate-\(number + 1)", photos: [Fixtures.prepared(Fixtures.corpus.appendingPathComponent(name))])
         }
     }
 
@@ -142,12 +143,14 @@ struct EndToEndTests {
                 // The upload landed in the first attempt, so the second sends only the record.
                 #expect(
                     outcomes == [
-                        "PUT status(201) false", "POST other(\"reply dropped after 201\") false", "POST status(200) true",
+                        "PUT status(201) false", "POST other(\"reply dropped after 201\") false",
+                        "POST status(200) true",
                     ])
             } else {
                 #expect(
                     outcomes == [
-                        "PUT other(\"reply dropped after 201\") false", "PUT status(200) false", "POST status(201) false",
+                        "PUT other(\"reply dropped after 201\") false", "PUT status(200) false",
+                        "POST status(201) false",
                     ])
             }
         }
@@ -219,7 +222,8 @@ struct EndToEndTests {
             let photos = try ["no-exif.jpg", "exif-little-endian-canon-40d.jpg"].map {
                 try Fixtures.prepared(Fixtures.corpus.appendingPathComponent($0))
             }
-            let (outbox, engine) = try await Self.setUp(folder, captures: [try makeCapture(id: "plate-1", photos: photos)])
+            let (outbox, engine) = try await Self.setUp(
+                folder, captures: [try makeCapture(id: "plate-1", photos: photos)])
             try await engine.inject(["mode": "status", "status": 503, "method": "POST"])
             let transport = HTTPTransport(engineURL: engine.url)
 
@@ -238,7 +242,8 @@ struct EndToEndTests {
     /// the client's place; the client's values when the photo has none.
     @Test func theEngineKeepsTheCamerasClockAndThePhotosPlace() async throws {
         try await withTemporaryFolder { folder in
-            let pixel = try Fixtures.prepared(Fixtures.corpus.appendingPathComponent("offset-plus0200-pixel8pro-8x8.jpg"))
+            let pixel = try Fixtures.prepared(
+                Fixtures.corpus.appendingPathComponent("offset-plus0200-pixel8pro-8x8.jpg"))
             let plain = try Fixtures.prepared(Fixtures.corpus.appendingPathComponent("no-exif.jpg"))
             let elsewhere = GeoPoint(latitude: 52.5, longitude: 13.25)
             let captures = [
@@ -246,7 +251,8 @@ struct EndToEndTests {
                 try makeCapture(id: "client", photos: [plain], place: elsewhere),
             ]
             let (outbox, engine) = try await Self.setUp(folder, captures: captures)
-            #expect(try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url)).synced == ["camera", "client"])
+            #expect(
+                try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url)).synced == ["camera", "client"])
             let state = try await engine.state()
 
             let camera = try #require(state.record("camera"))

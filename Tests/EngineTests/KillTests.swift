@@ -27,10 +27,12 @@ struct KillTests {
     @Test func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce() async throws {
         try await withTemporaryFolder { folder in
             let started = ContinuousClock.now
-            let seed = ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap(UInt64.init)
+            let seed =
+                ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap(UInt64.init)
                 ?? UInt64.random(in: 1...UInt64.max)
             var random = SplitMix64(seed: seed)
-            let photos = try Fixtures.distinctPhotos(count: Self.photoCount, in: folder.appendingPathComponent("photos"))
+            let photos = try Fixtures.distinctPhotos(
+                count: Self.photoCount, in: folder.appendingPathComponent("photos"))
             let store = folder.appendingPathComponent("outbox").path
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             // Every request takes a while (a capture about 0.15 s in all), so that most kills land
@@ -39,41 +41,35 @@ struct KillTests {
             let add = ["--store", store, "add", "--max-edge", "512"]
             let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
 
-            // How long an add takes here and now: to start, and for each photo.
-            let (addStartup, perPhoto) = try Self.measureAdd(folder: folder.appendingPathComponent("calibration"))
             var remaining = photos
             var printed: [URL: String] = [:]
             var queuedBeforePrinted: Set<String> = []
             var (drainKills, addKills, round) = (0, 0, 0)
-            // While photos remain, an add of all those not printed yet runs beside the drain, and is
-            // killed at a random moment of the time it needs: the first few always, later ones
-            // half the time.
-            // The drain is killed at a random moment of its first 150 ms: with the engine's delay
-            // that is mostly in the middle of a send.
+            // While photos remain, an add of all those not printed yet runs beside the drain. The
+            // first few adds, and half of the later ones, are killed while they work on a photo
+            // picked at random: once the ids before it are printed, a random 0-10 ms later (a
+            // photo takes 3-30 ms). The drain is killed at a random moment of its first 150 ms:
+            // with the engine's delay that is mostly in the middle of a send.
             while drainKills < Self.minimumDrainKills || !remaining.isEmpty {
                 round += 1
-                try #require(
-                    round <= 200,
-                    "the kill rounds did not finish: \(drainKills) drain kills, \(addKills) add kills, \(remaining.count) photos left")
+                let progress = "\(drainKills) drain kills, \(addKills) add kills, \(remaining.count) photos left"
+                try #require(round <= 200, "the kill rounds did not finish: \(progress)")
                 let batch = remaining
                 let draining = try OutboxProcess(drain)
-                let drainKillAt = ContinuousClock.now + .milliseconds(random.next() % 150)
+                draining.scheduleKill(delay: .milliseconds(random.next() % 150))
                 let adding = batch.isEmpty ? nil : try OutboxProcess(add + batch.map(\.path))
                 if let adding, addKills < Self.minimumAddKills || random.next() % 2 == 0 {
-                    // The first few kills fall in the first half of the time the batch needs, so
-                    // that they land while it works; later ones anywhere in it.
+                    // The first few kills fall in the first half of the batch, so that photos are left for more.
                     let span = addKills < Self.minimumAddKills ? max(1, batch.count / 2) : batch.count
-                    let window = addStartup + perPhoto * Double(span)
-                    try await Task.sleep(for: window * Double(random.next() % 1000) / 1000)
-                    adding.send(SIGKILL)
+                    adding.scheduleKill(
+                        afterLines: Int(random.next() % UInt64(span)), delay: .microseconds(random.next() % 10_000))
                 }
-                try await Task.sleep(until: drainKillAt, clock: .continuous)
-                draining.send(SIGKILL)
                 let drained = draining.wait()
                 if drained.wasKilled { drainKills += 1 }
                 #expect(drained.wasKilled || [0, 1].contains(drained.status), "drain failed: \(drained.standardError)")
                 if drained.status == 0, !drained.wasKilled, remaining.isEmpty {
-                    try #require(drainKills >= Self.minimumDrainKills, "the queue emptied after \(drainKills) drain kills")
+                    try #require(
+                        drainKills >= Self.minimumDrainKills, "the queue emptied after \(drainKills) drain kills")
                 }
                 guard let adding else { continue }
                 let added = adding.wait()
@@ -134,23 +130,6 @@ struct KillTests {
             #expect(orphans == 0)
             #expect(drainKills >= Self.minimumDrainKills && addKills >= Self.minimumAddKills)
         }
-    }
-
-    /// How long `outbox add` takes on this machine under its current load: the time to start
-    /// (an add of one photo) and the time per further photo (from an add of ten), measured on
-    /// photos of the same kinds as the test's, in a store of their own.
-    static func measureAdd(folder: URL) throws -> (startup: Duration, perPhoto: Duration) {
-        let photos = try Fixtures.distinctPhotos(count: 11, in: folder.appendingPathComponent("photos")).map(\.path)
-        let store = folder.appendingPathComponent("outbox").path
-        func timed(_ photos: [String]) throws -> Duration {
-            let started = ContinuousClock.now
-            let result = try OutboxProcess.run(["--store", store, "add", "--max-edge", "512"] + photos)
-            try #require(result.status == 0, "add failed: \(result.standardError)")
-            return ContinuousClock.now - started
-        }
-        let one = try timed([photos[0]])
-        let ten = try timed(Array(photos[1...]))
-        return (one, max(.milliseconds(1), (ten - one) / 9))
     }
 
     /// The ids the store holds, in any state, as `outbox list --json` shows them.

@@ -135,7 +135,8 @@ struct OutboxCommandTests {
             let url = engine.url.absoluteString
             try await engine.inject(["mode": "status", "status": 400, "path_prefix": "/v1/uploads/\(ids[0])/"])
             _ = try await engine.request(
-                "PUT", "v1/uploads/\(ids[1])/0", body: Data("other bytes".utf8), headers: ["Content-Type": "image/jpeg"])
+                "PUT", "v1/uploads/\(ids[1])/0", body: Data("other bytes".utf8), headers: ["Content-Type": "image/jpeg"]
+            )
 
             let drain = try OutboxProcess.run(["--store", store, "drain", "--engine", url])
             #expect(drain.status == 0, "parked captures wait for the user; nothing is left queued")
@@ -147,7 +148,9 @@ struct OutboxCommandTests {
                     == "outbox: '\(ids[0])' needs attention: HTTP 400: PUT \(url)/v1/uploads/\(ids[0])/0:"
                     + " an injected failure (HTTP 400). Send it again with 'outbox send-now \(ids[0])'"
                     + " or remove it with 'outbox discard \(ids[0])'.")
-            #expect(errorLines[1].hasPrefix("outbox: '\(ids[1])' needs attention: HTTP 422: PUT \(url)/v1/uploads/\(ids[1])/0:"))
+            #expect(
+                errorLines[1].hasPrefix(
+                    "outbox: '\(ids[1])' needs attention: HTTP 422: PUT \(url)/v1/uploads/\(ids[1])/0:"))
             #expect(errorLines[2] == "outbox: 0 captures left in the queue, 2 parked.")
 
             let sent = try OutboxProcess.run(["--store", store, "send-now", ids[0], "--engine", url])
@@ -177,16 +180,19 @@ struct OutboxCommandTests {
             let ids = try OutboxProcess.run(["--store", store, "add"] + photos).lines
             let port = try unusedPort()
             let watch = try OutboxProcess([
-                "--store", store, "drain", "--engine", "http://127.0.0.1:\(port)", "--watch", "60", "--retry-delay", "0.2",
+                "--store", store, "drain", "--engine", "http://127.0.0.1:\(port)", "--watch", "60", "--retry-delay",
+                "0.2",
             ])
             #expect(
                 try await waitUntil {
-                    try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines.first?["attempts"] as? Int ?? 0
+                    try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines.first?["attempts"] as? Int
+                        ?? 0
                         >= 2
                 }, "the watch retries on its own while the engine is down")
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"), port: port)
             #expect(try await waitUntil { try await engine.state().records.count == 1 })
-            #expect(try await waitUntil { try OutboxProcess.run(["--store", store, "list", "--json"]).lines.count == 1 })
+            #expect(
+                try await waitUntil { try OutboxProcess.run(["--store", store, "list", "--json"]).lines.count == 1 })
             watch.send(SIGTERM)
             let result = watch.wait()
             #expect(result.status == 0)
@@ -202,7 +208,9 @@ struct OutboxCommandTests {
             let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
             let id = try #require(try OutboxProcess.run(["--store", store, "add"] + photos).lines.first)
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            let command = [OutboxProcess.executable.path, "--store", store, "drain", "--engine", engine.url.absoluteString]
+            let command = [
+                OutboxProcess.executable.path, "--store", store, "drain", "--engine", engine.url.absoluteString,
+            ]
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
             process.arguments = ["-q", "-e", "-c", command.joined(separator: " "), "/dev/null"]

@@ -6,7 +6,10 @@ import Synchronization
 #endif
 
 /// The built `outbox` executable as a subprocess, as a user's shell (or a killer) runs it.
-final class OutboxProcess {
+///
+/// Sendable by hand so that a killer thread can watch it: what changes after `init` is only the
+/// buffers, each behind a mutex, and Process, which may be asked from any thread.
+final class OutboxProcess: @unchecked Sendable {
     struct Result {
         let status: Int32
         /// Whether SIGKILL ended it.
@@ -88,6 +91,21 @@ final class OutboxProcess {
     func send(_ signal: Int32) -> Bool {
         guard process.isRunning else { return false }
         return kill(process.processIdentifier, signal) == 0
+    }
+
+    /// Sends SIGKILL once stdout shows `lines` whole lines and `delay` more has passed, or when
+    /// the process ends first, does nothing.
+    ///
+    /// From a thread of its own rather than a task: the tests' tasks share Swift's cooperative
+    /// threads with CPU-heavy tests running beside them, and a task waiting for its moment can
+    /// wake hundreds of milliseconds late, after the process it should have killed has finished.
+    func scheduleKill(afterLines lines: Int = 0, delay: Duration) {
+        let microseconds = delay.components.seconds * 1_000_000 + delay.components.attoseconds / 1_000_000_000_000
+        Thread { [self] in
+            while isRunning, outputLineCount < lines { usleep(100) }
+            usleep(useconds_t(microseconds))
+            send(SIGKILL)
+        }.start()
     }
 
     /// Waits for the process to end and returns what it printed.

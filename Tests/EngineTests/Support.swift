@@ -237,7 +237,9 @@ struct EngineState: Decodable {
 
             init(from decoder: any Decoder) throws {
                 let container = try decoder.singleValueContainer()
-                if let status = try? container.decode(Int.self) { self = .status(status) } else {
+                if let status = try? container.decode(Int.self) {
+                    self = .status(status)
+                } else {
                     self = .other(try container.decode(String.self))
                 }
             }

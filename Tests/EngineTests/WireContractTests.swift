@@ -8,7 +8,9 @@ import Testing
 @Suite("Wire contract")
 struct WireContractTests {
     static func delivery(place: GeoPoint?, capturedAt: String, timeZone: String?) -> Delivery {
-        let media = [MediaDescriptor(index: 0, sha256: String(repeating: "ab", count: 32), width: 512, height: 384, byteCount: 9)]
+        let media = [
+            MediaDescriptor(index: 0, sha256: String(repeating: "ab", count: 32), width: 512, height: 384, byteCount: 9)
+        ]
         let intent = CaptureIntent(
             kind: "plate", note: "gate \"left\" open", capturedAt: capturedAt, timeZone: timeZone, place: place,
             media: media)
@@ -18,13 +20,15 @@ struct WireContractTests {
     @Test func theCaptureBodyHasEveryKeyOfTheContractAndNoOther() throws {
         let body = try EngineRequest.body(
             for: Self.delivery(
-                place: GeoPoint(latitude: -38.5, longitude: 144.25, altitude: 12), capturedAt: "2024-04-30T14:02:05+02:00",
+                place: GeoPoint(latitude: -38.5, longitude: 144.25, altitude: 12),
+                capturedAt: "2024-04-30T14:02:05+02:00",
                 timeZone: "Europe/Berlin"))
         #expect(
             String(decoding: body, as: UTF8.self)
                 == #"{"captured_at":"2024-04-30T14:02:05+02:00","kind":"plate","media":[{"height":384,"index":0,"#
                 + #""sha256":"\#(String(repeating: "ab", count: 32))","width":512}],"note":"gate \"left\" open","#
-                + #""place":{"latitude":-38.5,"longitude":144.25},"request_id":"plate-1","time_zone":"Europe\/Berlin"}"#)
+                + #""place":{"latitude":-38.5,"longitude":144.25},"request_id":"plate-1","time_zone":"Europe\/Berlin"}"#
+        )
     }
 
     @Test func whatIsNotKnownIsNull() throws {
@@ -51,7 +55,10 @@ struct WireContractTests {
     }
 
     @Test(arguments: [
-        (#"{"error": "upload_missing", "message": "Upload 1 of 'p' has not arrived."}"#, "Upload 1 of 'p' has not arrived."),
+        (
+            #"{"error": "upload_missing", "message": "Upload 1 of 'p' has not arrived."}"#,
+            "Upload 1 of 'p' has not arrived."
+        ),
         (#"{"error": "in_progress"}"#, "in_progress"),
         ("<html>\n<b>Bad gateway</b>\n</html>", "<html> <b>Bad gateway</b> </html>"),
         ("", nil),
