@@ -666,6 +666,7 @@ def main(arguments=None):
     options = parser.parse_args(arguments)
     store = Store(options.data)
     if options.dump:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--dump | head` ends quietly
         for record in store.records():
             print(json.dumps(record, sort_keys=True))
         return
