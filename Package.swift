@@ -25,7 +25,8 @@ let package = Package(
 
         .testTarget(
             name: "ImagePrepTests",
-            dependencies: ["ImagePrep"],
+            // CTurboJPEG directly, so that tests decode the copies independently of our decoder.
+            dependencies: ["ImagePrep", "CTurboJPEG"],
             path: "Tests",
             exclude: ["OutboxTests", "PrepPhotoTests", "EngineTests", "Fixtures/README.md"],
             sources: ["ImagePrepTests"],

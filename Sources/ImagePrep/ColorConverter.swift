@@ -8,6 +8,7 @@ import Glibc
 #endif
 import Synchronization
 internal import CLCMS2
+internal import CTurboJPEG
 
 /// An lcms2 transform with exactly one owner.
 ///
@@ -50,46 +51,12 @@ struct Profile: ~Copyable {
     var colorSpace: cmsColorSpaceSignature { cmsGetColorSpace(handle) }
 }
 
-/// The photo's embedded ICC profile, put together from its APP2 chunks.
-struct ICCProfile: Hashable, Sendable {
-    let bytes: [UInt8]
-
-    /// Reassembles the profile from `ICC_PROFILE` APP2 chunks, ordered by their sequence numbers.
-    ///
-    /// - Returns: no profile when there are no chunks; a warning instead of a profile when the
-    ///   chunks do not add up (missing, repeated or out of range), since a partial profile is garbage.
-    static func assemble(from bytes: UnsafeRawBufferPointer, layout: JPEGLayout) -> (ICCProfile?, PhotoWarning?) {
-        let chunks = layout.iccSegments(in: bytes)
-        guard !chunks.isEmpty else { return (nil, nil) }
-        let header = JPEGLayout.iccSignature.count
-        var parts: [Int: Range<Int>] = [:]
-        var declaredCount = -1
-        for chunk in chunks {
-            guard chunk.payload.count > header + 2 else { return (nil, inconsistent) }
-            let sequence = Int(bytes[chunk.payload.lowerBound + header])
-            let count = Int(bytes[chunk.payload.lowerBound + header + 1])
-            guard sequence >= 1, sequence <= count, declaredCount == -1 || declaredCount == count,
-                  parts[sequence] == nil
-            else { return (nil, inconsistent) }
-            declaredCount = count
-            parts[sequence] = (chunk.payload.lowerBound + header + 2)..<chunk.payload.upperBound
-        }
-        guard parts.count == declaredCount else { return (nil, inconsistent) }
-        var profile: [UInt8] = []
-        for sequence in 1...declaredCount { profile.append(contentsOf: bytes[parts[sequence]!]) }
-        return (ICCProfile(bytes: profile), nil)
-    }
-
-    private static let inconsistent = PhotoWarning(
-        .colorProfile, "The ICC profile's APP2 chunks are missing or out of order; the copies keep the original colour numbers")
-}
-
 /// Brings colour to sRGB, so that copies without a profile look as the original does in a
 /// colour-managed viewer (a Display P3 photo shown as sRGB looks washed out).
 ///
 /// LittleCMS reads the profiles and does the work for profiles built from lookup tables. For
 /// the common matrix-and-curves profiles (Display P3, Adobe RGB) the transform is the same
-/// arithmetic lcms2 would do, evaluated here with vector maths at several times its speed, and
+/// arithmetic lcms2 would do (`MatrixShaperTransform`), at several times its speed, and
 /// checked against lcms2 in the tests.
 enum ColorConverter {
     /// What a copy without a profile needs.
@@ -106,6 +73,56 @@ enum ColorConverter {
         var isNeeded: Bool {
             if case .none = self { return false }
             return true
+        }
+
+        /// Converts 4:2:0 YCbCr or gray planes in place.
+        ///
+        /// Colour goes through RGB a strip of rows at a time, with libjpeg-turbo's own (SIMD)
+        /// conversions both ways, so no full-size RGB image is ever made. Chroma is upsampled by
+        /// replication, so strips join without seams, and downsampled again by averaging each 2x2
+        /// block, which is what a 4:2:0 encoder does.
+        func apply(
+            to image: PlanarImage, stripBuffer: ScratchBuffer, compressor: borrowing Compressor,
+            decompressor: borrowing Decompressor, file: String
+        ) throws(ImagePrepError) {
+            guard isNeeded else { return }
+            if image.isGray {
+                for y in 0..<image.size.height { apply(image.planes[0].row(y), count: image.size.width) }
+                return
+            }
+            precondition(image.subsampling == .quarter, "stripped copies are 4:2:0")
+            let stripRows = 32
+            let width = image.size.width
+            stripBuffer.reserve(width * stripRows * 3)
+            let rgb = stripBuffer.bytes
+            for top in stride(from: 0, to: image.size.height, by: stripRows) {
+                let rows = min(stripRows, image.size.height - top)
+                let planes = image.activePlanes
+                var pointers: [UnsafeMutablePointer<UInt8>?] = planes.enumerated().map { index, plane in
+                    plane.row(index == 0 ? top : top / 2)
+                }
+                var strides: [Int32] = planes.map { Int32($0.width) }
+                let decoded = pointers.withUnsafeMutableBufferPointer { pointers in
+                    strides.withUnsafeMutableBufferPointer { strides in
+                        pointers.withMemoryRebound(to: UnsafePointer<UInt8>?.self) { readOnly in
+                            tjDecodeYUVPlanes(
+                                decompressor.handle, readOnly.baseAddress, strides.baseAddress,
+                                Int32(TJSAMP_420.rawValue), rgb, Int32(width), 0, Int32(rows),
+                                Int32(TJPF_RGB.rawValue), TJFLAG_FASTUPSAMPLE)
+                        }
+                    }
+                }
+                guard decoded == 0 else { throw .encodingFailed(file: file, detail: decompressor.lastMessage) }
+                apply(rgb, count: rows * width)
+                let encoded = pointers.withUnsafeMutableBufferPointer { pointers in
+                    strides.withUnsafeMutableBufferPointer { strides in
+                        tjEncodeYUVPlanes(
+                            compressor.handle, rgb, Int32(width), 0, Int32(rows), Int32(TJPF_RGB.rawValue),
+                            pointers.baseAddress, strides.baseAddress, Int32(TJSAMP_420.rawValue), 0)
+                    }
+                }
+                guard encoded == 0 else { throw .encodingFailed(file: file, detail: compressor.lastMessage) }
+            }
         }
 
         /// Converts interleaved RGB (or gray) pixels in place.
@@ -268,98 +285,5 @@ enum ColorConverter {
         let curve = cmsBuildParametricToneCurve(nil, 4, &parameters)
         defer { cmsFreeToneCurve(curve) }
         return cmsCreateGrayProfile(cmsD50_xyY(), curve)
-    }
-}
-
-/// Relative colorimetric conversion from a matrix-and-curves RGB profile to sRGB: linearise each
-/// channel through the profile's tone curves, apply one 3x3 matrix (the profile's colorants,
-/// then sRGB's inverted, both in the D50 connection space), clip to the sRGB gamut and encode
-/// with sRGB's curve. This is what lcms2 computes for such a pair.
-final class MatrixShaperTransform: Sendable {
-    /// The columns of the combined matrix.
-    private let red: SIMD4<Float>
-    private let green: SIMD4<Float>
-    private let blue: SIMD4<Float>
-    /// 256 linear values per input channel, channel-major.
-    private let linearize: [Float]
-    /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps.
-    private let encode: [UInt8]
-    private static let encodeSteps = 4096
-
-    init?(from profile: borrowing Profile, toSRGB sRGB: borrowing Profile) {
-        guard cmsIsMatrixShaper(profile.handle) != 0,
-              let source = Self.colorants(profile), let target = Self.colorants(sRGB),
-              let targetInverse = Self.inverse(target)
-        else { return nil }
-        var linearize = [Float](repeating: 0, count: 768)
-        for (channel, tag) in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag].enumerated() {
-            guard let curve = cmsReadTag(profile.handle, tag) else { return nil }
-            for value in 0..<256 {
-                linearize[channel * 256 + value] = cmsEvalToneCurveFloat(OpaquePointer(curve), Float(value) / 255)
-            }
-        }
-        let combined = Self.multiply(targetInverse, source)
-        red = SIMD4(Float(combined[0][0]), Float(combined[1][0]), Float(combined[2][0]), 0)
-        green = SIMD4(Float(combined[0][1]), Float(combined[1][1]), Float(combined[2][1]), 0)
-        blue = SIMD4(Float(combined[0][2]), Float(combined[1][2]), Float(combined[2][2]), 0)
-        self.linearize = linearize
-        encode = (0..<Self.encodeSteps).map { step in
-            let linear = Double(step) / Double(Self.encodeSteps - 1)
-            let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
-            return UInt8((encoded * 255).rounded())
-        }
-    }
-
-    func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
-        linearize.withUnsafeBufferPointer { linearize in
-            encode.withUnsafeBufferPointer { encode in
-                let scale = SIMD4<Float>(repeating: Float(Self.encodeSteps - 1))
-                for index in 0..<count {
-                    let pixel = pixels + index * 3
-                    let linear = red * linearize[Int(pixel[0])] + green * linearize[256 + Int(pixel[1])]
-                        + blue * linearize[512 + Int(pixel[2])]
-                    // Clipping lane by lane: SIMD's generic `clamped` is not inlined and costs more
-                    // than the whole conversion.
-                    let clipped = SIMD4(
-                        min(max(linear[0], 0), 1), min(max(linear[1], 0), 1), min(max(linear[2], 0), 1), 0)
-                    // Adding 1.5 * 2^23 rounds to the nearest step and leaves it in the low bits.
-                    let steps = unsafeBitCast(clipped * scale + 12_582_912, to: SIMD4<UInt32>.self) & 0xFFFF
-                    pixel[0] = encode[Int(steps[0])]
-                    pixel[1] = encode[Int(steps[1])]
-                    pixel[2] = encode[Int(steps[2])]
-                }
-            }
-        }
-    }
-
-    /// The profile's colorant matrix: columns are the red, green and blue XYZ (D50).
-    private static func colorants(_ profile: borrowing Profile) -> [[Double]]? {
-        var columns: [cmsCIEXYZ] = []
-        for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
-            guard let xyz = cmsReadTag(profile.handle, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee else { return nil }
-            columns.append(xyz)
-        }
-        return [
-            [columns[0].X, columns[1].X, columns[2].X],
-            [columns[0].Y, columns[1].Y, columns[2].Y],
-            [columns[0].Z, columns[1].Z, columns[2].Z],
-        ]
-    }
-
-    private static func multiply(_ a: [[Double]], _ b: [[Double]]) -> [[Double]] {
-        (0..<3).map { row in (0..<3).map { column in (0..<3).reduce(0) { $0 + a[row][$1] * b[$1][column] } } }
-    }
-
-    private static func inverse(_ m: [[Double]]) -> [[Double]]? {
-        let determinant = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-        guard abs(determinant) > 1e-12 else { return nil }
-        let cofactors: [[Double]] = [
-            [m[1][1] * m[2][2] - m[1][2] * m[2][1], m[0][2] * m[2][1] - m[0][1] * m[2][2], m[0][1] * m[1][2] - m[0][2] * m[1][1]],
-            [m[1][2] * m[2][0] - m[1][0] * m[2][2], m[0][0] * m[2][2] - m[0][2] * m[2][0], m[0][2] * m[1][0] - m[0][0] * m[1][2]],
-            [m[1][0] * m[2][1] - m[1][1] * m[2][0], m[0][1] * m[2][0] - m[0][0] * m[2][1], m[0][0] * m[1][1] - m[0][1] * m[1][0]],
-        ]
-        return cofactors.map { $0.map { $0 / determinant } }
     }
 }

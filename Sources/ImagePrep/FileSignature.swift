@@ -3,7 +3,7 @@
 enum FileSignature {
     static func describe(_ bytes: UnsafeRawBufferPointer) -> String {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
-            bytes.hasPrefix(prefix, at: offset..<bytes.count)
+            offset <= bytes.count && bytes.hasPrefix(prefix, at: offset..<bytes.count)
         }
         if starts([0x89, 0x50, 0x4E, 0x47]) { return "a PNG image" }
         if starts(Array("GIF8".utf8)) { return "a GIF image" }

@@ -75,8 +75,12 @@ enum JPEGDecoder {
         var subsamp: Int32 = 0
         var colorspace: Int32 = 0
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        guard tjDecompressHeader3(decompressor.handle, base, UInt(bytes.count), &width, &height, &subsamp, &colorspace) == 0
-        else { throw .corruptJPEG(file: file, detail: decompressor.lastMessage) }
+        // TurboJPEG 2.1 returns -1 for a warning in the headers too (garbage between two
+        // segments); the header is read all the same, and the decode reports the warning.
+        let status = tjDecompressHeader3(decompressor.handle, base, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
+        guard status == 0 || (decompressor.lastFailureWasWarning && width > 0 && height > 0) else {
+            throw .corruptJPEG(file: file, detail: decompressor.lastMessage)
+        }
 
         let model: JPEGHeader.ColorModel
         switch colorspace {
@@ -224,14 +228,29 @@ enum DecodeWarning {
     /// Anything else, such as "Premature end of JPEG file" or "bad Huffman code", means libjpeg
     /// filled part of the image in.
     static let harmless = [
-        "extraneous bytes before marker",  // JWRN_EXTRANEOUS_DATA: garbage between segments
         "unknown JFIF revision",  // JWRN_JFIF_MAJOR
         "Unknown Adobe color transform",  // JWRN_ADOBE_XFORM
         "Invalid SOS parameters for sequential JPEG",  // JWRN_NOT_SEQUENTIAL
         "bad ICC marker",  // JWRN_BOGUS_ICC: affects the profile, not the pixels
     ]
 
+    /// Padding that some encoders leave between the image data and the marker after it.
+    static let paddingByteLimit = 16
+
     static func losesPixels(_ message: String) -> Bool {
-        !harmless.contains { message.contains($0) }
+        if harmless.contains(where: { message.contains($0) }) { return false }
+        return !isHarmlessExtraneousData(message)
+    }
+
+    /// JWRN_EXTRANEOUS_DATA, "Corrupt JPEG data: N extraneous bytes before marker 0xXX", is
+    /// harmless between header segments. Before EOI or a restart marker it means the scan held
+    /// more bytes than its pixels needed: a few are encoder padding, but many mean the data
+    /// went out of step (a damaged scan decodes as garbage and leaves exactly this warning).
+    private static func isHarmlessExtraneousData(_ message: String) -> Bool {
+        guard let range = message.firstRange(of: " extraneous bytes before marker 0x") else { return false }
+        let count = Int(message[..<range.lowerBound].split(separator: " ").last ?? "") ?? Int.max
+        let marker = UInt8(message[range.upperBound...].prefix(2), radix: 16) ?? 0
+        let endsImageData = marker == JPEGSegment.endOfImage || (0xD0...0xD7).contains(marker)
+        return !endsImageData || count < paddingByteLimit
     }
 }

@@ -79,48 +79,6 @@ enum JPEGEncoder {
         return carried.map { assemble(encoded, carrying: $0) }
     }
 
-    /// Encodes interleaved RGB (as 4:2:0) or gray pixels, after a colour conversion, and returns
-    /// the file.
-    static func encode(
-        interleaved pixels: UnsafePointer<UInt8>, size: PixelSize, isGray: Bool, quality: Int,
-        carrying carried: CarriedSegments, compressor: borrowing Compressor, buffer: EncodeBuffer, file: String
-    ) throws(ImagePrepError) -> Data {
-        buffer.reserve(for: size, gray: isGray)
-        var output = buffer.bytes
-        var length: UInt = 0
-        let format = isGray ? TJPF_GRAY : TJPF_RGB
-        let subsamp = isGray ? TJSAMP_GRAY : TJSAMP_420
-        guard
-            tjCompress2(
-                compressor.handle, pixels, Int32(size.width), 0, Int32(size.height), Int32(format.rawValue), &output,
-                &length, Int32(subsamp.rawValue), Int32(quality), TJFLAG_NOREALLOC) == 0,
-            let output
-        else { throw .encodingFailed(file: file, detail: compressor.lastMessage) }
-        return assemble(UnsafeRawBufferPointer(start: output, count: Int(length)), carrying: carried)
-    }
-
-    /// Turns 4:2:0 or gray planes into interleaved RGB or gray pixels in `scratch` (libjpeg-turbo's
-    /// own conversion, with its smooth chroma upsampling), for a colour transform to work on.
-    static func interleave(
-        _ image: PlanarImage, into scratch: ScratchBuffer, decompressor: borrowing Decompressor, file: String
-    ) throws(ImagePrepError) -> UnsafeMutablePointer<UInt8> {
-        let channels = image.isGray ? 1 : 3
-        scratch.reserve(image.size.pixelCount * channels)
-        let planes = image.activePlanes
-        var pointers: [UnsafePointer<UInt8>?] = planes.map { UnsafePointer($0.pixels) }
-        var strides: [Int32] = planes.map { Int32($0.width) }
-        let status = pointers.withUnsafeMutableBufferPointer { pointers in
-            strides.withUnsafeMutableBufferPointer { strides in
-                tjDecodeYUVPlanes(
-                    decompressor.handle, pointers.baseAddress, strides.baseAddress,
-                    Int32((image.isGray ? TJSAMP_GRAY : TJSAMP_420).rawValue), scratch.bytes, Int32(image.size.width), 0,
-                    Int32(image.size.height), Int32((image.isGray ? TJPF_GRAY : TJPF_RGB).rawValue), 0)
-            }
-        }
-        guard status == 0 else { throw .encodingFailed(file: file, detail: decompressor.lastMessage) }
-        return scratch.bytes
-    }
-
     /// Converts interleaved RGB pixels into 4:4:4 YCbCr planes (libjpeg-turbo's own conversion),
     /// for the rare JPEGs that are not stored as YCbCr.
     static func convert(

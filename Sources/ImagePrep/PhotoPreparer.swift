@@ -35,6 +35,10 @@ public struct PhotoPreparer: Sendable {
         /// upload size (0.02 accepts 2016 px for 2048), use it as it is and skip the resample.
         /// 0, the default, always resamples to the exact size.
         public var dctScaleTolerance = 0.0
+        /// Whether one photo's resampling and copies run on two threads. Turn it on to prepare
+        /// one photo while someone waits; leave it off when already preparing several photos
+        /// at once, which keeps every core busy without it.
+        public var splitsWorkAcrossCores = false
 
         public init() {}
     }
@@ -152,6 +156,9 @@ private struct PreparationRun {
             if let problem = layout.problem { throw .corruptJPEG(file: file, detail: problem) }
             throw error
         }
+        if header.size.width == 0 || header.size.height == 0, let problem = layout.problem {
+            throw .corruptJPEG(file: file, detail: problem)
+        }
         try checkPixelLimit(header.size)
         let (metadata, metadataWarnings) = EXIFReader.metadata(of: bytes, layout: layout)
         warnings += metadataWarnings
@@ -175,7 +182,15 @@ private struct PreparationRun {
             scratch: workspace.scratch, file: file)
         timings.decode += clock.now - start
 
-        let upload = resampled(workspace.decoded, to: uploadSize, into: workspace.upload)
+        // A side that the DCT scale does not divide decodes to one pixel more than its share
+        // (223 px at 1/2 gives 112); the image itself spans 111.5 of them.
+        let decodedExtent = (
+            width: Double(header.size.width) / Double(denominator),
+            height: Double(header.size.height) / Double(denominator))
+        let lanes = workspace.lanes
+        let upload = resampled(
+            workspace.decoded, extent: decodedExtent, to: uploadSize, into: workspace.upload,
+            lanes: configuration.splitsWorkAcrossCores ? lanes : [lanes[0]], timings: &timings)
 
         // The display copy can share the upload's encoded data when it is the same picture.
         start = clock.now
@@ -188,6 +203,7 @@ private struct PreparationRun {
         }
         timings.color += clock.now - start
         let displaySize = configuration.displayEdge.map { uploadSize.fitting(longEdge: $0) }
+        let thumbnailSize = configuration.thumbnailEdge.map { uploadSize.fitting(longEdge: $0) }
         let displaySharesUpload = displaySize == uploadSize && orientation == .up && !conversion.isNeeded
 
         start = clock.now
@@ -204,31 +220,31 @@ private struct PreparationRun {
         uploadSegments += comments
         timings.metadata += clock.now - start
 
-        start = clock.now
-        let compressor = try Compressor(file: file)
-        let files = try JPEGEncoder.encode(
-            upload, quality: configuration.quality,
-            carrying: displaySharesUpload ? [CarriedSegments(segments: uploadSegments), CarriedSegments(segments: comments)]
-                : [CarriedSegments(segments: uploadSegments)],
-            compressor: compressor, buffer: workspace.encodeBuffer, file: file)
-        timings.encode += clock.now - start
-
-        var display: EncodedJPEG?
-        if displaySharesUpload {
-            display = EncodedJPEG(data: files[1], size: uploadSize)
-        } else if let displaySize {
-            let source = resampled(upload, to: displaySize, into: workspace.resized)
-            display = try encodeStripped(
-                source, orientation: orientation, conversion: conversion, comments: comments, compressor: compressor,
-                decompressor: decompressor)
+        // Two lines of work, each with its own codec handles and buffers: the upload copy (and the
+        // display copy when it shares the upload's data) then the thumbnail, and the display copy.
+        let copies = CopyMaker(quality: configuration.quality, orientation: orientation, conversion: conversion, comments: comments, file: file)
+        var uploadTimings = StageTimings()
+        var displayTimings = StageTimings()
+        let uploadLine = { (timings: inout StageTimings) throws(ImagePrepError) -> (files: [Data], thumbnail: EncodedJPEG?) in
+            let files = try copies.encodeUpload(
+                upload, segments: uploadSegments, sharingDisplay: displaySharesUpload, lane: lanes[0], timings: &timings)
+            let thumbnail = try thumbnailSize.map { size throws(ImagePrepError) in
+                try copies.strippedCopy(of: upload, size: size, lane: lanes[0], timings: &timings)
+            }
+            return (files, thumbnail)
         }
-        var thumbnail: EncodedJPEG?
-        if let edge = configuration.thumbnailEdge {
-            let source = resampled(upload, to: uploadSize.fitting(longEdge: edge), into: workspace.resized)
-            thumbnail = try encodeStripped(
-                source, orientation: orientation, conversion: conversion, comments: comments, compressor: compressor,
-                decompressor: decompressor)
+        let displayLine = { (timings: inout StageTimings) throws(ImagePrepError) -> EncodedJPEG? in
+            guard !displaySharesUpload, let displaySize else { return nil }
+            return try copies.strippedCopy(of: upload, size: displaySize, lane: lanes[1], timings: &timings)
         }
+        let (uploadResult, displayResult) = Parallel.run(
+            { () throws(ImagePrepError) in try uploadLine(&uploadTimings) },
+            { () throws(ImagePrepError) in try displayLine(&displayTimings) },
+            concurrently: configuration.splitsWorkAcrossCores)
+        let (files, thumbnail) = try uploadResult.get()
+        let display = try displaySharesUpload ? EncodedJPEG(data: files[1], size: uploadSize) : displayResult.get()
+        timings.add(uploadTimings)
+        timings.add(displayTimings)
         workspace.lastTimings = timings
         return PreparedPhoto(
             upload: EncodedJPEG(data: files[0], size: uploadSize), display: display, thumbnail: thumbnail,
@@ -243,65 +259,103 @@ private struct PreparationRun {
             throw .corruptJPEG(file: file, detail: "the frame header gives a size of \(size)")
         }
     }
+}
 
-    /// `source` at `size` as 4:2:0 (or gray) planes: `source` itself when it already is that,
-    /// else resampled into `target`.
-    private mutating func resampled(_ source: PlanarImage, to size: PixelSize, into target: PlanarImage) -> PlanarImage {
-        if source.size == size, source.isGray || source.subsampling == .quarter { return source }
-        let start = clock.now
-        target.reshape(size: size, isGray: source.isGray, subsampling: .quarter)
-        for (index, plane) in source.activePlanes.enumerated() {
-            let sourceFactor = index == 0 ? ChromaSubsampling.full : source.subsampling
-            let targetFactor = index == 0 ? ChromaSubsampling.full : target.subsampling
-            let sourceReal = PixelSize(
-                width: (source.size.width + sourceFactor.horizontal - 1) / sourceFactor.horizontal,
-                height: (source.size.height + sourceFactor.vertical - 1) / sourceFactor.vertical)
-            let targetReal = PixelSize(
-                width: (size.width + targetFactor.horizontal - 1) / targetFactor.horizontal,
-                height: (size.height + targetFactor.vertical - 1) / targetFactor.vertical)
-            let scaleX = Double(source.size.width) / Double(size.width)
-                * Double(targetFactor.horizontal) / Double(sourceFactor.horizontal)
-            let scaleY = Double(source.size.height) / Double(size.height)
-                * Double(targetFactor.vertical) / Double(sourceFactor.vertical)
-            workspace.resampler.resample(
-                plane, size: sourceReal, into: target.planes[index], size: targetReal, scaleX: scaleX, scaleY: scaleY)
-            target.planes[index].replicateEdges(fromWidth: targetReal.width, height: targetReal.height)
+/// `source` at `size` as 4:2:0 (or gray) planes: `source` itself when it already is that, else
+/// resampled into `target`, each plane split into bands across `lanes` (one or two).
+///
+/// - Parameter extent: how many of `source`'s pixels the picture spans; less than its size when
+///   a DCT scale rounded a side up.
+private func resampled(
+    _ source: PlanarImage, extent: (width: Double, height: Double), to size: PixelSize, into target: PlanarImage,
+    lanes: [CopyLane], timings: inout StageTimings
+) -> PlanarImage {
+    if source.size == size, source.isGray || source.subsampling == .quarter { return source }
+    let clock = ContinuousClock()
+    let start = clock.now
+    target.reshape(size: size, isGray: source.isGray, subsampling: .quarter)
+    for (index, plane) in source.activePlanes.enumerated() {
+        let sourceFactor = index == 0 ? ChromaSubsampling.full : source.subsampling
+        let targetFactor = index == 0 ? ChromaSubsampling.full : target.subsampling
+        let sourceReal = PixelSize(
+            width: (source.size.width + sourceFactor.horizontal - 1) / sourceFactor.horizontal,
+            height: (source.size.height + sourceFactor.vertical - 1) / sourceFactor.vertical)
+        let targetReal = PixelSize(
+            width: (size.width + targetFactor.horizontal - 1) / targetFactor.horizontal,
+            height: (size.height + targetFactor.vertical - 1) / targetFactor.vertical)
+        let scaleX = extent.width / Double(size.width)
+            * Double(targetFactor.horizontal) / Double(sourceFactor.horizontal)
+        let scaleY = extent.height / Double(size.height)
+            * Double(targetFactor.vertical) / Double(sourceFactor.vertical)
+        let targetPlane = target.planes[index]
+        // Bands start on a multiple of 8 rows, the resampler's block.
+        let split = lanes.count == 1 ? targetReal.height : (targetReal.height / 2 + 7) / 8 * 8
+        let bands = [0..<min(split, targetReal.height), min(split, targetReal.height)..<targetReal.height]
+        Parallel.forEach(0..<lanes.count) { band in
+            lanes[band].resampler.resample(
+                plane, size: sourceReal, into: targetPlane, size: targetReal, scaleX: scaleX, scaleY: scaleY,
+                rows: lanes.count == 1 ? 0..<targetReal.height : bands[band])
         }
-        timings.resample += clock.now - start
-        return target
+        targetPlane.replicateEdges(fromWidth: targetReal.width, height: targetReal.height)
+    }
+    timings.resample += clock.now - start
+    return target
+}
+
+/// Makes the copies of one photo. Holds no buffers: each call is given the lane to work in, so
+/// two calls on different lanes can run at once.
+private struct CopyMaker {
+    let quality: Int
+    let orientation: Orientation
+    let conversion: ColorConverter.DisplayConversion
+    let comments: [Data]
+    let file: String
+
+    /// Encodes the upload copy with its metadata, and with only the comments as the display copy
+    /// too when that shares the upload's pixels.
+    func encodeUpload(
+        _ upload: PlanarImage, segments: [Data], sharingDisplay: Bool, lane: CopyLane, timings: inout StageTimings
+    ) throws(ImagePrepError) -> [Data] {
+        let start = ContinuousClock.now
+        let compressor = try Compressor(file: file)
+        let carried = [CarriedSegments(segments: segments)] + (sharingDisplay ? [CarriedSegments(segments: comments)] : [])
+        let files = try JPEGEncoder.encode(
+            upload, quality: quality, carrying: carried, compressor: compressor, buffer: lane.encodeBuffer, file: file)
+        timings.encode += ContinuousClock.now - start
+        return files
     }
 
-    /// Encodes a stripped copy: turned upright, in sRGB, with only the comments.
-    private mutating func encodeStripped(
-        _ source: PlanarImage, orientation: Orientation, conversion: ColorConverter.DisplayConversion,
-        comments: [Data], compressor: borrowing Compressor, decompressor: borrowing Decompressor
+    /// A stripped copy of `upload` at `size`: turned upright, in sRGB, with only the comments.
+    ///
+    /// The colour conversion works on the planes in place, so it needs a copy of its own: the
+    /// turned copy when the photo is turned, else a plain copy (the upload's pixels may still be
+    /// read by the other lane).
+    func strippedCopy(
+        of upload: PlanarImage, size: PixelSize, lane: CopyLane, timings: inout StageTimings
     ) throws(ImagePrepError) -> EncodedJPEG {
+        let clock = ContinuousClock()
+        let source = resampled(upload, extent: upload.extent, to: size, into: lane.resized, lanes: [lane], timings: &timings)
         var start = clock.now
         var upright = source
-        if orientation != .up {
-            source.orient(orientation, into: workspace.oriented)
-            upright = workspace.oriented
+        if orientation != .up || conversion.isNeeded {
+            source.orient(orientation, into: lane.oriented)
+            upright = lane.oriented
         }
         timings.rotate += clock.now - start
 
         start = clock.now
-        let carried = [CarriedSegments(segments: comments)]
-        guard conversion.isNeeded else {
-            let data = try JPEGEncoder.encode(
-                upright, quality: configuration.quality, carrying: carried, compressor: compressor,
-                buffer: workspace.encodeBuffer, file: file)[0]
-            timings.encode += clock.now - start
-            return EncodedJPEG(data: data, size: upright.size)
+        let compressor = try Compressor(file: file)
+        if conversion.isNeeded {
+            let decompressor = try Decompressor(file: file)
+            try conversion.apply(
+                to: upright, stripBuffer: lane.scratch, compressor: compressor, decompressor: decompressor, file: file)
         }
-        let pixels = try JPEGEncoder.interleave(upright, into: workspace.scratch, decompressor: decompressor, file: file)
-        timings.encode += clock.now - start
-        start = clock.now
-        conversion.apply(pixels, count: upright.size.pixelCount)
         timings.color += clock.now - start
+
         start = clock.now
         let data = try JPEGEncoder.encode(
-            interleaved: pixels, size: upright.size, isGray: upright.isGray, quality: configuration.quality,
-            carrying: carried[0], compressor: compressor, buffer: workspace.encodeBuffer, file: file)
+            upright, quality: quality, carrying: [CarriedSegments(segments: comments)], compressor: compressor,
+            buffer: lane.encodeBuffer, file: file)[0]
         timings.encode += clock.now - start
         return EncodedJPEG(data: data, size: upright.size)
     }

@@ -9,13 +9,21 @@ public final class PreparationWorkspace {
 
     let decoded = PlanarImage()
     let upload = PlanarImage()
-    let resized = PlanarImage()
-    let oriented = PlanarImage()
-    let resampler = Resampler()
+    /// For the rare JPEGs that decode to interleaved pixels first (RGB, CMYK).
     let scratch = ScratchBuffer()
-    let encodeBuffer = EncodeBuffer()
+    /// Two lines of work, so that the copies of one photo can be made at once.
+    let lanes = [CopyLane(), CopyLane()]
 
     public init() {}
+}
+
+/// The buffers of one line of work on the copies: resampling, turning, colour and encoding.
+final class CopyLane {
+    let resampler = Resampler()
+    let resized = PlanarImage()
+    let oriented = PlanarImage()
+    let scratch = ScratchBuffer()
+    let encodeBuffer = EncodeBuffer()
 }
 
 /// Where the time of one photo went, for benchmarks.
@@ -37,6 +45,17 @@ public struct StageTimings: Sendable, Hashable {
 
     public init() {}
 
-    /// Everything above.
+    /// Everything above. With `splitsWorkAcrossCores` the stages are summed over both threads,
+    /// so the total is processor time rather than the wall-clock time the photo took.
     public var total: Duration { read + decode + resample + rotate + color + encode + metadata }
+
+    mutating func add(_ other: StageTimings) {
+        read += other.read
+        decode += other.decode
+        resample += other.resample
+        rotate += other.rotate
+        color += other.color
+        encode += other.encode
+        metadata += other.metadata
+    }
 }

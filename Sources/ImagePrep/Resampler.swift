@@ -13,6 +13,12 @@ import Glibc
 /// Weights are stored `stride` apart and zero-padded to a multiple of 8, so that the horizontal
 /// pass can always multiply whole `SIMD8<Float>` vectors.
 struct FilterBank {
+    struct Key: Hashable {
+        let inputCount: Int
+        let outputCount: Int
+        let scale: Double
+    }
+
     let outputCount: Int
     let stride: Int
     let starts: [Int]
@@ -66,16 +72,18 @@ struct FilterBank {
 
 /// Resizes 8-bit planes with a separable Lanczos3 filter.
 ///
-/// Output rows are made four at a time. The vertical pass runs first: for each of the four rows
-/// it sums its input rows (converted to `Float` once each and kept in a ring) across the whole
-/// width, which vectorises perfectly. The four results are then interleaved, so that the
-/// horizontal pass computes the four rows' samples at one column together: one `SIMD4` multiply
-/// and add per tap, with no horizontal reductions. No intermediate image is ever allocated, and
-/// the buffers grow to the largest photo seen and are reused.
+/// Output rows are made eight at a time. The vertical pass runs first: for each of the eight
+/// rows it sums its input rows (converted to `Float` once each and kept in a ring) across the
+/// whole width, which vectorises perfectly. The eight results are then interleaved, so that the
+/// horizontal pass computes the eight rows' samples at one column together: one `SIMD8` multiply
+/// and add per tap, with no horizontal reductions. `SIMD8` is two SSE registers on a baseline
+/// x86-64 build and one AVX register when built for a newer CPU. No intermediate image is ever
+/// allocated; the buffers and the filter weights are kept for the next photo of the same size.
 final class Resampler {
-    private static let rowsPerBlock = 4
+    private static let rowsPerBlock = 8
     private var ring = FloatBuffer()
     private var columns = FloatBuffer()
+    private var filterBanks: [FilterBank.Key: FilterBank] = [:]
 
     /// Resamples the top-left `sourceSize` region of `source` to the top-left `targetSize`
     /// region of `target`.
@@ -83,41 +91,46 @@ final class Resampler {
     /// - Parameters:
     ///   - scaleX: source samples per target sample across; differs from the size ratio for
     ///     chroma planes whose subsampling changes.
+    ///   - rows: the target rows to make; two resamplers can make two bands of one plane at once.
     func resample(
         _ source: PixelPlane, size sourceSize: PixelSize, into target: PixelPlane, size targetSize: PixelSize,
-        scaleX: Double, scaleY: Double
+        scaleX: Double, scaleY: Double, rows: Range<Int>? = nil
     ) {
+        let rows = rows ?? 0..<targetSize.height
         if sourceSize == targetSize, scaleX == 1, scaleY == 1 {
-            for y in 0..<targetSize.height { target.row(y).update(from: source.row(y), count: targetSize.width) }
+            for y in rows { target.row(y).update(from: source.row(y), count: targetSize.width) }
             return
         }
-        let horizontal = FilterBank(inputCount: sourceSize.width, outputCount: targetSize.width, scale: scaleX)
-        let vertical = FilterBank(inputCount: sourceSize.height, outputCount: targetSize.height, scale: scaleY)
+        let horizontal = filterBank(inputCount: sourceSize.width, outputCount: targetSize.width, scale: scaleX)
+        let vertical = filterBank(inputCount: sourceSize.height, outputCount: targetSize.height, scale: scaleY)
         let blockRows = Self.rowsPerBlock
 
         // Rows are padded so that vector loads past the last sample read zeros, never other memory.
         let width = sourceSize.width
-        let paddedWidth = (width + 15) / 16 * 16 + horizontal.stride
-        // The ring holds every input row that four consecutive output rows reach.
+        let paddedWidth = (width + 31) / 32 * 32 + horizontal.stride
+        // The ring holds every input row that one block of output rows reaches.
         let ringRows = vertical.stride + Int((Double(blockRows) * max(scaleY, 1)).rounded(.up)) + 2
         ring.reserve(paddedWidth * ringRows)
         columns.reserve(paddedWidth * blockRows * 2)
         let ringBase = ring.pointer
         ringBase.initialize(repeating: 0, count: paddedWidth * ringRows)
-        // `sums` holds the four rows' vertical sums side by side; `interleaved` the same values
-        // as one SIMD4 per column.
+        // `sums` holds the block's vertical sums row after row; `interleaved` the same values as
+        // one SIMD8 per column.
         let sums = columns.pointer
         sums.initialize(repeating: 0, count: paddedWidth * blockRows * 2)
-        let interleaved = UnsafeMutableRawPointer(sums + paddedWidth * blockRows).assumingMemoryBound(to: SIMD4<Float>.self)
+        let interleaved = UnsafeMutableRawPointer(sums + paddedWidth * blockRows).assumingMemoryBound(to: SIMD8<Float>.self)
         let tapRows = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: vertical.stride)
         defer { tapRows.deallocate() }
+        let outputRows = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>>.allocate(capacity: blockRows)
+        defer { outputRows.deallocate() }
 
-        var convertedRows = 0
+        guard !rows.isEmpty else { return }
+        var convertedRows = vertical.starts[rows.lowerBound]
         horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
         horizontal.starts.withUnsafeBufferPointer { horizontalStarts in
         vertical.weights.withUnsafeBufferPointer { verticalWeights in
-            for blockStart in Swift.stride(from: 0, to: targetSize.height, by: blockRows) {
-                let rowsHere = min(blockRows, targetSize.height - blockStart)
+            for blockStart in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: blockRows) {
+                let rowsHere = min(blockRows, rows.upperBound - blockStart)
                 for r in 0..<blockRows {
                     let sum = sums + r * paddedWidth
                     guard r < rowsHere else {
@@ -138,23 +151,23 @@ final class Resampler {
                 }
                 Self.interleave(sums, rowLength: paddedWidth, width: width, into: interleaved)
 
-                // Horizontal: the four rows' samples at one output column, one SIMD4 per tap. Taps
-                // past a column's count weigh zero, so four accumulators can run the padded
+                // Horizontal: the eight rows' samples at one output column, one SIMD8 per tap.
+                // Taps past a column's count weigh zero, so two accumulators can run the padded
                 // stride without waiting on each other.
-                let outputRows = (0..<blockRows).map { target.row(blockStart + min($0, rowsHere - 1)) }
+                for r in 0..<blockRows { outputRows[r] = target.row(blockStart + min(r, rowsHere - 1)) }
+                let horizontalStride = horizontal.stride
                 for x in 0..<targetSize.width {
-                    let taps = horizontalWeights.baseAddress! + x * horizontal.stride
+                    let taps = horizontalWeights.baseAddress! + x * horizontalStride
                     let input = interleaved + horizontalStarts[x]
-                    var a = SIMD4<Float>(), b = SIMD4<Float>(), c = SIMD4<Float>(), d = SIMD4<Float>()
+                    var even = SIMD8<Float>()
+                    var odd = SIMD8<Float>()
                     var k = 0
-                    while k < horizontal.stride {
-                        a += taps[k] * input[k]
-                        b += taps[k + 1] * input[k + 1]
-                        c += taps[k + 2] * input[k + 2]
-                        d += taps[k + 3] * input[k + 3]
-                        k += 4
+                    while k < horizontalStride {
+                        even += taps[k] * input[k]
+                        odd += taps[k + 1] * input[k + 1]
+                        k += 2
                     }
-                    let bytes = Self.roundToBytes((a + b) + (c + d))
+                    let bytes = Self.roundToBytes(even + odd)
                     for r in 0..<rowsHere { outputRows[r][x] = UInt8(truncatingIfNeeded: bytes[r]) }
                 }
             }
@@ -163,47 +176,60 @@ final class Resampler {
         }
     }
 
-    /// `output[x] = Σ weights[k] · rows[k][x]` across the row, sixteen samples at a time.
+    /// The filter for one axis, kept because a batch's photos mostly share their sizes.
+    private func filterBank(inputCount: Int, outputCount: Int, scale: Double) -> FilterBank {
+        let key = FilterBank.Key(inputCount: inputCount, outputCount: outputCount, scale: scale)
+        if let bank = filterBanks[key] { return bank }
+        if filterBanks.count >= 32 { filterBanks.removeAll() }
+        let bank = FilterBank(inputCount: inputCount, outputCount: outputCount, scale: scale)
+        filterBanks[key] = bank
+        return bank
+    }
+
+    /// `output[x] = Σ weights[k] · rows[k][x]` across the row, 32 samples at a time.
     @inline(__always) private static func verticalPass(
         _ rows: UnsafeMutablePointer<UnsafePointer<Float>>, weights: UnsafePointer<Float>, count: Int, width: Int,
         into output: UnsafeMutablePointer<Float>
     ) {
         var x = 0
         while x < width {
-            var a = SIMD4<Float>(), b = SIMD4<Float>(), c = SIMD4<Float>(), d = SIMD4<Float>()
+            var a = SIMD8<Float>(), b = SIMD8<Float>(), c = SIMD8<Float>(), d = SIMD8<Float>()
             for k in 0..<count {
-                let weight = SIMD4<Float>(repeating: weights[k])
+                let weight = SIMD8<Float>(repeating: weights[k])
                 let row = UnsafeRawPointer(rows[k] + x)
-                a += weight * row.loadUnaligned(as: SIMD4<Float>.self)
-                b += weight * row.loadUnaligned(fromByteOffset: 16, as: SIMD4<Float>.self)
-                c += weight * row.loadUnaligned(fromByteOffset: 32, as: SIMD4<Float>.self)
-                d += weight * row.loadUnaligned(fromByteOffset: 48, as: SIMD4<Float>.self)
+                a += weight * row.loadUnaligned(as: SIMD8<Float>.self)
+                b += weight * row.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                c += weight * row.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
+                d += weight * row.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self)
             }
             let out = UnsafeMutableRawPointer(output + x)
-            out.storeBytes(of: a, as: SIMD4<Float>.self)
-            out.storeBytes(of: b, toByteOffset: 16, as: SIMD4<Float>.self)
-            out.storeBytes(of: c, toByteOffset: 32, as: SIMD4<Float>.self)
-            out.storeBytes(of: d, toByteOffset: 48, as: SIMD4<Float>.self)
-            x += 16
+            out.storeBytes(of: a, as: SIMD8<Float>.self)
+            out.storeBytes(of: b, toByteOffset: 32, as: SIMD8<Float>.self)
+            out.storeBytes(of: c, toByteOffset: 64, as: SIMD8<Float>.self)
+            out.storeBytes(of: d, toByteOffset: 96, as: SIMD8<Float>.self)
+            x += 32
         }
     }
 
     /// Rounds to the nearest integer in 0...255: adding 1.5 * 2^23 leaves the rounded value in
     /// the low mantissa bits, which avoids Swift's checked (and slow) float-to-integer conversion.
-    @inline(__always) private static func roundToBytes(_ values: SIMD4<Float>) -> SIMD4<UInt32> {
-        // Lane by lane: SIMD's generic `clamped` is not inlined here.
-        let clamped = SIMD4(
-            min(max(values[0], 0), 255), min(max(values[1], 0), 255), min(max(values[2], 0), 255),
-            min(max(values[3], 0), 255))
-        return unsafeBitCast(clamped + 12_582_912, to: SIMD4<UInt32>.self) & 0xFF
+    @inline(__always) private static func roundToBytes(_ values: SIMD8<Float>) -> SIMD8<UInt32> {
+        // `.replacing(with:where:)` compiles to min and max; the generic `clamped` does not inline.
+        let floored = values.replacing(with: 0, where: values .< 0)
+        let clamped = floored.replacing(with: 255, where: floored .> 255)
+        return unsafeBitCast(clamped + 12_582_912, to: SIMD8<UInt32>.self) & 0xFF
     }
 
-    /// Transposes four rows of sums into one `SIMD4` per column (rows in lanes).
+    /// Transposes eight rows of sums into one `SIMD8` per column (rows in lanes).
     @inline(__always) private static func interleave(
-        _ rows: UnsafeMutablePointer<Float>, rowLength: Int, width: Int, into output: UnsafeMutablePointer<SIMD4<Float>>
+        _ rows: UnsafeMutablePointer<Float>, rowLength: Int, width: Int, into output: UnsafeMutablePointer<SIMD8<Float>>
     ) {
-        let r0 = rows, r1 = rows + rowLength, r2 = rows + 2 * rowLength, r3 = rows + 3 * rowLength
-        for x in 0..<width { output[x] = SIMD4(r0[x], r1[x], r2[x], r3[x]) }
+        for x in 0..<width {
+            let column = rows + x
+            output[x] = SIMD8(
+                column[0], column[rowLength], column[2 * rowLength], column[3 * rowLength], column[4 * rowLength],
+                column[5 * rowLength], column[6 * rowLength], column[7 * rowLength])
+        }
     }
 
     @inline(__always) private static func convert(_ row: UnsafeMutablePointer<UInt8>, count: Int, into floats: UnsafeMutablePointer<Float>) {

@@ -35,29 +35,34 @@ enum BatchPlan {
         var skippedFileCount: Int
     }
 
-    static func make(inputs: [String], outputFolder: URL) -> Result {
+    /// - Parameters:
+    ///   - writesDisplay, writesThumbnail: which copies besides the upload will be written, so
+    ///     that only real clashes are refused.
+    ///   - folderProblem: why the output folder cannot be used; every input is refused with it,
+    ///     so that each is still reported.
+    static func make(
+        inputs: [String], outputFolder: URL, writesDisplay: Bool, writesThumbnail: Bool, folderProblem: String? = nil
+    ) -> Result {
         var paths: [(input: String, refusal: String?)] = []
         var skipped = 0
-        let fileManager = FileManager.default
         for input in inputs {
             guard isDirectory(input) else {
                 paths.append((input, nil))
                 continue
             }
-            let names = ((try? fileManager.contentsOfDirectory(atPath: input)) ?? []).sorted()
-            let images = names.filter { name in
-                !name.hasPrefix(".") && imageExtensions.contains(Self.fileExtension(of: name))
-                    && !isDirectory(Self.path(input, name))
-            }
-            skipped += names.filter { !$0.hasPrefix(".") }.count - images.count
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).sorted()
+            let files = names.filter { !$0.hasPrefix(".") && isRegularFile(Self.path(input, $0)) }
+            let images = files.filter { imageExtensions.contains(Self.fileExtension(of: $0)) }
+            skipped += files.count - images.count
             if images.isEmpty {
-                paths.append((input, "'\(input)' is a folder with no photos in it"))
+                paths.append((input, "'\(input)' is a folder with no photos in it."))
             }
             paths += images.map { (Self.path(input, $0), nil) }
         }
 
         let inputIdentities = Set(paths.compactMap { fileIdentity($0.input) })
-        var firstInputForName: [String: String] = [:]
+        var writerOfOutput: [String: String] = [:]
+        var inputOfIdentity: [[UInt64]: String] = [:]
         let photos = paths.map { path -> PlannedPhoto in
             let file = path.input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path.input
             let fileExtension = Self.fileExtension(of: file)
@@ -67,18 +72,26 @@ enum BatchPlan {
                 upload: outputFolder.appendingPathComponent(name + ".jpg"),
                 display: outputFolder.appendingPathComponent(name + ".display.jpg"),
                 thumbnail: outputFolder.appendingPathComponent(name + ".thumb.jpg"),
-                refusal: path.refusal)
+                refusal: path.refusal ?? folderProblem)
             guard photo.refusal == nil else { return photo }
-            if let earlier = firstInputForName[name] {
-                photo.refusal = "'\(path.input)' was not prepared: its copies would be named \(name).jpg like those of '\(earlier)'; rename one of them or prepare them into different folders"
-            } else {
-                firstInputForName[name] = path.input
-            }
-            for output in [photo.upload, photo.display, photo.thumbnail] {
-                if let identity = fileIdentity(output.path), inputIdentities.contains(identity) {
-                    photo.refusal = "'\(path.input)' was not prepared: its copy '\(output.path)' would overwrite an input"
+            if let identity = fileIdentity(path.input) {
+                if let earlier = inputOfIdentity[identity] {
+                    photo.refusal = "'\(path.input)' was not prepared: it is the same file as '\(earlier)', given twice."
+                    return photo
                 }
+                inputOfIdentity[identity] = path.input
             }
+            let outputs = [photo.upload] + (writesDisplay ? [photo.display] : []) + (writesThumbnail ? [photo.thumbnail] : [])
+            if let clash = outputs.first(where: { writerOfOutput[$0.lastPathComponent] != nil }) {
+                let earlier = writerOfOutput[clash.lastPathComponent]!
+                photo.refusal = "'\(path.input)' was not prepared: its copy \(clash.lastPathComponent) would replace the one made from '\(earlier)'; rename one of them or prepare them into different folders."
+                return photo
+            }
+            if let clash = outputs.first(where: { fileIdentity($0.path).map(inputIdentities.contains) ?? false }) {
+                photo.refusal = "'\(path.input)' was not prepared: its copy '\(clash.relativePath)' would overwrite an input."
+                return photo
+            }
+            for output in outputs { writerOfOutput[output.lastPathComponent] = path.input }
             return photo
         }
         return Result(photos: photos, skippedFileCount: skipped)
@@ -94,9 +107,13 @@ enum BatchPlan {
         folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    static func isDirectory(_ path: String) -> Bool { fileType(path) == S_IFDIR }
+
+    private static func isRegularFile(_ path: String) -> Bool { fileType(path) == S_IFREG }
+
+    private static func fileType(_ path: String) -> mode_t? {
         var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
     }
 
     /// Device and inode, so that two spellings of one file (./a.jpg, a.jpg, a link) are equal.

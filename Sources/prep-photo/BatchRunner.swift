@@ -83,8 +83,14 @@ final class BatchRunner: Sendable {
 
     private func prepare(_ photo: PlannedPhoto, workspace: PreparationWorkspace) -> PhotoOutcome {
         if let refusal = photo.refusal { return .failed(refusal) }
+        var written: [URL] = []
         do {
             let prepared = try preparer.prepare(contentsOf: URL(fileURLWithPath: photo.input), workspace: workspace)
+            func write(_ copy: EncodedJPEG, to url: URL) throws(OutputWriter.WriteError) -> WrittenCopy {
+                try OutputWriter.write(copy.data, to: url)
+                written.append(url)
+                return WrittenCopy(path: url.relativePath, size: copy.size, byteCount: copy.data.count)
+            }
             let upload = try write(prepared.upload, to: photo.upload)
             let display = try prepared.display.map { try write($0, to: photo.display) }
             let thumbnail = try prepared.thumbnail.map { try write($0, to: photo.thumbnail) }
@@ -94,15 +100,12 @@ final class BatchRunner: Sendable {
         } catch let error as ImagePrepError {
             return .failed(error.description)
         } catch let error as OutputWriter.WriteError {
+            // A photo whose copies cannot all be written leaves none: the report says it failed.
+            for url in written { unlink(url.path) }
             return .failed("'\(photo.input)' was prepared but \(error.message).")
         } catch {
             return .failed("'\(photo.input)': \(error)")
         }
-    }
-
-    private func write(_ copy: EncodedJPEG, to url: URL) throws(OutputWriter.WriteError) -> WrittenCopy {
-        try OutputWriter.write(copy.data, to: url)
-        return WrittenCopy(path: url.relativePath, size: copy.size, byteCount: copy.data.count)
     }
 
     /// Stores a result and reports every result that is now next in input order.

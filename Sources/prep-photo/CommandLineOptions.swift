@@ -15,13 +15,14 @@ struct CommandLineOptions {
 
     static let version = "prep-photo 0.1.0"
 
-    static let usage = "Usage: prep-photo [--out <folder>] [options] <photo-or-folder> ..."
+    static let usageLine = "prep-photo [--out <folder>] [options] <photo-or-folder> ..."
+    static let usage = "Usage: \(usageLine)"
 
     static let help = """
         OVERVIEW: Prepare JPEG photos for upload: an upload copy with the original EXIF, a stripped
         upright display copy and a thumbnail, plus the capture time and place.
 
-        \(usage)
+        USAGE: \(usageLine)
 
         ARGUMENTS:
           <photo-or-folder>       JPEG files, or folders whose image files (.jpg, .jpeg, .png, .heic,
@@ -88,16 +89,19 @@ struct CommandLineOptions {
                 continue
             }
             func value(for name: String) throws(UsageError) -> String {
-                guard let value = remaining.popFirst() else {
-                    throw UsageError(message: "Missing value for '\(name) <\(placeholder(name))>'.")
+                // An option in a value's place means the value was forgotten (`--out --json`);
+                // a folder that really starts with a dash can be written `./-name`.
+                guard let value = remaining.first, !value.hasPrefix("-") || value == "-" else {
+                    throw UsageError(message: "Missing value for '\(name) <\(placeholder(name))>'")
                 }
+                remaining.removeFirst()
                 return value
             }
             func integer(for name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
                 let text = try value(for: name)
                 guard let number = Int(text), range.contains(number) else {
                     let bounds = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-                    throw UsageError(message: "The value '\(text)' is invalid for '\(name) <\(placeholder(name))>': it must be a whole number \(bounds).")
+                    throw UsageError(message: "The value '\(text)' is invalid for '\(name) <\(placeholder(name))>': it must be a whole number \(bounds)")
                 }
                 return number
             }
@@ -117,10 +121,10 @@ struct CommandLineOptions {
             case "--accept-incomplete": options.configuration.acceptsIncompleteData = true
             case "--max-pixels": options.configuration.maxPixels = try integer(for: argument, in: 1...Int.max)
             case "--fast": options.configuration.dctScaleTolerance = 0.03
-            default: throw UsageError(message: "Unknown option '\(argument)'.")
+            default: throw UsageError(message: "Unknown option '\(argument)'")
             }
         }
-        guard !options.inputs.isEmpty else { throw UsageError(message: "Missing expected argument '<photo-or-folder> ...'.") }
+        guard !options.inputs.isEmpty else { throw UsageError(message: "Missing expected argument '<photo-or-folder> ...'") }
         return .run(options)
     }
 

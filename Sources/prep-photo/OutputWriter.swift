@@ -13,9 +13,11 @@ enum OutputWriter {
         let message: String
     }
 
-    /// Writes `data` to a temporary file beside `url` and renames it into place. A crash, a full
-    /// disk or a permission error leaves no half-written JPEG under the final name, and the
-    /// temporary file is removed on every error path.
+    /// Writes `data` to a temporary file beside `url`, flushes it to disk and renames it into
+    /// place. A crash (of the process or of the machine), a full disk or a permission error
+    /// leaves no half-written JPEG under the final name, and the temporary file is removed on
+    /// every error path. The flush comes before the rename because after a power cut a renamed
+    /// file whose data never reached the disk can appear empty.
     static func write(_ data: Data, to url: URL) throws(WriteError) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(
             ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
@@ -33,10 +35,16 @@ enum OutputWriter {
             }
             return nil
         }
+        let syncFailed = writeError == nil && fsync(descriptor) != 0
+        let syncError = errno
         let closeFailed = close(descriptor) != 0
         if let writeError {
             unlink(temporary)
             throw WriteError(message: "could not write '\(url.relativePath)': \(String(cString: strerror(writeError)))")
+        }
+        if syncFailed {
+            unlink(temporary)
+            throw WriteError(message: "could not write '\(url.relativePath)': \(String(cString: strerror(syncError)))")
         }
         if closeFailed {
             let error = failure("could not write '\(url.relativePath)'")

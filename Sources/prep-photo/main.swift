@@ -24,13 +24,19 @@ case .showVersion:
     Terminal.writeOutput(CommandLineOptions.version + "\n")
 case .run(let options):
     let outputFolder = URL(fileURLWithPath: options.outputFolder)
-    if let reason = OutputWriter.makeFolder(options.outputFolder) {
-        Terminal.writeError("prep-photo: error: could not create the output folder '\(options.outputFolder)': \(reason).\n")
-        exit(1)
+    let folderProblem = OutputWriter.makeFolder(options.outputFolder).map {
+        "could not create the output folder '\(options.outputFolder)': \($0)."
     }
-    let plan = BatchPlan.make(inputs: options.inputs, outputFolder: outputFolder)
+    if let folderProblem { Terminal.writeError("prep-photo: error: \(folderProblem)\n") }
+    let plan = BatchPlan.make(
+        inputs: options.inputs, outputFolder: outputFolder, writesDisplay: options.configuration.displayEdge != nil,
+        writesThumbnail: options.configuration.thumbnailEdge != nil,
+        folderProblem: folderProblem.map { "Nothing was prepared: \($0)" })
+    // Fewer photos at once than cores (one photo, or --jobs 1): let each photo use two threads.
+    var configuration = options.configuration
+    configuration.splitsWorkAcrossCores = min(options.jobs, plan.photos.count) < ProcessInfo.processInfo.activeProcessorCount
     let runner = BatchRunner(
-        photos: plan.photos, preparer: PhotoPreparer(configuration: options.configuration), jobs: options.jobs,
+        photos: plan.photos, preparer: PhotoPreparer(configuration: configuration), jobs: options.jobs,
         emitsJSON: options.emitsJSON, showsProgress: Terminal.isErrorATerminal)
     let (failed, elapsed) = runner.run()
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

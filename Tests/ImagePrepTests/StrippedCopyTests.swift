@@ -105,7 +105,7 @@ struct StrippedCopyTests {
         let reference = try JSONDecoder().decode(Reference.self, from: Fixtures.data("color/p3-reference.json"))
         let name = "gps-north-west-display-p3-nikon.jpg"
         let photo = try Self.preparer.prepare(Fixtures.data("corpus/" + name), name: name)
-        let display = try DecodedJPEG(try #require(photo.display).data)
+        let display = try DecodedJPEG(try #require(photo.display).data, makingRGB: true)
         #expect(display.size == PixelSize(width: 600, height: 400))
         for patch in reference.patches {
             let ours = display.meanRGB(x: patch.x, y: patch.y, width: patch.width, height: patch.height)

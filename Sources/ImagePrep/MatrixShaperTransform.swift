@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLCMS2
+
+/// Relative colorimetric conversion from a matrix-and-curves RGB profile to sRGB: linearise each
+/// channel through the profile's tone curves, apply one 3x3 matrix (the profile's colorants,
+/// then sRGB's inverted, both in the D50 connection space), clip to the sRGB gamut and encode
+/// with sRGB's curve. This is what lcms2 computes for such a pair.
+final class MatrixShaperTransform: Sendable {
+    /// The combined matrix, row by row.
+    private let matrix: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
+    /// 256 linear values per input channel, channel-major.
+    private let linearize: [Float]
+    /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps.
+    private let encode: [UInt8]
+    private static let encodeSteps = 4096
+
+    init?(from profile: borrowing Profile, toSRGB sRGB: borrowing Profile) {
+        guard cmsIsMatrixShaper(profile.handle) != 0,
+              let source = Self.colorants(profile), let target = Self.colorants(sRGB),
+              let targetInverse = Self.inverse(target)
+        else { return nil }
+        var linearize = [Float](repeating: 0, count: 768)
+        for (channel, tag) in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag].enumerated() {
+            guard let curve = cmsReadTag(profile.handle, tag) else { return nil }
+            for value in 0..<256 {
+                linearize[channel * 256 + value] = cmsEvalToneCurveFloat(OpaquePointer(curve), Float(value) / 255)
+            }
+        }
+        let combined = Self.multiply(targetInverse, source)
+        let c = combined.flatMap { $0.map(Float.init) }
+        matrix = (c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8])
+        self.linearize = linearize
+        encode = (0..<Self.encodeSteps).map { step in
+            let linear = Double(step) / Double(Self.encodeSteps - 1)
+            let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
+            return UInt8((encoded * 255).rounded())
+        }
+    }
+
+    /// Converts `count` interleaved RGB pixels in place.
+    ///
+    /// Plain scalar arithmetic: the work is table lookups around a 3x3 matrix, and Swift's
+    /// generic SIMD masks and clamps cost more here than they save.
+    func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
+        let m = matrix
+        linearize.withUnsafeBufferPointer { linearize in
+            encode.withUnsafeBufferPointer { encode in
+                @inline(__always) func encoded(_ linear: Float) -> UInt8 {
+                    // Adding 1.5 * 2^23 rounds to the nearest step and leaves it in the low bits;
+                    // clipping to the sRGB gamut happens on both sides of that.
+                    let step = (max(linear, 0) * Float(Self.encodeSteps - 1) + 12_582_912).bitPattern & 0x3F_FFFF
+                    return encode[min(Int(step), Self.encodeSteps - 1)]
+                }
+                for index in 0..<count {
+                    let pixel = pixels + index * 3
+                    let r = linearize[Int(pixel[0])], g = linearize[256 + Int(pixel[1])], b = linearize[512 + Int(pixel[2])]
+                    pixel[0] = encoded(m.0 * r + m.1 * g + m.2 * b)
+                    pixel[1] = encoded(m.3 * r + m.4 * g + m.5 * b)
+                    pixel[2] = encoded(m.6 * r + m.7 * g + m.8 * b)
+                }
+            }
+        }
+    }
+
+    /// The profile's colorant matrix: columns are the red, green and blue XYZ (D50).
+    private static func colorants(_ profile: borrowing Profile) -> [[Double]]? {
+        var columns: [cmsCIEXYZ] = []
+        for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
+            guard let xyz = cmsReadTag(profile.handle, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee else { return nil }
+            columns.append(xyz)
+        }
+        return [
+            [columns[0].X, columns[1].X, columns[2].X],
+            [columns[0].Y, columns[1].Y, columns[2].Y],
+            [columns[0].Z, columns[1].Z, columns[2].Z],
+        ]
+    }
+
+    private static func multiply(_ a: [[Double]], _ b: [[Double]]) -> [[Double]] {
+        (0..<3).map { row in (0..<3).map { column in (0..<3).reduce(0) { $0 + a[row][$1] * b[$1][column] } } }
+    }
+
+    private static func inverse(_ m: [[Double]]) -> [[Double]]? {
+        let determinant = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+        guard abs(determinant) > 1e-12 else { return nil }
+        let cofactors: [[Double]] = [
+            [m[1][1] * m[2][2] - m[1][2] * m[2][1], m[0][2] * m[2][1] - m[0][1] * m[2][2], m[0][1] * m[1][2] - m[0][2] * m[1][1]],
+            [m[1][2] * m[2][0] - m[1][0] * m[2][2], m[0][0] * m[2][2] - m[0][2] * m[2][0], m[0][2] * m[1][0] - m[0][0] * m[1][2]],
+            [m[1][0] * m[2][1] - m[1][1] * m[2][0], m[0][1] * m[2][0] - m[0][0] * m[2][1], m[0][0] * m[1][1] - m[0][1] * m[1][0]],
+        ]
+        return cofactors.map { $0.map { $0 / determinant } }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import Testing
+
+@testable import ImagePrep
+
+/// Each kind of bad input the issue lists gets its own `ImagePrepError` case, and every message
+/// names the file.
+@Suite("Bad input is refused with a typed error that names the file and the cause")
+struct BadInputTests {
+    /// The error that preparing the fixture at `path` must throw, after checking that it names
+    /// the file both in `file` and in its message.
+    static func refusal(
+        _ path: String, configuration: PhotoPreparer.Configuration = .init(),
+        workspace: PreparationWorkspace = PreparationWorkspace(), sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ImagePrepError {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let data = try Fixtures.data(path)
+        let error = try #require(throws: ImagePrepError.self, sourceLocation: sourceLocation) {
+            try PhotoPreparer(configuration: configuration).prepare(data, name: name, workspace: workspace)
+        }
+        #expect(error.file == name, sourceLocation: sourceLocation)
+        #expect(error.description.contains("'\(name)'"), "\(error)", sourceLocation: sourceLocation)
+        return error
+    }
+
+    /// libjpeg-turbo's message in an `.incompleteImageData` error; nil, with an issue recorded,
+    /// for any other error.
+    static func incompleteDataDetail(_ error: ImagePrepError, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+        guard case .incompleteImageData(_, let detail) = error else {
+            Issue.record("expected .incompleteImageData, got \(error)", sourceLocation: sourceLocation)
+            return nil
+        }
+        return detail
+    }
+
+    static var acceptingIncompleteData: PhotoPreparer.Configuration {
+        var configuration = PhotoPreparer.Configuration()
+        configuration.acceptsIncompleteData = true
+        return configuration
+    }
+
+    /// Prepares the fixture and checks that every copy is a JPEG libjpeg-turbo decodes cleanly.
+    static func prepared(_ path: String, configuration: PhotoPreparer.Configuration = .init()) throws -> PreparedPhoto {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let photo = try PhotoPreparer(configuration: configuration).prepare(Fixtures.data(path), name: name)
+        for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
+            let decoded = try DecodedJPEG(copy.data)
+            #expect(decoded.size == copy.size && decoded.warnings.isEmpty)
+        }
+        return photo
+    }
+
+    // MARK: Not a JPEG
+
+    @Test("no bytes at all is .empty")
+    func emptyData() throws {
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(Data(), name: "upload-42") }
+        #expect(error == .empty(file: "upload-42"))
+        #expect(error.description.contains("'upload-42'"))
+    }
+
+    @Test("an empty file is .empty, named by its path")
+    func emptyFile() throws {
+        let url = Fixtures.url("decode/empty.jpg")
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: url) }
+        #expect(error == .empty(file: url.path))
+        #expect(error.description.contains("'\(url.path)'"))
+    }
+
+    @Test("a file that is not there is .unreadable")
+    func missingFile() throws {
+        let url = Fixtures.url("decode/no-such-file.jpg")
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: url) }
+        guard case .unreadable(let file, let reason) = error else {
+            Issue.record("expected .unreadable, got \(error)")
+            return
+        }
+        #expect(file == url.path && !reason.isEmpty)
+        #expect(error.description.contains("'\(url.path)'"))
+    }
+
+    @Test("a PNG, a HEIC and a text file are .notJPEG, saying what they look like", arguments: [
+        ("corpus/not-a-jpeg.png", "a PNG image"),
+        ("decode/not-a-jpeg-heic.heic", "a HEIC/HEIF image"),
+        ("decode/not-a-jpeg.txt", "text"),
+    ])
+    func notJPEG(path: String, looksLike: String) throws {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        #expect(try Self.refusal(path) == .notJPEG(file: name, detected: looksLike))
+    }
+
+    /// Run in a child process, so that a trap (as these inputs once caused) fails one test
+    /// instead of ending the whole run.
+    @Test("a file of one to three bytes that is not a JPEG is .notJPEG, without crashing", arguments: [
+        [0x0A], [0xFF], [0x68, 0x69], [0x68, 0x69, 0x0A],
+    ] as [[UInt8]])
+    func tinyFilesThatAreNotJPEG(bytes: [UInt8]) async {
+        await #expect(processExitsWith: .success) { [bytes] in
+            let result = Result { () throws(ImagePrepError) in try PhotoPreparer().prepare(Data(bytes), name: "tiny") }
+            guard case .failure(.notJPEG(file: "tiny", _)) = result else { exit(1) }
+        }
+    }
+
+    // MARK: JPEGs libjpeg-turbo 2.x cannot decode
+
+    @Test("a 12-bit or a lossless (SOF3) JPEG is .unsupportedJPEG, saying which", arguments: [
+        ("corpus/12bit-precision-srgb2014.jpg", "12-bit"), ("decode/lossless-sof3-header-only.jpg", "lossless"),
+    ])
+    func unsupported(path: String, reason expected: String) throws {
+        let error = try Self.refusal(path)
+        guard case .unsupportedJPEG(_, let reason) = error else {
+            Issue.record("expected .unsupportedJPEG, got \(error)")
+            return
+        }
+        #expect(reason.contains(expected))
+    }
+
+    @Test("a broken header (an APP1 longer than the file) is .corruptJPEG")
+    func corruptHeader() throws {
+        let error = try Self.refusal("corpus/corrupt-header.jpg")
+        guard case .corruptJPEG = error else {
+            Issue.record("expected .corruptJPEG, got \(error)")
+            return
+        }
+    }
+
+    // MARK: Decompression bombs
+
+    @Test("a small file whose frame claims 60000x60000 is .tooManyPixels before anything is allocated")
+    func pixelBomb() throws {
+        let workspace = PreparationWorkspace()
+        let error = try Self.refusal("decode/bomb-60000x60000.jpg", workspace: workspace)
+        #expect(error == .tooManyPixels(
+            file: "bomb-60000x60000.jpg", size: PixelSize(width: 60000, height: 60000), limit: 100_000_000))
+        // Refused from the header: no plane of the workspace was ever sized.
+        for image in [workspace.decoded, workspace.upload] + workspace.lanes.flatMap({ [$0.resized, $0.oriented] }) {
+            #expect(image.size == PixelSize(width: 0, height: 0))
+            #expect(image.planes.allSatisfy { $0.width == 0 && $0.height == 0 })
+        }
+    }
+
+    @Test("maxPixels is the limit: one pixel more than allowed is .tooManyPixels, exactly as many prepares")
+    func configuredPixelLimit() throws {
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxPixels = 224 * 150 - 1
+        #expect(try Self.refusal("decode/ycc420-224x150.jpg", configuration: configuration) == .tooManyPixels(
+            file: "ycc420-224x150.jpg", size: PixelSize(width: 224, height: 150), limit: 224 * 150 - 1))
+        configuration.maxPixels = 224 * 150
+        #expect(try Self.prepared("decode/ycc420-224x150.jpg", configuration: configuration).upload.size.width == 224)
+    }
+
+    @Test("a valid progressive JPEG with 568 scans is .tooManyScans, even when incomplete data is accepted")
+    func tooManyScans() throws {
+        for configuration in [PhotoPreparer.Configuration(), Self.acceptingIncompleteData] {
+            let error = try Self.refusal("decode/progressive-568-scans.jpg", configuration: configuration)
+            guard case .tooManyScans(_, let detail) = error else {
+                Issue.record("expected .tooManyScans, got \(error)")
+                continue
+            }
+            #expect(detail.contains("500"))
+        }
+    }
+
+    @Test("the same progression cut to 500 scans, libjpeg-turbo's limit, prepares")
+    func fiveHundredScans() throws {
+        let photo = try Self.prepared("decode/progressive-500-scans.jpg")
+        #expect(photo.upload.size == PixelSize(width: 16, height: 16) && photo.warnings.isEmpty)
+    }
+
+    @Test("a refinement scan repeated 600 times is refused: its bad progression by default, its scan count when accepted")
+    func repeatedRefinementScans() throws {
+        let error = try Self.refusal("decode/progressive-repeated-refinement.jpg")
+        #expect(Self.incompleteDataDetail(error)?.contains("Inconsistent progression sequence") == true)
+        let accepted = try Self.refusal("decode/progressive-repeated-refinement.jpg", configuration: Self.acceptingIncompleteData)
+        guard case .tooManyScans = accepted else {
+            Issue.record("expected .tooManyScans, got \(accepted)")
+            return
+        }
+    }
+
+    // MARK: Missing or damaged pixels
+
+    @Test("a file cut short or with a damaged scan is .incompleteImageData by default, and prepares with a warning when accepted",
+          arguments: [
+              ("corpus/truncated-baseline-2725x2225.jpg", "Premature end of JPEG file"),
+              ("corpus/truncated-progressive.jpg", "Premature end of JPEG file"),
+              ("decode/corrupt-data-segment.jpg", "premature end of data segment"),
+          ])
+    func incompleteData(path: String, libjpegSays: String) throws {
+        let error = try Self.refusal(path)
+        #expect(Self.incompleteDataDetail(error)?.contains(libjpegSays) == true)
+
+        let photo = try Self.prepared(path, configuration: Self.acceptingIncompleteData)
+        let warning = try #require(photo.warnings.first { $0.kind == .incompleteImageData })
+        #expect(warning.message.contains(libjpegSays))
+    }
+
+    @Test("a scan damaged so that libjpeg only warns of extraneous bytes before EOI is .incompleteImageData by default")
+    func damagedScanEndingInExtraneousBytes() throws {
+        // 64 inverted bytes turn the lower 60% of the picture into garbage; libjpeg's only word on
+        // it is "Corrupt JPEG data: 47 extraneous bytes before marker 0xd9".
+        let error = try Self.refusal("decode/corrupt-data-extraneous-before-eoi.jpg")
+        #expect(Self.incompleteDataDetail(error)?.contains("extraneous bytes before marker 0xd9") == true)
+    }
+
+    // MARK: Harmless problems
+
+    @Test("garbage between two header segments prepares, with an .imageData warning, to the same pixels")
+    func extraneousBytesBeforeMarker() throws {
+        let photo = try Self.prepared("decode/extraneous-bytes-before-dqt.jpg")
+        #expect(photo.warnings.map(\.kind) == [.imageData])
+        #expect(photo.warnings.first?.message.contains("extraneous bytes before marker 0xdb") == true)
+        let clean = try Self.prepared("decode/ycc420-224x150.jpg")
+        #expect(try DecodedJPEG(photo.upload.data).planes.map(\.samples) == DecodedJPEG(clean.upload.data).planes.map(\.samples))
+    }
+
+    @Test("malformed EXIF never stops the photo; what is reported is a .metadata warning", arguments: [
+        "corpus/corrupt-exif-ifd1-offsets.jpg", "corpus/corrupt-exif-malformed-app1.jpg",
+    ])
+    func malformedEXIF(path: String) throws {
+        let photo = try Self.prepared(path)
+        #expect(photo.upload.size == PixelSize(width: 200, height: 200))
+        #expect(photo.warnings.allSatisfy { $0.kind == .metadata }, "\(photo.warnings)")
+    }
+
+    @Test("an APP1 'Exif' that is no TIFF structure is reported as a .metadata warning")
+    func malformedAPP1Warns() throws {
+        let photo = try Self.prepared("corpus/corrupt-exif-malformed-app1.jpg")
+        #expect(photo.warnings.contains { $0.kind == .metadata })
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import ImagePrep
+
+@Suite("Memory")
+struct MemoryTests {
+    /// An 8000x6000 (48 MP) 4:2:0 JPEG of smooth gradients, made with the package's own encoder
+    /// so that no large file sits in the repository.
+    static func make48MegapixelJPEG() throws -> Data {
+        let size = PixelSize(width: 8000, height: 6000)
+        let image = PlanarImage()
+        image.reshape(size: size, isGray: false, subsampling: .quarter)
+        for (index, plane) in image.planes.enumerated() {
+            for y in 0..<plane.height {
+                // Bands that change down the picture, different in each plane.
+                let value = UInt8(truncatingIfNeeded: (y * (index + 1)) / 24 + 40 * index)
+                plane.row(y).update(repeating: value, count: plane.width)
+            }
+        }
+        return try JPEGEncoder.encode(
+            image, quality: 50, carrying: [CarriedSegments()], compressor: Compressor(file: "48mp"), buffer: EncodeBuffer(),
+            file: "48mp")[0]
+    }
+
+    @Test("a 48 MP photo is decoded at 1/2 scale: no buffer of the pipeline ever holds the full resolution")
+    func fortyEightMegapixels() throws {
+        let jpeg = try Self.make48MegapixelJPEG()
+        var configuration = PhotoPreparer.Configuration()
+        configuration.displayEdge = nil
+        configuration.thumbnailEdge = nil
+        let workspace = PreparationWorkspace()
+        let photo = try PhotoPreparer(configuration: configuration).prepare(jpeg, name: "48mp.jpg", workspace: workspace)
+
+        #expect(photo.metadata.originalSize == PixelSize(width: 8000, height: 6000))
+        #expect(photo.upload.size == PixelSize(width: 2048, height: 1536))
+        #expect(workspace.decoded.size == PixelSize(width: 4000, height: 3000))
+        // Every plane the pipeline sized, padding included, is at most the 1/2-scale luma.
+        for image in [workspace.decoded, workspace.upload] + workspace.lanes.flatMap({ [$0.resized, $0.oriented] }) {
+            for plane in image.planes {
+                #expect(plane.width <= 4000 && plane.height <= 3000, "a \(plane.width)x\(plane.height) plane")
+            }
+        }
+        let upload = try DecodedJPEG(photo.upload.data)
+        #expect(upload.size == photo.upload.size && upload.warnings.isEmpty)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+@Suite("prep-photo batches: exit status, failures, folders, output names")
+struct BatchTests {
+    static let copySuffixes = [".jpg", ".display.jpg", ".thumb.jpg"]
+
+    @Test("When every photo is prepared the exit status is 0 and the summary counts them")
+    func allPrepared() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("corpus/no-exif.jpg", to: "a.jpg")
+            try folder.copy("corpus/comment-gimp-nikon-d70-xmp-icc.jpg", to: "b.jpg")
+            let result = try PrepPhotoRunner.run(["--out", "out", "a.jpg", "b.jpg"], in: folder.url)
+            #expect(result.status == 0)
+            #expect(result.standardError.hasPrefix("Prepared 2 of 2 photos in "), "\(result.standardError)")
+            #expect(result.errorLines.isEmpty)
+            #expect(result.standardOutput.isEmpty, "without --json nothing goes to stdout")
+            #expect(try folder.names(in: "out") == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())
+        }
+    }
+
+    @Test("Corrupt, truncated and PNG inputs fail with their file and reason, the others are written, exit 1")
+    func someFail() throws {
+        try TemporaryFolder.with { folder in
+            let good = ["no-exif.jpg", "offset-plus0200-gopro-6digit-subsec-mpf.jpg", "orientation-landscape-3.jpg"]
+            let bad = [
+                ("corrupt-header.jpg", "is a damaged JPEG: "),
+                ("truncated-baseline-2725x2225.jpg", "has missing or damaged image data: "),
+                ("not-a-jpeg.png", "is not a JPEG: it looks like a PNG image"),
+            ]
+            // A good photo after each bad one: a failure must not stop the ones after it.
+            let inputs = [good[0], bad[0].0, good[1], bad[1].0, bad[2].0, good[2]]
+            for input in inputs { try folder.copy("corpus/\(input)", to: input) }
+            let result = try PrepPhotoRunner.run(["--json", "--max-edge", "128", "--out", "out"] + inputs, in: folder.url)
+            #expect(result.status == 1)
+            for name in good {
+                let stem = (name as NSString).deletingPathExtension
+                for suffix in Self.copySuffixes { #expect(folder.exists("out/\(stem)\(suffix)"), "\(stem)\(suffix)") }
+            }
+            #expect(try folder.names(in: "out").count == 3 * good.count)
+            #expect(result.errorLines.count == bad.count)
+            for (name, reason) in bad {
+                let lines = result.errorLines.filter { $0.contains("'\(name)'") }
+                #expect(lines.count == 1, "\(name) is not named once on stderr:\n\(result.standardError)")
+                #expect(lines.first?.contains(reason) == true, "\(lines)")
+            }
+            #expect(result.standardError.contains("Prepared 3 of 6 photos in "))
+            #expect(result.standardError.contains("; 3 failed"))
+            #expect(try result.reports().map(\.ok) == [true, false, true, false, false, true])
+            #expect(folder.temporaryFiles().isEmpty)
+        }
+    }
+
+    @Test("A folder's images are prepared, a PNG in it fails as not a JPEG, other files are skipped and counted")
+    func folderArgument() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("corpus/no-exif.jpg", to: "photos/b.jpg")
+            try folder.copy("corpus/comment-gimp-nikon-d70-xmp-icc.jpg", to: "photos/a.JPEG")
+            try folder.copy("corpus/not-a-jpeg.png", to: "photos/c.png")
+            try folder.write(Data("notes".utf8), to: "photos/notes.txt")
+            try folder.write(Data("x".utf8), to: "photos/README")
+            try folder.write(Data("x".utf8), to: "photos/.hidden.jpg")
+            let result = try PrepPhotoRunner.run(["--json", "--out", "out", "photos"], in: folder.url)
+            #expect(result.status == 1)
+            let reports = try result.reports()
+            #expect(reports.map(\.input) == ["photos/a.JPEG", "photos/b.jpg", "photos/c.png"])
+            #expect(reports.map(\.ok) == [true, true, false])
+            #expect(reports.last?.error?.contains("is not a JPEG") == true)
+            #expect(result.standardError.contains("Prepared 2 of 3 photos"))
+            #expect(result.standardError.contains("skipped 2 files that are not images"), "\(result.standardError)")
+            #expect(try folder.names(in: "out") == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())
+        }
+    }
+
+    @Test("A folder with no images in it is reported as a failure, exit 1")
+    func emptyFolder() throws {
+        try TemporaryFolder.with { folder in
+            try folder.write(Data("notes".utf8), to: "photos/notes.txt")
+            let result = try PrepPhotoRunner.run(["--out", "out", "photos"], in: folder.url)
+            #expect(result.status == 1)
+            #expect(result.errorLines == ["prep-photo: error: 'photos' is a folder with no photos in it."])
+        }
+    }
+
+    @Test("Without --out the copies go to ./prepared/ in the working folder")
+    func defaultOutputFolder() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("corpus/no-exif.jpg", to: "in/IMG_1025.jpg")
+            let result = try PrepPhotoRunner.run(["in/IMG_1025.jpg"], in: folder.url)
+            #expect(result.status == 0)
+            #expect(try folder.names(in: "prepared") == ["IMG_1025.display.jpg", "IMG_1025.jpg", "IMG_1025.thumb.jpg"])
+            #expect(try folder.names(in: ".") == ["in", "prepared"])
+            #expect(result.standardError.contains(" into prepared/"))
+        }
+    }
+
+    @Test("Two inputs named alike: the second is refused naming both, the first is written, exit 1")
+    func nameCollision() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("corpus/no-exif.jpg", to: "a/IMG.jpg")  // 250x188
+            try folder.copy("corpus/comment-gimp-nikon-d70-xmp-icc.jpg", to: "b/IMG.jpg")  // 100x66
+            let result = try PrepPhotoRunner.run(["--json", "--out", "out", "a/IMG.jpg", "b/IMG.jpg"], in: folder.url)
+            #expect(result.status == 1)
+            let message = try #require(result.errorLines.first)
+            #expect(result.errorLines.count == 1)
+            #expect(message.contains("'a/IMG.jpg'") && message.contains("'b/IMG.jpg'"), "\(message)")
+            let reports = try result.reports()
+            #expect(reports.map(\.ok) == [true, false])
+            #expect(try JPEGFile(path: folder.path("out/IMG.jpg")).size == PhotoReport.Size(width: 250, height: 188))
+            #expect(try folder.names(in: "out") == ["IMG.display.jpg", "IMG.jpg", "IMG.thumb.jpg"])
+            try JSONReportTests.expectCopiesMatchFiles(reports[0], in: folder.url.appendingPathComponent("out"))
+        }
+    }
+
+    @Test("An input whose upload copy would be another input's display copy is refused like a name collision")
+    func suffixCollision() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("corpus/no-exif.jpg", to: "a/IMG.jpg")
+            try folder.copy("corpus/comment-gimp-nikon-d70-xmp-icc.jpg", to: "b/IMG.display.jpg")
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--out", "out", "a/IMG.jpg", "b/IMG.display.jpg"], in: folder.url)
+            let reports = try result.reports()
+            #expect(result.status == 1)
+            #expect(result.errorLines.first?.contains("'a/IMG.jpg'") == true)
+            #expect(result.errorLines.first?.contains("'b/IMG.display.jpg'") == true)
+            #expect(reports.map(\.ok) == [true, false])
+            // What is reported must be what is on disk: nothing replaced a's copies.
+            for report in reports {
+                for (_, copy) in report.copies {
+                    #expect((try? JPEGFile(path: folder.path(copy.path)))?.byteCount == copy.bytes, "\(report.input): \(copy.path)")
+                }
+            }
+        }
+    }
+
+    @Test("Copies that would land on the input itself are refused and the input is left as it was")
+    func neverOverwritesInput() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("corpus/no-exif.jpg", to: "photos/keep.jpg")
+            let before = try folder.contents(of: "photos/keep.jpg")
+            let result = try PrepPhotoRunner.run(["--json", "--out", "photos", "photos/keep.jpg"], in: folder.url)
+            #expect(result.status == 1)
+            let message = try #require(result.errorLines.first)
+            #expect(message.contains("'photos/keep.jpg'") && message.contains("would overwrite an input"), "\(message)")
+            #expect(try folder.contents(of: "photos/keep.jpg") == before)
+            #expect(try folder.names(in: "photos") == ["keep.jpg"], "nothing else is written for a refused photo")
+        }
+    }
+
+    @Test("An input named like another input's display copy, in the output folder, is not overwritten")
+    func neverOverwritesInputNamedLikeACopy() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("corpus/no-exif.jpg", to: "a/IMG.jpg")
+            try folder.copy("corpus/comment-gimp-nikon-d70-xmp-icc.jpg", to: "out/IMG.display.jpg")
+            let before = try folder.contents(of: "out/IMG.display.jpg")
+            let result = try PrepPhotoRunner.run(["--out", "out", "a/IMG.jpg", "out/IMG.display.jpg"], in: folder.url)
+            #expect(result.status == 1)
+            #expect(result.errorLines.contains { $0.contains("'a/IMG.jpg'") && $0.contains("would overwrite an input") })
+            #expect(try folder.contents(of: "out/IMG.display.jpg") == before)
+        }
+    }
+}
