@@ -1,12 +1,28 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+/// Test targets that share `Tests/Fixtures` as a resource: each one's path is `Tests`, so it must
+/// leave out the others' folders.
+let fixtureTestTargets = ["ImagePrepTests", "OutboxTests", "PrepPhotoTests", "EngineTests"]
+
+func fixtureTestTarget(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .testTarget(
+        name: name,
+        dependencies: dependencies,
+        path: "Tests",
+        exclude: fixtureTestTargets.filter { $0 != name } + ["PrepBenchTests", "Fixtures/README.md"],
+        sources: [name],
+        resources: [.copy("Fixtures")]
+    )
+}
+
 let package = Package(
     name: "ImagePrep",
     products: [
         .library(name: "ImagePrep", targets: ["ImagePrep"]),
         .library(name: "Outbox", targets: ["Outbox"]),
         .executable(name: "prep-photo", targets: ["prep-photo"]),
+        .executable(name: "outbox", targets: ["OutboxCommand"]),
         .executable(name: "prep-bench", targets: ["prep-bench"]),
     ],
     targets: [
@@ -19,36 +35,19 @@ let package = Package(
 
         .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CExif", "CLCMS2"]),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep"]),
+        .target(name: "Outbox", dependencies: ["ImagePrep", "CSQLite"]),
+        // Not Sources/outbox: beside Sources/Outbox it would collide on a case-insensitive file system.
+        .executableTarget(name: "OutboxCommand", dependencies: ["Outbox", "ImagePrep"]),
         // The whole-job benchmark against vipsthumbnail; run it from a release build (README, "Benchmark").
         .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG"]),
-        .target(name: "Outbox", dependencies: ["ImagePrep", "CSQLite"]),
 
-        .testTarget(
-            name: "ImagePrepTests",
-            // CTurboJPEG directly, so that tests decode the copies independently of our decoder.
-            dependencies: ["ImagePrep", "CTurboJPEG"],
-            path: "Tests",
-            exclude: ["OutboxTests", "PrepPhotoTests", "PrepBenchTests", "Fixtures/README.md"],
-            sources: ["ImagePrepTests"],
-            resources: [.copy("Fixtures")]
-        ),
-        .testTarget(
-            name: "OutboxTests",
-            dependencies: ["Outbox", "ImagePrep"],
-            path: "Tests",
-            exclude: ["ImagePrepTests", "PrepPhotoTests", "PrepBenchTests", "Fixtures/README.md"],
-            sources: ["OutboxTests"],
-            resources: [.copy("Fixtures")]
-        ),
+        // CTurboJPEG directly, so that tests decode the copies independently of our decoder.
+        fixtureTestTarget("ImagePrepTests", dependencies: ["ImagePrep", "CTurboJPEG"]),
+        fixtureTestTarget("OutboxTests", dependencies: ["Outbox", "ImagePrep"]),
         // Runs the built prep-photo as a subprocess; the dependency makes `swift test` build it.
-        .testTarget(
-            name: "PrepPhotoTests",
-            dependencies: ["prep-photo"],
-            path: "Tests",
-            exclude: ["ImagePrepTests", "OutboxTests", "PrepBenchTests", "Fixtures/README.md"],
-            sources: ["PrepPhotoTests"],
-            resources: [.copy("Fixtures")]
-        ),
+        fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo"]),
+        // Runs the reference engine (python3) and the built outbox as subprocesses.
+        fixtureTestTarget("EngineTests", dependencies: ["Outbox", "ImagePrep", "OutboxCommand"]),
         // The benchmark's reference, SSIM and goal checks, on made-up numbers (never its timings).
         .testTarget(name: "PrepBenchTests", dependencies: ["prep-bench"], path: "Tests/PrepBenchTests"),
     ],

@@ -8,7 +8,8 @@ packages=(
   libexif-dev         # CExif: EXIF metadata
   liblcms2-dev        # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
   libsqlite3-dev      # CSQLite: the outbox's store
-  python3             # the reference engine that the outbox tests send to
+  python3             # the reference engine that the outbox tests send to (standard library only)
+  bsdutils            # script(1): the test of outbox drain's progress line on a terminal
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -28,16 +28,39 @@ public struct Capture: Sendable {
         id: String, kind: String, note: String, capturedAt: String, timeZone: String?, place: GeoPoint?,
         uploads: [EncodedJPEG]
     ) throws(OutboxError) {
+        try self.init(
+            id: id, kind: kind, note: note, capturedAt: capturedAt, timeZone: timeZone, place: place,
+            uploads: uploads, media: Self.descriptors(of: uploads))
+    }
+
+    /// Creates a capture whose descriptors were already computed (by `descriptors(of:)`, from these uploads).
+    init(
+        id: String, kind: String, note: String, capturedAt: String, timeZone: String?, place: GeoPoint?,
+        uploads: [EncodedJPEG], media: [MediaDescriptor]
+    ) throws(OutboxError) {
         guard Self.isValidID(id) else { throw .invalidID(id) }
         self.id = id
         self.uploads = uploads.map(\.data)
-        let media = uploads.enumerated().map { index, upload in
+        intent = CaptureIntent(
+            kind: kind, note: note, capturedAt: capturedAt, timeZone: timeZone, place: place, media: media)
+    }
+
+    /// One descriptor per upload copy, in order, each with the SHA-256 of its bytes.
+    static func descriptors(of uploads: [EncodedJPEG]) -> [MediaDescriptor] {
+        uploads.enumerated().map { index, upload in
             MediaDescriptor(
                 index: index, sha256: SHA256.hexDigest(of: upload.data), width: upload.size.width,
                 height: upload.size.height, byteCount: Int64(upload.data.count))
         }
-        intent = CaptureIntent(
-            kind: kind, note: note, capturedAt: capturedAt, timeZone: timeZone, place: place, media: media)
+    }
+
+    /// The unique part of an id derived from what a capture holds: 32 hexadecimal digits (128
+    /// bits) of the SHA-256 of its kind, its note and its uploads' digests, each length-prefixed
+    /// so that no two different captures can run together into the same text.
+    static func contentDigest(kind: String, note: String, media: [MediaDescriptor]) -> String {
+        var text = "capture.create/1\n\(kind.utf8.count):\(kind)\n\(note.utf8.count):\(note)\n"
+        text += media.map { "\($0.index):\($0.sha256)" }.joined(separator: ",")
+        return String(SHA256.hexDigest(of: Data(text.utf8)).prefix(32))
     }
 
     /// Whether `id` can name an entry. The id becomes part of file names and of the engine's URLs,

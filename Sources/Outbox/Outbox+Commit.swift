@@ -26,15 +26,57 @@ extension Outbox {
         idPrefix: String, kind: String, note: String, photos: [PreparedPhoto]
     ) async throws(OutboxError) -> String {
         guard Capture.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
-        let capture = try Capture(
-            id: idPrefix + UUID().uuidString.lowercased(), kind: kind,
-            note: note.trimmingCharacters(in: .whitespacesAndNewlines),
+        let uploads = photos.map(\.upload)
+        let capture = try makeCapture(
+            id: idPrefix + UUID().uuidString.lowercased(), kind: kind, note: note, photos: photos,
+            media: Capture.descriptors(of: uploads))
+        try await enqueue(capture)
+        return capture.id
+    }
+
+    /// Saves a capture under an id derived from what it holds, so that saving the same thing
+    /// twice queues it once: for a save that is retried without knowing whether the first try
+    /// happened (the app, or `outbox add`, was killed after the capture became durable but
+    /// before anyone learned its id).
+    ///
+    /// The intent is built as by `commit(idPrefix:kind:note:photos:)`. The id is `idPrefix`
+    /// followed by 32 hexadecimal digits of a SHA-256 over the kind, the trimmed note and the
+    /// SHA-256 of each upload copy, in order. So the same photos, prepared the same way, with the
+    /// same kind and note, are the same capture: while it is queued a second save changes
+    /// nothing, and after it was sent and retired a second save sends it again under the same
+    /// id, which the engine answers as a replay of what it already holds. Photos prepared
+    /// differently (another size or quality) are different bytes, and so a different capture.
+    ///
+    /// - Parameters:
+    ///   - idPrefix: Starts the id, for example "plate-": at most 64 letters, digits, '-' or '_'.
+    ///   - kind: What was captured, in the app's own vocabulary.
+    ///   - note: The user's note; surrounding whitespace and newlines are trimmed.
+    ///   - photos: The prepared photos, in the order the engine should see them.
+    /// - Returns: The id, and whether this save queued the capture or found it queued already.
+    /// - Throws: `OutboxError.invalidIDPrefix`, or whatever kept the capture from being written.
+    @concurrent
+    public nonisolated func commitOnce(
+        idPrefix: String, kind: String, note: String, photos: [PreparedPhoto]
+    ) async throws(OutboxError) -> CommitResult {
+        guard Capture.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
+        let trimmed = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        let media = Capture.descriptors(of: photos.map(\.upload))
+        let capture = try makeCapture(
+            id: idPrefix + Capture.contentDigest(kind: kind, note: trimmed, media: media), kind: kind, note: trimmed,
+            photos: photos, media: media)
+        return CommitResult(id: capture.id, result: try await enqueue(capture))
+    }
+
+    /// The capture a commit saves: the intent from the photos, the device's clock and time zone.
+    private nonisolated func makeCapture(
+        id: String, kind: String, note: String, photos: [PreparedPhoto], media: [MediaDescriptor]
+    ) throws(OutboxError) -> Capture {
+        try Capture(
+            id: id, kind: kind, note: note.trimmingCharacters(in: .whitespacesAndNewlines),
             capturedAt: Self.captureMoment(of: photos, now: configuration.now(), timeZone: configuration.timeZone),
             timeZone: configuration.timeZone.identifier,
             place: photos.lazy.compactMap(\.metadata.location).first,
-            uploads: photos.map(\.upload))
-        try await enqueue(capture)
-        return capture.id
+            uploads: photos.map(\.upload), media: media)
     }
 
     /// When a capture was made, ISO 8601 with its UTC offset.
@@ -52,4 +94,12 @@ extension Outbox {
             minute: parts.minute ?? 0, second: parts.second ?? 0)
         return local.iso8601 + UTCOffset(minutes: offsetSeconds / 60).description
     }
+}
+
+/// What `Outbox.commitOnce` did.
+public struct CommitResult: Sendable, Hashable {
+    /// The capture's id, derived from what it holds; also the request id the engine sees.
+    public let id: String
+    /// `.enqueued`, or `.alreadyQueued` when the same capture was waiting in the outbox already.
+    public let result: EnqueueResult
 }

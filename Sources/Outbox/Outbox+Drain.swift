@@ -21,19 +21,46 @@ extension Outbox {
     /// - Returns: What the drain sent, parked, and why it stopped early, if it did.
     /// - Throws: `OutboxError` when the store cannot be read or written; a failed send is not an error.
     public func drain(using transport: any Transport) async throws(OutboxError) -> DrainReport {
+        try await coalescedDrain(using: transport, isRequested: false)
+    }
+
+    /// Sends the queue now because someone asked (the user pulled to refresh, or ran `outbox
+    /// drain`): like `drain(using:)`, except that every queued entry is tried at once, whatever
+    /// its backoff and even when its automatic retries ran out. Backoff and the retry limit are
+    /// there to spare the engine and the battery from automatic passes; a person asking wants
+    /// to know now. A transient failure still stops the pass and still counts towards the
+    /// entry's backoff for the automatic passes after it. Parked entries stay parked: those
+    /// need `sendNow(id:using:)`.
+    ///
+    /// - Parameter transport: How to reach the engine.
+    /// - Returns: What the drain sent, parked, and why it stopped early, if it did.
+    /// - Throws: `OutboxError` when the store cannot be read or written; a failed send is not an error.
+    public func drainNow(using transport: any Transport) async throws(OutboxError) -> DrainReport {
+        try await coalescedDrain(using: transport, isRequested: true)
+    }
+
+    /// One drain, coalesced with the others asked for meanwhile; see `drain(using:)`.
+    ///
+    /// - Parameter isRequested: Whether someone asked for it; one requested drain among those
+    ///   waiting makes the one more pass a requested pass.
+    private func coalescedDrain(using transport: any Transport, isRequested: Bool) async throws(OutboxError)
+        -> DrainReport
+    {
         guard !isDraining else {
             followUpTransport = transport
+            followUpIsRequested = followUpIsRequested || isRequested
             return try await withCheckedContinuation { followUpWaiters.append($0) }.get()
         }
         isDraining = true
         defer { isDraining = false }
         var combined = DrainReport()
         var current = transport
+        var currentIsRequested = isRequested
         var waiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
         while true {
             let result: Result<DrainReport, OutboxError>
             do throws(OutboxError) {
-                result = .success(try await runPass(using: current))
+                result = .success(try await runPass(using: current, honoursBackoff: !currentIsRequested))
             } catch {
                 result = .failure(error)
             }
@@ -46,11 +73,14 @@ extension Outbox {
                 for waiter in followUpWaiters { waiter.resume(returning: result) }
                 followUpWaiters = []
                 followUpTransport = nil
+                followUpIsRequested = false
                 throw error
             }
             guard let next = followUpTransport else { return combined }
             current = next
+            currentIsRequested = followUpIsRequested
             followUpTransport = nil
+            followUpIsRequested = false
             waiters = followUpWaiters
             followUpWaiters = []
         }
@@ -75,7 +105,10 @@ extension Outbox {
     }
 
     /// One pass over the queue in capture order; see `drain(using:)`.
-    func runPass(using transport: any Transport) async throws(OutboxError) -> DrainReport {
+    ///
+    /// - Parameter honoursBackoff: False for a pass someone asked for (`drainNow(using:)`), which
+    ///   sends entries that are backing off or whose automatic retries ran out.
+    func runPass(using transport: any Transport, honoursBackoff: Bool = true) async throws(OutboxError) -> DrainReport {
         var report = DrainReport(passes: 1)
         // Nothing of this outbox's own is in flight between passes, so a SYNCING entry found
         // while alone was left by a process that died.
@@ -90,10 +123,10 @@ extension Outbox {
             guard try await attempt(entry, using: transport, into: &report) else { return report }
         }
         var cursor: Int64 = 0
-        while let record = try store.nextQueuedRecord(after: cursor) {
+        while let record = try store.nextQueuedRecord(after: cursor, includingThoseAwaitingSendNow: !honoursBackoff) {
             cursor = record.sequence
             guard let entry = record.entry else { continue }
-            if let due = entry.nextAttemptAt, due > configuration.now() {
+            if honoursBackoff, let due = entry.nextAttemptAt, due > configuration.now() {
                 report.halt = .waitingToRetry(id: entry.id, until: due)
                 report.retryAt = due
                 return report

@@ -53,6 +53,8 @@ public actor Outbox {
     var isDraining = false
     /// The transport the next coalesced pass uses; non-nil when one more pass was asked for.
     var followUpTransport: (any Transport)?
+    /// Whether one of the drains waiting for that pass was asked for by someone (`drainNow`).
+    var followUpIsRequested = false
     /// The drains waiting for that one more pass.
     var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
     /// Entries the user asked to send now, which the next pass sends first.

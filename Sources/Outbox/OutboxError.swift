@@ -22,6 +22,8 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
     case walUnavailable(path: String, journalMode: String)
     /// A media file could not be written and flushed to disk.
     case mediaWrite(path: String, reason: String)
+    /// A media file could not be read (to send it).
+    case mediaRead(path: String, reason: String)
     /// A media file could not be removed.
     case mediaRemove(path: String, reason: String)
     /// The store's folder (or its media folder, or its lock file) could not be created or opened.
@@ -52,6 +54,8 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
                 + " SQLite stayed in '\(journalMode)' mode."
         case .mediaWrite(let path, let reason):
             return "The photo file '\(path)' could not be written to disk: \(reason)."
+        case .mediaRead(let path, let reason):
+            return "The photo file '\(path)' could not be read: \(reason)."
         case .mediaRemove(let path, let reason):
             return "The photo file '\(path)' could not be removed: \(reason)."
         case .folder(let path, let reason):

@@ -132,13 +132,18 @@ final class OutboxStore {
     }
 
     /// The first record after `sequence` in capture order that waits to be sent, readable or not.
-    func nextQueuedRecord(after sequence: Int64) throws(OutboxError) -> StoredRecord? {
+    ///
+    /// - Parameter includingThoseAwaitingSendNow: Whether entries whose automatic retries ran
+    ///   out count too (for a drain someone asked for).
+    func nextQueuedRecord(after sequence: Int64, includingThoseAwaitingSendNow: Bool = false) throws(OutboxError)
+        -> StoredRecord?
+    {
         try database.query(
             """
             SELECT \(StoredRecord.columns) FROM entries
-            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND COALESCE(awaits_send_now, 0) = 0
+            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND (? OR COALESCE(awaits_send_now, 0) = 0)
             ORDER BY sequence LIMIT 1
-            """, [.integer(sequence)]
+            """, [.integer(sequence), .integer(includingThoseAwaitingSendNow ? 1 : 0)]
         ) { row in StoredRecord(row: row) }.first
     }
 

@@ -1,0 +1,152 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What one HTTP request came to.
+enum HTTPExchangeResult: Sendable {
+    /// The engine answered: the status, the raw `Retry-After` header, and the body.
+    case answered(status: Int, retryAfter: String?, body: Data)
+    /// Nothing moved for the idle timeout, or the whole request outlived its deadline.
+    case timedOut
+    /// The request failed without an answer; the reason is one phrase, for example "Empty reply from server".
+    case failed(reason: String)
+}
+
+/// Turns URLSession's delegate callbacks into one awaited result per request, with the body's
+/// upload progress along the way.
+///
+/// The delegate form rather than completion handlers because on Linux (FoundationNetworking) a
+/// task created with a completion handler never reports `didSendBodyData`, and upload progress is
+/// the point of an upload that may take a minute on a bad link.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    /// One request in flight.
+    private struct Exchange {
+        var body = Data()
+        var isPastDeadline = false
+        /// When a byte last moved, either way.
+        var lastActivity = ContinuousClock.now
+        let progress: (@Sendable (Int64) -> Void)?
+        let continuation: CheckedContinuation<HTTPExchangeResult, Never>
+    }
+
+    /// The requests in flight, by task identifier.
+    private let exchanges = Mutex<[Int: Exchange]>([:])
+
+    /// Sends `request`, with the bytes of `file` as its body when there is one, and waits for the result.
+    ///
+    /// Both timeouts are kept here rather than left to URLSession, whose `timeoutInterval` means
+    /// different things on different platforms: on Apple's the time without a byte moving, and in
+    /// FoundationNetworking libcurl's limit on the whole transfer, in whole seconds (so 0.5 fails
+    /// every request at once). The request's own `timeoutInterval` should be a backstop above both.
+    ///
+    /// - Parameters:
+    ///   - idleTimeout: The longest no byte may move either way, in seconds.
+    ///   - deadline: The longest the whole request may take, in seconds, answer included.
+    ///   - progress: Called with the body bytes sent so far, from URLSession's queue.
+    /// - Returns: The answer, or how the request failed; cancelling the calling task cancels the request.
+    func perform(
+        _ request: URLRequest, uploading file: URL?, in session: URLSession, idleTimeout: TimeInterval,
+        deadline: TimeInterval, progress: (@Sendable (Int64) -> Void)? = nil
+    ) async -> HTTPExchangeResult {
+        let task = file.map { session.uploadTask(with: request, fromFile: $0) } ?? session.dataTask(with: request)
+        let identifier = task.taskIdentifier
+        let started = ContinuousClock.now
+        let watchdog = Task { [weak self] in
+            while true {
+                let lastActivity = self?.exchanges.withLock { $0[identifier]?.lastActivity } ?? started
+                let end = min(lastActivity + .seconds(idleTimeout), started + .seconds(deadline))
+                if ContinuousClock.now >= end { break }
+                try await Task.sleep(until: end, clock: .continuous)
+            }
+            self?.exchanges.withLock { $0[identifier]?.isPastDeadline = true }
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                exchanges.withLock { $0[identifier] = Exchange(progress: progress, continuation: continuation) }
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        let progress = exchanges.withLock { exchanges in
+            exchanges[task.taskIdentifier]?.lastActivity = .now
+            return exchanges[task.taskIdentifier]?.progress
+        }
+        progress?(totalBytesSent)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        exchanges.withLock { $0[dataTask.taskIdentifier]?.lastActivity = .now }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        exchanges.withLock { exchanges in
+            exchanges[dataTask.taskIdentifier]?.lastActivity = .now
+            exchanges[dataTask.taskIdentifier]?.body.append(data)
+        }
+    }
+
+    /// Redirects are not followed: the contract has none, and a redirected PUT or POST could
+    /// change method or lose its body. The 3xx itself is the answer.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        exchange.continuation.resume(returning: Self.result(of: task, error: error, exchange: exchange))
+    }
+
+    private static func result(of task: URLSessionTask, error: (any Error)?, exchange: Exchange) -> HTTPExchangeResult {
+        if let error {
+            let code = (error as? URLError)?.code
+            if code == .timedOut || (code == .cancelled && exchange.isPastDeadline) { return .timedOut }
+            return .failed(reason: reason(for: error))
+        }
+        guard let response = task.response as? HTTPURLResponse else {
+            return .failed(reason: "the answer was not HTTP")
+        }
+        return .answered(
+            status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
+            body: exchange.body)
+    }
+
+    /// The failure in a few words. FoundationNetworking passes libcurl's own words through for
+    /// some failures ("Empty reply from server") but only a code for others, so the common
+    /// codes get words here.
+    static func reason(for error: any Error) -> String {
+        guard let error = error as? URLError else { return String(describing: error) }
+        switch error.code {
+        case .cannotConnectToHost: return "the connection was refused (is the engine running?)"
+        case .cannotFindHost, .dnsLookupFailed: return "the engine's host name could not be resolved"
+        case .notConnectedToInternet: return "this device is offline"
+        case .networkConnectionLost: return "the connection was lost before the answer came"
+        case .cancelled: return "the request was cancelled"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
+            return "the secure connection failed: \(error.localizedDescription)"
+        default:
+            let description = error.localizedDescription
+            return description.hasPrefix("The operation could not be completed")
+                ? "URL error \(error.code.rawValue)" : description
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Outbox
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `outbox drain` and `outbox send-now`: passes over the queue through the HTTP transport, each
+/// followed by retiring what the engine took.
+struct DrainCommand {
+    let options: CommandLineOptions.DrainOptions
+
+    /// The outbox's configuration for sending: the backoff asked for, and progress on the terminal.
+    static func configuration(_ options: CommandLineOptions.DrainOptions) -> Outbox.Configuration {
+        Outbox.Configuration(
+            backoff: Backoff(initialDelay: options.retryDelay, automaticRetryLimit: options.retryLimit),
+            onProgress: { Terminal.progress.show($0) })
+    }
+
+    private var transport: HTTPTransport {
+        HTTPTransport(
+            configuration: HTTPTransport.Configuration(
+                engineURL: options.engineURL, idleTimeout: options.timeout,
+                requestTimeout: max(300, options.timeout * 10)))
+    }
+
+    /// Drains once, the way someone asking for it wants (now, whatever the backoff), and with
+    /// `--watch` goes on with automatic passes until SIGINT or SIGTERM.
+    ///
+    /// - Returns: The exit status: 0 when nothing is left queued, 1 otherwise.
+    func run(store: Outbox) async -> Int32 {
+        let stop = options.watchInterval.map { _ in StopSignal() }
+        let transport = transport
+        do {
+            var report = try await store.drainNow(using: transport)
+            try await Self.conclude(report, store: store, isWatching: stop != nil)
+            if let interval = options.watchInterval, let stop {
+                // A failed pass reschedules itself for when its backoff ends, without waiting
+                // for a new capture; otherwise a pass every interval picks up new captures.
+                while !stop.isRequested {
+                    let wait = min(interval, report.retryAt.map { $0.timeIntervalSinceNow } ?? interval)
+                    guard await stop.sleep(seconds: max(0.01, wait)) else { break }
+                    report = try await store.drain(using: transport)
+                    try await Self.conclude(report, store: store, isWatching: true)
+                }
+            }
+            return try await Self.summarize(store)
+        } catch {
+            Terminal.writeError("outbox: error: \(error)\n")
+            return 1
+        }
+    }
+
+    /// Sends one entry now, then drains the rest as usual.
+    ///
+    /// - Returns: The exit status: 0 when the engine took the entry, 1 otherwise.
+    func sendNow(id: String, store: Outbox) async -> Int32 {
+        do {
+            let report = try await store.sendNow(id: id, using: transport)
+            try await Self.conclude(report, store: store, isWatching: false)
+            _ = try await Self.summarize(store)
+            guard report.synced.contains(id) else {
+                let reason = try await store.entry(id: id)?.lastError ?? "it was not sent"
+                Terminal.writeError("outbox: error: The capture '\(id)' did not reach the engine: \(reason).\n")
+                return 1
+            }
+            return 0
+        } catch {
+            Terminal.writeError("outbox: error: \(error)\n")
+            return 1
+        }
+    }
+
+    /// After a pass: retires what synced (its ids on stdout), and says why the pass stopped
+    /// early, if it did. While watching, it also names what was parked (the summary at the end
+    /// may be days away) and when the next automatic pass will retry.
+    static func conclude(_ report: DrainReport, store: Outbox, isWatching: Bool) async throws(OutboxError) {
+        Terminal.progress.clear()
+        let retired = try await store.retireSynced()
+        if !retired.isEmpty { Terminal.writeOutput(retired.map { $0 + "\n" }.joined()) }
+        for id in report.parked where isWatching {
+            let reason = try await store.entry(id: id)?.lastError ?? "refused"
+            Terminal.writeError("outbox: parked '\(id)': \(reason)\n")
+        }
+        guard case .transientFailure(let id, let reason) = report.halt else { return }
+        var line = "outbox: stopped at '\(id)': \(reason)"
+        if isWatching, let retryAt = report.retryAt {
+            line += "; next automatic try in \(Int(max(0, retryAt.timeIntervalSinceNow).rounded(.up))) s"
+        } else if try await store.entry(id: id)?.isWaitingForSendNow == true {
+            line += "; its automatic retries ran out (use 'outbox send-now \(id)')"
+        }
+        Terminal.writeError(line + ".\n")
+    }
+
+    /// The last word: what is left, and every parked entry with its reason.
+    ///
+    /// - Returns: 0 when nothing is left queued or being sent, 1 otherwise.
+    static func summarize(_ store: Outbox) async throws(OutboxError) -> Int32 {
+        let entries = try await store.list().entries
+        let left = entries.filter { $0.state == .queued || $0.state == .syncing }.count
+        let parked = entries.filter { $0.state == .failedNeedsAttention }
+        for entry in parked {
+            Terminal.writeError(
+                "outbox: '\(entry.id)' needs attention: \(entry.lastError ?? "refused by the engine")."
+                    + " Send it again with 'outbox send-now \(entry.id)' or remove it with 'outbox discard \(entry.id)'.\n"
+            )
+        }
+        Terminal.writeError(
+            "outbox: \(left) capture\(left == 1 ? "" : "s") left in the queue, \(parked.count) parked.\n")
+        return left == 0 ? 0 : 1
+    }
+}

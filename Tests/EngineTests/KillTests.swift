@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+@testable import Outbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `outbox drain` and `outbox add` killed with SIGKILL at random moments, again and again,
+/// against the reference engine, and then the books balanced.
+///
+/// What "nothing the user added is missing" means for a killed `add`, which queues its photos
+/// one at a time in order and prints each id only once the capture is durable: every photo whose
+/// id was printed is queued; the photo it was working on is queued whole or not at all; the
+/// photos after it are untouched. A queued capture whose id was not printed is not lost: running
+/// `add` again on the photos not yet printed queues nothing twice (the id comes from the photo's
+/// bytes, the kind and the note) and prints that same id. So at the end every photo passed has
+/// exactly one id printed, and the engine holds exactly those captures, once each, with the bytes
+/// the pipeline makes of each photo.
+@Suite("Killing outbox")
+struct KillTests {
+    static let photoCount = 50
+    static let minimumDrainKills = 30
+    static let minimumAddKills = 5
+
+    @Test func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce() async throws {
+        try await withTemporaryFolder { folder in
+            let started = ContinuousClock.now
+            let seed =
+                ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap(UInt64.init)
+                ?? UInt64.random(in: 1...UInt64.max)
+            var random = SplitMix64(seed: seed)
+            let photos = try Fixtures.distinctPhotos(
+                count: Self.photoCount, in: folder.appendingPathComponent("photos"))
+            let store = folder.appendingPathComponent("outbox").path
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            // Every request takes a while (a capture about 0.15 s in all), so that most kills land
+            // in the middle of a send and the queue outlasts the kills.
+            try await engine.inject(["mode": "delay", "seconds": 0.05, "count": 1_000_000])
+            let add = ["--store", store, "add", "--max-edge", "512"]
+            let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
+
+            var remaining = photos
+            var printed: [URL: String] = [:]
+            var queuedBeforePrinted: Set<String> = []
+            var (drainKills, addKills, round) = (0, 0, 0)
+            // While photos remain, an add of all those not printed yet runs beside the drain. The
+            // first few adds, and half of the later ones, are killed while they work on a photo
+            // picked at random: once the ids before it are printed, a random 0-10 ms later (a
+            // photo takes 3-30 ms). The drain is killed at a random moment of its first 150 ms:
+            // with the engine's delay that is mostly in the middle of a send.
+            while drainKills < Self.minimumDrainKills || !remaining.isEmpty {
+                round += 1
+                let progress = "\(drainKills) drain kills, \(addKills) add kills, \(remaining.count) photos left"
+                try #require(round <= 200, "the kill rounds did not finish: \(progress)")
+                let batch = remaining
+                let draining = try OutboxProcess(drain)
+                draining.scheduleKill(delay: .milliseconds(random.next() % 150))
+                let adding = batch.isEmpty ? nil : try OutboxProcess(add + batch.map(\.path))
+                if let adding, addKills < Self.minimumAddKills || random.next() % 2 == 0 {
+                    // The first few kills fall in the first half of the batch, so that photos are left for more.
+                    let span = addKills < Self.minimumAddKills ? max(1, batch.count / 2) : batch.count
+                    adding.scheduleKill(
+                        afterLines: Int(random.next() % UInt64(span)), delay: .microseconds(random.next() % 10_000))
+                }
+                let drained = draining.wait()
+                if drained.wasKilled { drainKills += 1 }
+                #expect(drained.wasKilled || [0, 1].contains(drained.status), "drain failed: \(drained.standardError)")
+                if drained.status == 0, !drained.wasKilled, remaining.isEmpty {
+                    try #require(
+                        drainKills >= Self.minimumDrainKills, "the queue emptied after \(drainKills) drain kills")
+                }
+                guard let adding else { continue }
+                let added = adding.wait()
+                if added.wasKilled { addKills += 1 }
+                #expect(added.wasKilled || added.status == 0, "add failed: \(added.standardError)")
+                for (photo, id) in zip(batch, added.lines) { printed[photo] = id }
+                remaining.removeFirst(added.lines.count)
+                if added.wasKilled {
+                    // What a killed add queued without printing: in the store, or already at the engine.
+                    let known = try await Set(engine.state().records.map(\.requestId))
+                        .union(try Self.storeIDs(store))
+                    queuedBeforePrinted.formUnion(known.subtracting(printed.values))
+                }
+            }
+            // Then drains that nobody kills, until one says nothing is left.
+            var finalDrains = 0
+            while try OutboxProcess.run(drain).status != 0 {
+                finalDrains += 1
+                try #require(finalDrains < 5, "the queue does not empty")
+            }
+
+            let state = try await engine.state()
+            let engineIDs = Set(state.records.map(\.requestId))
+            let printedIDs = Set(printed.values)
+            let duplicateRecords = state.records.count - engineIDs.count
+            let photosUnderTwoIDs = Dictionary(grouping: state.records, by: { $0.media.first?.sha256 ?? "" })
+                .values.filter { $0.count > 1 }.count
+            var byteMismatches = 0
+            for photo in photos {
+                let expected = SHA256.hexDigest(of: try Fixtures.prepared(photo).upload.data)
+                let id = printed[photo] ?? "?"
+                let onDisk = state.uploads.first { $0.requestId == id && $0.index == 0 }?.sha256OnDisk
+                if state.record(id)?.media.map(\.sha256) != [expected] || onDisk != expected { byteMismatches += 1 }
+            }
+            let left = try Self.storeIDs(store).count
+            let orphans = try FileManager.default.contentsOfDirectory(
+                atPath: folder.appendingPathComponent("outbox/media").path
+            ).count
+            let seconds = Double((ContinuousClock.now - started).components.seconds)
+            print(
+                """
+                Kill test (KILL_TEST_SEED=\(seed)): \(photos.count) photos added, \(printedIDs.count) ids printed, \
+                \(state.records.count) captures at the engine (\(duplicateRecords) duplicate records, \
+                \(photosUnderTwoIDs) photos under two ids, \(printedIDs.subtracting(engineIDs).count) printed ids \
+                missing, \(engineIDs.subtracting(printedIDs).count) captures nobody printed), \(byteMismatches) byte \
+                mismatches, \(left) entries left in the store, \(orphans) orphan files; drain killed \(drainKills) \
+                times, add killed \(addKills) times, \(queuedBeforePrinted.count) captures queued by a killed add \
+                before their id was printed (printed by the next add); \(round) rounds, \(state.requests.count) \
+                engine requests, \(Int(seconds)) s.
+                """)
+            #expect(printedIDs.count == photos.count, "every photo has its id printed")
+            #expect(engineIDs == printedIDs, "the engine holds exactly the printed captures")
+            #expect(duplicateRecords == 0)
+            #expect(photosUnderTwoIDs == 0)
+            #expect(byteMismatches == 0)
+            #expect(queuedBeforePrinted.isSubset(of: printedIDs))
+            #expect(left == 0)
+            #expect(orphans == 0)
+            #expect(drainKills >= Self.minimumDrainKills && addKills >= Self.minimumAddKills)
+        }
+    }
+
+    /// The ids the store holds, in any state, as `outbox list --json` shows them.
+    static func storeIDs(_ store: String) throws -> Set<String> {
+        Set(try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines.compactMap { $0["id"] as? String })
+    }
+}
+
+/// A small seeded generator, so that a run's kill moments can be drawn again from its printed seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}

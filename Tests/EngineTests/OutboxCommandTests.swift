@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The `outbox` command as a user runs it: its words, its exit statuses, and what it does to the
+/// store and the engine.
+@Suite("outbox on the command line")
+struct OutboxCommandTests {
+    @Test(arguments: [
+        (
+            ["--store", "s", "frobnicate"],
+            "Error: Unknown command 'frobnicate'.\nUsage: outbox --store <folder> <command> [options]\n"
+                + "  See 'outbox --help' for more information.\n"
+        ),
+        (
+            ["add", "a.jpg"],
+            "Error: Missing expected option '--store <folder>'.\n"
+                + "Usage: outbox --store <folder> add <photo> ... [--kind <kind>] [--note <text>]\n"
+                + "  See 'outbox add --help' for more information.\n"
+        ),
+        (
+            ["--store", "s", "drain"],
+            "Error: Missing expected option '--engine <url>'.\n"
+                + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>]\n"
+                + "  See 'outbox drain --help' for more information.\n"
+        ),
+        (
+            ["--store", "s", "drain", "--engine", "http://127.0.0.1:9", "--watch", "soon"],
+            "Error: The value 'soon' is invalid for '--watch <seconds>': it must be a number of seconds from 0.01 to 86400.\n"
+                + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>]\n"
+                + "  See 'outbox drain --help' for more information.\n"
+        ),
+        (
+            ["--store", "s", "send-now", "--engine", "127.0.0.1:9", "plate-1"],
+            "Error: The value '127.0.0.1:9' is invalid for '--engine <url>': it must be an http:// or https:// URL with a host.\n"
+                + "Usage: outbox --store <folder> send-now <id> --engine <url>\n"
+                + "  See 'outbox send-now --help' for more information.\n"
+        ),
+        (
+            ["--store", "s", "discard"],
+            "Error: Missing expected argument '<id>'.\nUsage: outbox --store <folder> discard <id>\n"
+                + "  See 'outbox discard --help' for more information.\n"
+        ),
+    ])
+    func usageErrorsSayWhatIsWrongAndExit2(arguments: [String], message: String) throws {
+        let result = try OutboxProcess.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.standardError == message)
+        #expect(result.standardOutput.isEmpty)
+    }
+
+    @Test func helpListsTheCommandsAndEachCommandHasItsOwn() throws {
+        let overview = try OutboxProcess.run(["--help"])
+        #expect(overview.status == 0)
+        #expect(overview.standardOutput.hasPrefix("OVERVIEW: Keep captures on this device until the engine has them"))
+        for command in ["add", "list", "drain", "send-now", "discard"] {
+            #expect(overview.standardOutput.contains("\n  \(command) "))
+            let help = try OutboxProcess.run([command, "--help"])
+            #expect(help.status == 0)
+            #expect(help.standardOutput.contains("outbox --store <folder> \(command)"))
+        }
+    }
+
+    @Test func addPrintsOneIDPerPhotoAndAddingAgainQueuesNothingTwice() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let photos = try Fixtures.distinctPhotos(count: 2, in: folder.appendingPathComponent("photos")).map(\.path)
+            let png = Fixtures.corpus.appendingPathComponent("not-a-jpeg.png").path
+
+            let first = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", photos[0], png, photos[1]])
+            #expect(first.status == 1)
+            #expect(first.lines.count == 2)
+            #expect(first.lines.allSatisfy { $0.hasPrefix("plate-") && $0.count == "plate-".count + 32 })
+            #expect(first.standardError == "outbox: error: '\(png)' is not a JPEG: it looks like a PNG image.\n")
+
+            let again = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", photos[1]])
+            #expect(again.status == 0)
+            #expect(again.lines == [first.lines[1]])
+            #expect(again.standardError == "outbox: '\(photos[1])' was already queued as '\(first.lines[1])'.\n")
+
+            // Another note is another capture.
+            let other = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", "--note", "x", photos[1]])
+            #expect(other.lines.count == 1 && other.lines != again.lines)
+
+            let listing = try OutboxProcess.run(["--store", store, "list", "--json"])
+            #expect(listing.status == 0)
+            #expect(listing.lines.count == 4)
+            #expect(
+                listing.lines[0]
+                    == "{\"id\":\"\(first.lines[0])\",\"state\":\"QUEUED\",\"attempts\":0,\"lastError\":null,"
+                    + "\"nextAttemptAt\":null,\"waitsForSendNow\":false}")
+            #expect(listing.lines[3] == "{\"unreadable\":0}")
+        }
+    }
+
+    @Test func drainSendsRetiresAndExits0AndWithTheEngineDownExits1() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let photos = try Fixtures.distinctPhotos(count: 3, in: folder.appendingPathComponent("photos")).map(\.path)
+            let ids = try OutboxProcess.run(["--store", store, "add", "--note", "gate"] + photos).lines
+            let port = try unusedPort()
+
+            let down = try OutboxProcess.run(["--store", store, "drain", "--engine", "http://127.0.0.1:\(port)"])
+            #expect(down.status == 1)
+            #expect(down.standardOutput.isEmpty)
+            #expect(
+                down.standardError
+                    == "outbox: stopped at '\(ids[0])': network error: PUT http://127.0.0.1:\(port)/v1/uploads/\(ids[0])/0:"
+                    + " the connection was refused (is the engine running?).\n"
+                    + "outbox: 3 captures left in the queue, 0 parked.\n")
+            let afterDown = try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines
+            #expect(afterDown.compactMap { $0["attempts"] as? Int } == [1, 0, 0])
+
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"), port: port)
+            let up = try OutboxProcess.run(["--store", store, "drain", "--engine", engine.url.absoluteString])
+            #expect(up.status == 0)
+            #expect(up.lines == ids)
+            #expect(up.standardError == "outbox: 0 captures left in the queue, 0 parked.\n")
+            #expect(try OutboxProcess.run(["--store", store, "list", "--json"]).lines == ["{\"unreadable\":0}"])
+            let records = try await engine.state().records
+            #expect(records.map(\.requestId) == ids)
+            #expect(records.allSatisfy { $0.kind == "photo" && $0.note == "gate" })
+        }
+    }
+
+    @Test func aParkedCaptureIsNamedOnStderrAndSendNowOrDiscardSettleIt() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let photos = try Fixtures.distinctPhotos(count: 2, in: folder.appendingPathComponent("photos")).map(\.path)
+            let ids = try OutboxProcess.run(["--store", store, "add"] + photos).lines
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            let url = engine.url.absoluteString
+            try await engine.inject(["mode": "status", "status": 400, "path_prefix": "/v1/uploads/\(ids[0])/"])
+            _ = try await engine.request(
+                "PUT", "v1/uploads/\(ids[1])/0", body: Data("other bytes".utf8), headers: ["Content-Type": "image/jpeg"]
+            )
+
+            let drain = try OutboxProcess.run(["--store", store, "drain", "--engine", url])
+            #expect(drain.status == 0, "parked captures wait for the user; nothing is left queued")
+            #expect(drain.standardOutput.isEmpty)
+            let errorLines = drain.standardError.split(separator: "\n").map(String.init)
+            #expect(errorLines.count == 3)
+            #expect(
+                errorLines[0]
+                    == "outbox: '\(ids[0])' needs attention: HTTP 400: PUT \(url)/v1/uploads/\(ids[0])/0:"
+                    + " an injected failure (HTTP 400). Send it again with 'outbox send-now \(ids[0])'"
+                    + " or remove it with 'outbox discard \(ids[0])'.")
+            #expect(
+                errorLines[1].hasPrefix(
+                    "outbox: '\(ids[1])' needs attention: HTTP 422: PUT \(url)/v1/uploads/\(ids[1])/0:"))
+            #expect(errorLines[2] == "outbox: 0 captures left in the queue, 2 parked.")
+
+            let sent = try OutboxProcess.run(["--store", store, "send-now", ids[0], "--engine", url])
+            #expect(sent.status == 0)
+            #expect(sent.lines == [ids[0]])
+            let refused = try OutboxProcess.run(["--store", store, "send-now", ids[1], "--engine", url])
+            #expect(refused.status == 1)
+            #expect(
+                refused.standardError.contains(
+                    "outbox: error: The capture '\(ids[1])' did not reach the engine: HTTP 422: PUT"
+                        + " \(url)/v1/uploads/\(ids[1])/0: Upload 0 of '\(ids[1])' already holds different bytes"))
+            let discarded = try OutboxProcess.run(["--store", store, "discard", ids[1]])
+            #expect(discarded.status == 0)
+            #expect(discarded.standardError == "outbox: discarded '\(ids[1])'.\n")
+            #expect(try OutboxProcess.run(["--store", store, "discard", ids[1]]).status == 1)
+            #expect(try OutboxProcess.run(["--store", store, "list"]).standardOutput == "The outbox is empty.\n")
+            #expect(try await engine.state().records.map(\.requestId) == [ids[0]])
+        }
+    }
+
+    /// With --watch a failed pass reschedules itself: the engine comes up later and the capture
+    /// arrives without anyone asking again; SIGTERM then ends the watch with status 0.
+    @Test func watchRetriesOnItsOwnUntilTheEngineIsUpAndStopsOnSIGTERM() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
+            let ids = try OutboxProcess.run(["--store", store, "add"] + photos).lines
+            let port = try unusedPort()
+            let watch = try OutboxProcess([
+                "--store", store, "drain", "--engine", "http://127.0.0.1:\(port)", "--watch", "60", "--retry-delay",
+                "0.2",
+            ])
+            #expect(
+                try await waitUntil {
+                    try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines.first?["attempts"] as? Int
+                        ?? 0
+                        >= 2
+                }, "the watch retries on its own while the engine is down")
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"), port: port)
+            #expect(try await waitUntil { try await engine.state().records.count == 1 })
+            #expect(
+                try await waitUntil { try OutboxProcess.run(["--store", store, "list", "--json"]).lines.count == 1 })
+            watch.send(SIGTERM)
+            let result = watch.wait()
+            #expect(result.status == 0)
+            #expect(result.lines == ids)
+            #expect(result.standardError.hasSuffix("outbox: 0 captures left in the queue, 0 parked.\n"))
+        }
+    }
+
+    /// On a terminal (a pseudo-terminal made by script(1)) drain shows how far the upload has come.
+    @Test func drainShowsUploadProgressOnATerminal() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
+            let id = try #require(try OutboxProcess.run(["--store", store, "add"] + photos).lines.first)
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            let command = [
+                OutboxProcess.executable.path, "--store", store, "drain", "--engine", engine.url.absoluteString,
+            ]
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            process.arguments = ["-q", "-e", "-c", command.joined(separator: " "), "/dev/null"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            #expect(text.contains("\r\u{1B}[KSending \(id): 100% ("))
+            #expect(text.contains("\(id)\r\n"))
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import ImagePrep
+import Synchronization
+import Testing
+
+@testable import Outbox
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).
+enum Fixtures {
+    static let folder: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
+    static let corpus = folder.appendingPathComponent("corpus")
+    static let crafted = folder.appendingPathComponent("crafted")
+
+    /// The reference engine and its own tests, beside this package's sources: they are the
+    /// repository's, not the test bundle's, and python3 runs them from there.
+    static let engineFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("engine")
+
+    /// Photos as `outbox add` would queue them, prepared by the real pipeline (small: no resampling).
+    static func prepared(_ url: URL) throws -> PreparedPhoto {
+        try PhotoPreparer(configuration: uploadOnly).prepare(contentsOf: url)
+    }
+
+    /// The configuration `outbox add --max-edge 512` uses.
+    static let uploadOnly: PhotoPreparer.Configuration = {
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = 512
+        configuration.displayEdge = nil
+        configuration.thumbnailEdge = nil
+        return configuration
+    }()
+
+    /// `count` different JPEG files: corpus photos (one with the camera's time and GPS, one with
+    /// GPS only, and one of 1800x1200 that `--max-edge 512` resamples, which makes its preparation
+    /// take a few milliseconds), each made unique by a COM segment that names it, which the upload
+    /// copy carries.
+    static func distinctPhotos(count: Int, in folder: URL) throws -> [URL] {
+        let sources = [
+            corpus.appendingPathComponent("offset-plus0200-pixel8pro-8x8.jpg"),
+            crafted.appendingPathComponent("gps-south-west.jpg"),
+            corpus.appendingPathComponent("orientation-landscape-1.jpg"),
+        ]
+        let originals = try sources.map { try Data(contentsOf: $0) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return try (0..<count).map { number in
+            let comment = Data("engine test photo \(number)".utf8)
+            var segment = Data([0xFF, 0xFE, UInt8((comment.count + 2) >> 8), UInt8((comment.count + 2) & 0xFF)])
+            segment += comment
+            let original = originals[number % originals.count]
+            let url = folder.appendingPathComponent(String(format: "photo-%03d.jpg", number))
+            try (original.prefix(2) + segment + original.dropFirst(2)).write(to: url)
+            return url
+        }
+    }
+}
+
+/// Runs `body` with a new empty folder and removes the folder afterwards.
+func withTemporaryFolder<R>(_ body: (URL) async throws -> R) async throws -> R {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("EngineTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
+
+/// A capture around prepared photos, with fixed values the engine's record can be checked against.
+func makeCapture(
+    id: String, photos: [PreparedPhoto], capturedAt: String = "2024-04-30T14:02:05+02:00", place: GeoPoint? = nil
+) throws -> Capture {
+    try Capture(
+        id: id, kind: "plate", note: "front gate", capturedAt: capturedAt, timeZone: "Europe/Berlin", place: place,
+        uploads: photos.map(\.upload))
+}
+
+/// A port on 127.0.0.1 that nothing listens on: bound and released, so the kernel just said it is free.
+func unusedPort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+            bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+        }
+    }
+    try #require(bound, "no free port on 127.0.0.1")
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Polls `condition` every 20 ms until it holds, for at most `seconds`: for waiting on another
+/// process, never for asserting how long something took.
+func waitUntil(seconds: Double = 20, _ condition: () async throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try await condition()
+}
+
+/// The reference engine (`engine/reference_engine.py`) as a subprocess on 127.0.0.1.
+final class ReferenceEngine {
+    /// The engine's base URL.
+    let url: URL
+    /// Where its database and uploads are.
+    let dataFolder: URL
+    private let process: Process
+
+    /// Starts the engine and waits until it listens.
+    ///
+    /// - Parameters:
+    ///   - dataFolder: Its database and uploads; a restarted engine on the same folder keeps them.
+    ///   - port: 0 for one the kernel picks.
+    init(dataFolder: URL, port: Int = 0) throws {
+        self.dataFolder = dataFolder
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", Fixtures.engineFolder.appendingPathComponent("reference_engine.py").path, "--port", String(port),
+            "--data", dataFolder.path,
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        // The engine prints {"port": N, ...} once it listens: read up to that line.
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        struct Started: Decodable { let url: String }
+        guard let started = try? JSONDecoder().decode(Started.self, from: line), let url = URL(string: started.url)
+        else {
+            process.terminate()
+            let reason = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw EngineTestError("the reference engine did not start: \(reason)")
+        }
+        self.url = url
+    }
+
+    /// The engine's port.
+    var port: Int { url.port ?? 0 }
+
+    deinit { stop() }
+
+    /// Stops the engine (SIGTERM) and waits for it to exit.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    /// Orders a fault, as `POST /_engine/faults` takes it.
+    func inject(_ fault: [String: any Sendable]) async throws {
+        let body = try JSONSerialization.data(withJSONObject: fault)
+        let (status, _) = try await request("POST", "_engine/faults", body: body)
+        try #require(status == 201, "the engine refused the fault \(fault)")
+    }
+
+    /// Everything the engine holds and every request it saw.
+    func state() async throws -> EngineState {
+        let (_, body) = try await request("GET", "_engine/state")
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(EngineState.self, from: body)
+    }
+
+    /// Sends one request to the engine directly, as another client would.
+    ///
+    /// - Returns: The status and the body.
+    func request(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws
+        -> (Int, Data)
+    {
+        var request = URLRequest(url: url.appendingPathComponent(path))
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("close", forHTTPHeaderField: "Connection")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+/// What `GET /_engine/state` answers.
+struct EngineState: Decodable {
+    struct Record: Decodable, Equatable {
+        struct Place: Decodable, Equatable {
+            let latitude: Double
+            let longitude: Double
+        }
+        struct Media: Decodable, Equatable {
+            let index: Int
+            let sha256: String
+            let width: Int
+            let height: Int
+            let byteCount: Int
+        }
+        let requestId: String
+        let kind: String
+        let note: String
+        let capturedAt: String?
+        let capturedAtSource: String
+        let timeZone: String?
+        let place: Place?
+        let placeSource: String?
+        let media: [Media]
+    }
+
+    struct Upload: Decodable {
+        let requestId: String
+        let index: Int
+        let sha256: String
+        let sha256OnDisk: String?
+    }
+
+    struct Request: Decodable {
+        let method: String
+        let path: String
+        /// The capture it is about: from an upload's path, or a capture's Idempotency-Key.
+        let requestId: String?
+        /// The status as a number, or what happened instead ("connection dropped", "reply dropped after 201").
+        let outcome: Outcome
+        let replayed: Bool
+
+        enum Outcome: Decodable, Equatable {
+            case status(Int)
+            case other(String)
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let status = try? container.decode(Int.self) {
+                    self = .status(status)
+                } else {
+                    self = .other(try container.decode(String.self))
+                }
+            }
+        }
+    }
+
+    let records: [Record]
+    let uploads: [Upload]
+    let requests: [Request]
+
+    /// The requests about one capture: its uploads and its creation.
+    func requests(about id: String) -> [Request] { requests.filter { $0.requestId == id } }
+
+    func record(_ id: String) -> Record? { records.first { $0.requestId == id } }
+}
+
+struct EngineTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A list that many tasks can append to.
+final class Recorder<Element: Sendable>: Sendable {
+    private let storage = Mutex<[Element]>([])
+
+    func append(_ element: Element) { storage.withLock { $0.append(element) } }
+
+    var elements: [Element] { storage.withLock { $0 } }
+}

@@ -1,0 +1,690 @@
+#!/usr/bin/env python3
+"""The reference engine: the capture API of docs/engine-protocol.md, for real, on one machine.
+
+Records live in SQLite (DATA/engine.sqlite) and uploads on disk (DATA/uploads/ID/INDEX.jpg).
+It is for tests and for anyone writing their own engine, so it is plain and strict, and it can be
+told to fail in the ways a real network and a real server fail (see `Fault`). Python's standard
+library only: nothing to install but python3.
+
+    python3 engine/reference_engine.py --port 0 --data /tmp/engine   # prints {"port": N, ...}
+    python3 engine/reference_engine.py --data /tmp/engine --dump     # the records, one JSON a line
+"""
+
+import argparse
+import datetime
+import hashlib
+import http.server
+import json
+import os
+import re
+import signal
+import socket
+import sqlite3
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
+SHA256_PATTERN = re.compile(r"[0-9a-f]{64}\Z")
+MAX_UPLOAD_BYTES = 64 * 1024 * 1024
+MAX_RECORD_BYTES = 1024 * 1024
+MAX_MEDIA = 100
+
+# MARK: - EXIF: the camera's own clock and GPS, read from an uploaded JPEG
+
+
+def read_exif(jpeg):
+    """The camera's time and position in a JPEG, as {"captured_at": str|None, "place": dict|None}.
+
+    Walks the markers up to the first APP1 "Exif" segment, then the TIFF structure in it: IFD0,
+    its EXIF sub-IFD (DateTimeOriginal 0x9003, SubSecTimeOriginal 0x9291, OffsetTimeOriginal
+    0x9011) and its GPS sub-IFD (tags 1-4). Every offset is checked against the segment's bounds;
+    whatever is malformed, missing or impossible reads as absent, never as an error, because a
+    photo with a broken EXIF block is still a photo. The rules are the device's (ImagePrep's):
+    an unknown or impossible date, an offset outside -12:00..+14:00, a missing or odd hemisphere
+    letter, a zero denominator or an out-of-range coordinate all mean "not known".
+    """
+    tiff = _exif_tiff(jpeg)
+    if tiff is None:
+        return {"captured_at": None, "place": None}
+    tags = _TIFFTags(tiff)
+    ifd0 = tags.ifd(tags.first_ifd_offset())
+    exif = tags.ifd(tags.long_value(ifd0.get(0x8769)))
+    gps = tags.ifd(tags.long_value(ifd0.get(0x8825)))
+    return {
+        "captured_at": _camera_time(
+            tags.text(exif.get(0x9003)), tags.text(exif.get(0x9291)), tags.text(exif.get(0x9011))
+        ),
+        "place": _camera_place(tags, gps),
+    }
+
+
+def _exif_tiff(jpeg):
+    """The TIFF bytes of the first APP1 segment that starts with "Exif\\0\\0", or None."""
+    if jpeg[:2] != b"\xff\xd8":
+        return None
+    position = 2
+    while position + 4 <= len(jpeg):
+        if jpeg[position] != 0xFF:
+            return None
+        marker = jpeg[position + 1]
+        if marker == 0xFF:  # fill byte
+            position += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
+            position += 2
+            continue
+        if marker in (0xDA, 0xD9):  # start of scan, end of image: no EXIF before it
+            return None
+        length = struct.unpack(">H", jpeg[position + 2 : position + 4])[0]
+        end = position + 2 + length
+        if length < 2 or end > len(jpeg):
+            return None
+        payload = jpeg[position + 4 : end]
+        if marker == 0xE1 and payload[:6] == b"Exif\x00\x00":
+            return payload[6:]
+        position = end
+    return None
+
+
+class _TIFFTags:
+    """Bounds-checked reads from one TIFF block; each IFD is a dict of tag -> (type, count, data offset)."""
+
+    SIZES = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 7: 1, 9: 4, 10: 8}
+
+    def __init__(self, data):
+        self.data = data
+        order = data[:2]
+        self.order = "<" if order == b"II" else ">" if order == b"MM" else None
+        if self.order is None or len(data) < 8 or self.unpack("H", 2) != 42:
+            self.order = None
+
+    def unpack(self, kind, offset):
+        size = struct.calcsize(kind)
+        if offset < 0 or offset + size > len(self.data):
+            return None
+        return struct.unpack(self.order + kind, self.data[offset : offset + size])[0]
+
+    def first_ifd_offset(self):
+        return self.unpack("I", 4) if self.order else None
+
+    def ifd(self, offset):
+        if self.order is None or offset is None or offset < 8:
+            return {}
+        count = self.unpack("H", offset)
+        if count is None or offset + 2 + 12 * count > len(self.data):
+            return {}
+        entries = {}
+        for index in range(count):
+            entry = offset + 2 + 12 * index
+            tag, kind, values = self.unpack("H", entry), self.unpack("H", entry + 2), self.unpack("I", entry + 4)
+            size = self.SIZES.get(kind)
+            if size is None or values > MAX_UPLOAD_BYTES:
+                continue
+            data = entry + 8 if size * values <= 4 else self.unpack("I", entry + 8)
+            if data + size * values <= len(self.data):
+                entries.setdefault(tag, (kind, values, data))
+        return entries
+
+    def long_value(self, entry):
+        if entry is None or entry[0] not in (3, 4) or entry[1] != 1:
+            return None
+        return self.unpack("H" if entry[0] == 3 else "I", entry[2])
+
+    def text(self, entry):
+        if entry is None or entry[0] not in (2, 7):
+            return None
+        raw = self.data[entry[2] : entry[2] + entry[1]].split(b"\x00")[0]
+        return raw.decode("latin-1").strip() or None
+
+    def rationals(self, entry, count):
+        """`count` RATIONALs, or SRATIONALs as some phones write (Nokia's GPS), none negative; else None."""
+        if entry is None or entry[0] not in (5, 10) or entry[1] != count:
+            return None
+        kind = "I" if entry[0] == 5 else "i"
+        values = []
+        for index in range(count):
+            numerator, denominator = self.unpack(kind, entry[2] + 8 * index), self.unpack(kind, entry[2] + 8 * index + 4)
+            if not denominator or numerator < 0 or denominator < 0:
+                return None
+            values.append(numerator / denominator)
+        return values
+
+
+def _camera_time(date_time, sub_second, offset):
+    """ISO 8601 from DateTimeOriginal, its SubSecTime digits and its OffsetTime, or None."""
+    match = re.fullmatch(r"(\d{4}):(\d{2}):(\d{2}) (\d{2}):(\d{2}):(\d{2})", date_time or "")
+    if not match:
+        return None
+    try:
+        moment = datetime.datetime(*map(int, match.groups()))
+    except ValueError:  # February 30th, hour 24, year 0000: unknown or impossible
+        return None
+    text = moment.isoformat()
+    if sub_second and sub_second.isdigit():
+        text += "." + sub_second
+    offset_match = re.fullmatch(r"([+-])(\d{2}):(\d{2})", offset or "")
+    if offset_match:
+        minutes = int(offset_match[2]) * 60 + int(offset_match[3])
+        if int(offset_match[3]) < 60 and -12 * 60 <= (-minutes if offset_match[1] == "-" else minutes) <= 14 * 60:
+            text += offset
+    return text
+
+
+def _camera_place(tags, gps):
+    """{"latitude", "longitude"} in signed degrees from the GPS IFD, or None."""
+    signed = []
+    for ref_tag, value_tag, positive, negative, limit in ((1, 2, "N", "S", 90), (3, 4, "E", "W", 180)):
+        ref = tags.text(gps.get(ref_tag))
+        parts = tags.rationals(gps.get(value_tag), 3)
+        if ref not in (positive, negative) or parts is None:
+            return None
+        degrees = parts[0] + parts[1] / 60 + parts[2] / 3600
+        if degrees > limit:
+            return None
+        signed.append(-degrees if ref == negative else degrees)
+    return {"latitude": signed[0], "longitude": signed[1]}
+
+
+# MARK: - Storage
+
+
+class Store:
+    """Records in SQLite and upload bytes on disk, under one lock: the engine is a reference, not a benchmark.
+
+    Every upload file is written to a temporary name, flushed and renamed, and only then listed in
+    the database, so a killed engine never lists bytes it does not hold.
+    """
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.uploads = os.path.join(folder, "uploads")
+        os.makedirs(self.uploads, exist_ok=True)
+        self.lock = threading.RLock()
+        self.db = sqlite3.connect(os.path.join(folder, "engine.sqlite"), check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS uploads (
+                request_id TEXT NOT NULL, idx INTEGER NOT NULL, sha256 TEXT NOT NULL, byte_count INTEGER NOT NULL,
+                received_at TEXT NOT NULL, PRIMARY KEY (request_id, idx));
+            CREATE TABLE IF NOT EXISTS captures (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
+            """
+        )
+
+    def upload_path(self, request_id, index):
+        return os.path.join(self.uploads, request_id, "%d.jpg" % index)
+
+    def upload(self, request_id, index):
+        row = self.db.execute(
+            "SELECT sha256, byte_count FROM uploads WHERE request_id = ? AND idx = ?", (request_id, index)
+        ).fetchone()
+        return None if row is None else {"sha256": row[0], "byte_count": row[1]}
+
+    def put_upload(self, request_id, index, body, digest):
+        path = self.upload_path(request_id, index)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        temporary = "%s.%d.%d.tmp" % (path, os.getpid(), threading.get_ident())
+        with open(temporary, "wb") as file:
+            file.write(body)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+        self.db.execute(
+            "INSERT INTO uploads (request_id, idx, sha256, byte_count, received_at) VALUES (?, ?, ?, ?, ?)",
+            (request_id, index, digest, len(body), utc_now()),
+        )
+
+    def record(self, request_id):
+        row = self.db.execute("SELECT record FROM captures WHERE request_id = ?", (request_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def records(self):
+        return [json.loads(row[0]) for row in self.db.execute("SELECT record FROM captures ORDER BY sequence")]
+
+    def add_record(self, record):
+        self.db.execute(
+            "INSERT INTO captures (request_id, record) VALUES (?, ?)",
+            (record["request_id"], json.dumps(record, sort_keys=True)),
+        )
+
+    def state(self):
+        """Everything, for tests: the records, and each upload with a digest of the bytes on disk now."""
+        uploads = []
+        for request_id, index, sha256, byte_count in self.db.execute(
+            "SELECT request_id, idx, sha256, byte_count FROM uploads ORDER BY request_id, idx"
+        ):
+            try:
+                with open(self.upload_path(request_id, index), "rb") as file:
+                    on_disk = hashlib.sha256(file.read()).hexdigest()
+            except OSError:
+                on_disk = None
+            uploads.append(
+                {"request_id": request_id, "index": index, "sha256": sha256, "byte_count": byte_count,
+                 "sha256_on_disk": on_disk}
+            )
+        return {"records": self.records(), "uploads": uploads}
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+# MARK: - Faults
+
+
+class Fault:
+    """One way to fail, for the next `count` requests that match `method` and `path_prefix`.
+
+    Modes: "status" answers `status` (with `retry_after` as Retry-After, if given) without doing
+    anything; "drop_connection" closes the connection as soon as the request line and headers
+    are read; "delay" waits `seconds` and then handles the request normally; "drop_reply" handles
+    the request (stores what it stores) and then closes the connection instead of answering.
+    """
+
+    MODES = ("status", "drop_connection", "delay", "drop_reply")
+
+    def __init__(self, spec):
+        self.mode = spec.get("mode")
+        if self.mode not in self.MODES:
+            raise ValueError("mode must be one of %s" % ", ".join(self.MODES))
+        self.count = int(spec.get("count", 1))
+        self.status = int(spec.get("status", 503))
+        self.retry_after = spec.get("retry_after")
+        self.seconds = float(spec.get("seconds", 1))
+        self.method = spec.get("method")
+        self.path_prefix = spec.get("path_prefix", "/v1/")
+        if self.count < 1 or not 100 <= self.status <= 599 or self.seconds < 0:
+            raise ValueError("count must be at least 1, status 100-599, seconds at least 0")
+
+    @staticmethod
+    def parse(text):
+        """A fault from "mode=status,status=503,count=2,retry_after=30" (the --fault flag)."""
+        spec = dict(part.split("=", 1) for part in text.split(",") if "=" in part)
+        return Fault(spec)
+
+    def matches(self, method, path):
+        return (self.method is None or self.method == method) and path.startswith(self.path_prefix)
+
+    def describe(self):
+        return {key: getattr(self, key) for key in ("mode", "count", "status", "retry_after", "seconds", "method",
+                                                     "path_prefix")}
+
+
+# MARK: - HTTP
+
+
+class EngineError(Exception):
+    """An answer other than success: the status, a machine code and one sentence for people."""
+
+    def __init__(self, status, code, message, headers=None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+
+
+class Engine(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, store, faults=()):
+        super().__init__(address, Handler)
+        self.store = store
+        self.faults = list(faults)
+        self.faults_lock = threading.Lock()
+        self.in_flight = set()
+        self.requests = []  # the request log: method, path, status or what happened instead
+
+    def take_fault(self, method, path):
+        with self.faults_lock:
+            for fault in self.faults:
+                if fault.matches(method, path):
+                    fault.count -= 1
+                    if fault.count == 0:
+                        self.faults.remove(fault)
+                    return fault
+        return None
+
+    def log(self, handler, method, path, outcome, replayed=False):
+        parts = path.strip("/").split("/")
+        request_id = handler.headers.get("Idempotency-Key") if parts == ["v1", "captures"] else \
+            parts[2] if len(parts) > 2 else None
+        with self.faults_lock:
+            self.requests.append({"method": method, "path": path, "request_id": request_id, "outcome": outcome,
+                                  "replayed": replayed})
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as phones use it; every answer has a Content-Length
+    server_version = "ReferenceEngine/1"
+
+    def log_message(self, format, *args):  # quiet: tests read the request log instead
+        pass
+
+    def do_GET(self):
+        self.dispatch("GET")
+
+    def do_PUT(self):
+        self.dispatch("PUT")
+
+    def do_POST(self):
+        self.dispatch("POST")
+
+    def do_DELETE(self):
+        self.dispatch("DELETE")
+
+    def dispatch(self, method):
+        path = urllib.parse.urlsplit(self.path).path
+        if path.startswith("/_engine/"):
+            return self.control(method, path)
+        fault = self.server.take_fault(method, path)
+        if fault and fault.mode == "drop_connection":
+            self.server.log(self, method, path, "connection dropped")
+            return self.drop()
+        # A capture waits while its key is in flight, so that a replay sent meanwhile meets 409.
+        self.delay = fault.seconds if fault and fault.mode == "delay" else 0
+        if self.delay and not (method == "POST" and path == "/v1/captures"):
+            time.sleep(self.delay)
+        if fault and fault.mode == "status":
+            self.discard_body()
+            headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
+            self.server.log(self, method, path, fault.status)
+            return self.answer(
+                fault.status, {"error": "injected", "message": "an injected failure (HTTP %d)" % fault.status}, headers
+            )
+        replayed = False
+        self.body_read = False
+        try:
+            status, body, headers = self.route(method, path)
+            replayed = headers.get("Idempotent-Replayed") == "true"
+        except EngineError as error:
+            status, body, headers = error.status, {"error": error.code, "message": error.message}, error.headers
+            if not self.body_read:
+                self.discard_body()
+        if fault and fault.mode == "drop_reply":
+            self.server.log(self, method, path, "reply dropped after %d" % status, replayed)
+            return self.drop()
+        self.server.log(self, method, path, status, replayed)
+        self.answer(status, body, headers)
+
+    def route(self, method, path):
+        parts = path.strip("/").split("/")
+        if parts[:2] == ["v1", "uploads"] and len(parts) == 4:
+            if method != "PUT":
+                raise EngineError(405, "method_not_allowed", "Uploads take PUT.", {"Allow": "PUT"})
+            return self.put_upload(parse_id(parts[2]), parse_index(parts[3]))
+        if parts == ["v1", "captures"]:
+            if method == "POST":
+                return self.post_capture()
+            if method == "GET":
+                return 200, {"records": self.server.store.records()}, {}
+            raise EngineError(405, "method_not_allowed", "Captures take POST or GET.", {"Allow": "GET, POST"})
+        if parts[:2] == ["v1", "captures"] and len(parts) == 3:
+            if method != "GET":
+                raise EngineError(405, "method_not_allowed", "A capture takes GET.", {"Allow": "GET"})
+            request_id = parse_id(parts[2])
+            with self.server.store.lock:
+                record = self.server.store.record(request_id)
+            if record is None:
+                raise EngineError(404, "not_found", "No capture has the request id '%s'." % request_id)
+            return 200, record, {}
+        raise EngineError(404, "not_found", "No such endpoint: %s %s." % (method, path))
+
+    def put_upload(self, request_id, index):
+        if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "image/jpeg":
+            raise EngineError(415, "unsupported_media_type", "An upload must be sent as image/jpeg.")
+        body = self.read_body(MAX_UPLOAD_BYTES)
+        digest = hashlib.sha256(body).hexdigest()
+        store = self.server.store
+        with store.lock:
+            held = store.upload(request_id, index)
+            if held is None:
+                store.put_upload(request_id, index, body, digest)
+                status = 201
+            elif held["sha256"] == digest:
+                status = 200
+            else:
+                raise EngineError(
+                    422, "upload_conflict",
+                    "Upload %d of '%s' already holds different bytes (SHA-256 %s, these are %s)."
+                    % (index, request_id, held["sha256"], digest),
+                )
+        return status, {"request_id": request_id, "index": index, "sha256": digest, "byte_count": len(body)}, {}
+
+    def post_capture(self):
+        key = self.headers.get("Idempotency-Key")
+        if key is None:
+            raise EngineError(400, "bad_request", "A capture needs an Idempotency-Key header.")
+        key = parse_id(key)
+        try:
+            body = json.loads(self.read_body(MAX_RECORD_BYTES))
+        except ValueError:
+            raise EngineError(400, "bad_request", "The body is not JSON.")
+        request = parse_capture(body)
+        if request["request_id"] != key:
+            raise EngineError(400, "bad_request", "The request_id '%s' is not the Idempotency-Key '%s'."
+                              % (request["request_id"], key))
+        with self.server.faults_lock:
+            if key in self.server.in_flight:
+                raise EngineError(409, "in_progress", "The capture '%s' is still being processed." % key,
+                                  {"Retry-After": "1"})
+            self.server.in_flight.add(key)
+        try:
+            time.sleep(self.delay)
+            return self.create(request)
+        finally:
+            with self.server.faults_lock:
+                self.server.in_flight.discard(key)
+
+    def create(self, request):
+        store = self.server.store
+        with store.lock:
+            held = store.record(request["request_id"])
+            if held is not None:
+                return 200, held, {"Idempotent-Replayed": "true"}
+            camera = {"captured_at": None, "place": None}
+            media = []
+            for item in sorted(request["media"], key=lambda item: item["index"]):
+                upload = store.upload(request["request_id"], item["index"])
+                if upload is None:
+                    raise EngineError(422, "upload_missing", "Upload %d of '%s' has not arrived."
+                                      % (item["index"], request["request_id"]))
+                if upload["sha256"] != item["sha256"]:
+                    raise EngineError(
+                        422, "checksum_mismatch",
+                        "Upload %d of '%s' has SHA-256 %s, not %s as the capture says."
+                        % (item["index"], request["request_id"], upload["sha256"], item["sha256"]),
+                    )
+                with open(store.upload_path(request["request_id"], item["index"]), "rb") as file:
+                    found = read_exif(file.read())
+                camera = {key: camera[key] or found[key] for key in camera}
+                media.append(dict(item, byte_count=upload["byte_count"]))
+            record = dict(request, media=media, received_at=utc_now())
+            # The camera's own clock first, then the client's, then now; the photo's GPS over the client's.
+            for key, sources in (("captured_at", ("camera", "client", "server")), ("place", ("photo", "client"))):
+                if camera[key] is not None:
+                    record[key], record[key + "_source"] = camera[key], sources[0]
+                elif request[key] is not None:
+                    record[key + "_source"] = sources[1]
+                elif key == "captured_at":
+                    record[key], record[key + "_source"] = utc_now(), sources[2]
+                else:
+                    record[key + "_source"] = None
+            store.add_record(record)
+        return 201, record, {"Location": "/v1/captures/" + request["request_id"]}
+
+    def control(self, method, path):
+        """The test-only endpoints: faults to inject, and the whole state to inspect."""
+        server = self.server
+        if path == "/_engine/faults" and method == "POST":
+            try:
+                fault = Fault(json.loads(self.read_body(MAX_RECORD_BYTES)))
+            except (ValueError, TypeError) as error:
+                return self.answer(400, {"error": "bad_request", "message": str(error)})
+            with server.faults_lock:
+                server.faults.append(fault)
+            return self.answer(201, fault.describe())
+        if path == "/_engine/faults" and method == "DELETE":
+            with server.faults_lock:
+                server.faults.clear()
+            return self.answer(200, {"faults": []})
+        if path == "/_engine/state" and method == "GET":
+            with server.store.lock:
+                state = server.store.state()
+            with server.faults_lock:
+                state["requests"] = list(server.requests)
+                state["faults"] = [fault.describe() for fault in server.faults]
+            return self.answer(200, state)
+        self.discard_body()
+        return self.answer(404, {"error": "not_found", "message": "No such control endpoint: %s %s." % (method, path)})
+
+    # Bodies and answers
+
+    def read_body(self, limit):
+        self.body_read = True
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            return self.read_chunked(limit)
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self.close_connection = True
+            raise EngineError(411, "length_required", "The request needs a Content-Length.")
+        if int(length) > limit:
+            self.close_connection = True
+            raise EngineError(413, "too_large", "The body has %s bytes; at most %d are taken." % (length, limit))
+        body = self.rfile.read(int(length))
+        if len(body) != int(length):
+            self.close_connection = True
+            raise EngineError(400, "bad_request", "The body ended after %d of %s bytes." % (len(body), length))
+        return body
+
+    def read_chunked(self, limit):
+        body = b""
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                return body
+            body += self.rfile.read(size)
+            self.rfile.readline()
+            if len(body) > limit:
+                self.close_connection = True
+                raise EngineError(413, "too_large", "The body has more than %d bytes." % limit)
+
+    def discard_body(self):
+        try:
+            self.read_body(MAX_UPLOAD_BYTES)
+        except EngineError:
+            self.close_connection = True
+
+    def answer(self, status, body, headers=None):
+        payload = (json.dumps(body, sort_keys=True) + "\n").encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if self.close_connection or self.headers.get("Connection", "").lower() == "close":
+            self.send_header("Connection", "close")  # so that the client never reuses a connection that closes
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def drop(self):
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def parse_id(text):
+    if not ID_PATTERN.match(text):
+        raise EngineError(400, "bad_request", "A request id is 1 to 128 letters, digits, '-' or '_'.")
+    return text
+
+
+def parse_index(text):
+    if not text.isdigit() or len(text) > 6:
+        raise EngineError(400, "bad_request", "An upload index is a whole number from 0.")
+    return int(text)
+
+
+def parse_capture(body):
+    """The capture request's fields, checked for type; anything else is a 400 naming the field."""
+    def fail(field, what):
+        raise EngineError(400, "bad_request", "'%s' must be %s." % (field, what))
+
+    if not isinstance(body, dict):
+        fail("body", "a JSON object")
+    request = {}
+    for field in ("request_id", "kind", "note"):
+        if not isinstance(body.get(field), str):
+            fail(field, "a string")
+        request[field] = body[field]
+    for field in ("captured_at", "time_zone"):
+        value = body.get(field)
+        if value is not None and not isinstance(value, str):
+            fail(field, "a string or null")
+        request[field] = value or None
+    place = body.get("place")
+    if place is not None:
+        numbers = [place.get(key) if isinstance(place, dict) else None for key in ("latitude", "longitude")]
+        if not all(isinstance(n, (int, float)) and not isinstance(n, bool) for n in numbers) or \
+                abs(numbers[0]) > 90 or abs(numbers[1]) > 180:
+            fail("place", "null or {\"latitude\": -90..90, \"longitude\": -180..180}")
+        place = {"latitude": numbers[0], "longitude": numbers[1]}
+    request["place"] = place
+    media = body.get("media")
+    if not isinstance(media, list) or len(media) > MAX_MEDIA:
+        fail("media", "a list of at most %d uploads" % MAX_MEDIA)
+    request["media"] = []
+    for item in media:
+        ok = isinstance(item, dict) and all(
+            isinstance(item.get(key), int) and not isinstance(item.get(key), bool) and item[key] >= 0
+            for key in ("index", "width", "height")
+        ) and isinstance(item.get("sha256"), str) and SHA256_PATTERN.match(item["sha256"])
+        if not ok:
+            fail("media", "a list of {index, sha256 (64 lowercase hex digits), width, height}")
+        request["media"].append({key: item[key] for key in ("index", "sha256", "width", "height")})
+    if len({item["index"] for item in request["media"]}) != len(request["media"]):
+        fail("media", "a list whose indexes differ")
+    return request
+
+
+def main(arguments=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="0 picks a free port (default 8080)")
+    parser.add_argument("--data", default="engine-data", help="folder for engine.sqlite and uploads/")
+    parser.add_argument("--fault", action="append", default=[], type=Fault.parse,
+                        help="a fault to start with, e.g. mode=status,status=503,count=2,retry_after=30;"
+                             " mode=drop_reply,method=POST; mode=delay,seconds=2; mode=drop_connection")
+    parser.add_argument("--dump", action="store_true", help="print the records as JSON lines and exit")
+    options = parser.parse_args(arguments)
+    store = Store(options.data)
+    if options.dump:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--dump | head` ends quietly
+        for record in store.records():
+            print(json.dumps(record, sort_keys=True))
+        return
+    # SIGTERM stops the engine even when the parent started it with SIGTERM ignored or blocked
+    # (a child inherits both, and test runners start processes from threads that block signals).
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
+    engine = Engine((options.host, options.port), store, options.fault)
+    host, port = engine.server_address[:2]
+    print(json.dumps({"port": port, "url": "http://%s:%d" % (host, port), "data": os.path.abspath(options.data)}),
+          flush=True)
+    try:
+        engine.serve_forever()
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        engine.server_close()
+
+
+if __name__ == "__main__":
+    main()

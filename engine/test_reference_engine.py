@@ -1,0 +1,287 @@
+"""Tests of the reference engine: its EXIF walker against exiftool's readings of the fixtures, and
+the wire contract of docs/engine-protocol.md over real HTTP on loopback.
+
+    python3 -m unittest discover -s engine -v     (EngineTests runs this too)
+"""
+
+import datetime
+import hashlib
+import http.client
+import json
+import os
+import random
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_engine  # noqa: E402
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures")
+
+
+def fixture(name):
+    for folder in ("corpus", "crafted"):
+        path = os.path.join(FIXTURES, folder, name)
+        if os.path.exists(path):
+            with open(path, "rb") as file:
+                return file.read()
+    raise FileNotFoundError(name)
+
+
+class EXIFTests(unittest.TestCase):
+    """read_exif against exiftool 12.57's readings in the fixtures' expected.json files."""
+
+    # Where the device's rules (ImagePrep's, and so the engine's) say "not known" and exiftool
+    # still prints a value: a latitude of 95, and a hemisphere letter 'X' that exiftool signs north.
+    NOT_A_PLACE = {"gps-latitude-out-of-range.jpg", "gps-latitude-ref-invalid.jpg"}
+
+    def expected_files(self):
+        for folder in ("corpus", "crafted"):
+            with open(os.path.join(FIXTURES, folder, "expected.json")) as file:
+                for name, fields in json.load(file)["files"].items():
+                    if name.endswith(".jpg"):
+                        yield name, fields
+
+    @staticmethod
+    def expected_time(fields):
+        text = fields.get("DateTimeOriginal")
+        try:
+            moment = datetime.datetime.strptime(text or "", "%Y:%m:%d %H:%M:%S")
+        except ValueError:  # absent, all zeros, or February 29th of a common year
+            return None
+        result = moment.isoformat()
+        if fields.get("SubSecTimeOriginal") is not None:
+            result += "." + str(fields["SubSecTimeOriginal"])
+        return result + (fields.get("OffsetTimeOriginal") or "")
+
+    def test_every_fixture_reads_as_exiftool_reads_it(self):
+        count = 0
+        for name, fields in self.expected_files():
+            with self.subTest(name=name):
+                found = reference_engine.read_exif(fixture(name))
+                self.assertEqual(found["captured_at"], self.expected_time(fields))
+                latitude, longitude = fields.get("GPSLatitude"), fields.get("GPSLongitude")
+                # exiftool prints "" for a coordinate with a zero denominator.
+                if not isinstance(latitude, (int, float)) or not isinstance(longitude, (int, float)) \
+                        or name in self.NOT_A_PLACE:
+                    self.assertIsNone(found["place"])
+                else:
+                    self.assertAlmostEqual(found["place"]["latitude"], latitude, places=9)
+                    self.assertAlmostEqual(found["place"]["longitude"], longitude, places=9)
+                count += 1
+        self.assertGreater(count, 55)
+
+    def test_damaged_bytes_never_raise(self):
+        """Truncations and random byte flips of photos with EXIF: absent values, never an exception."""
+        generator = random.Random(7)
+        for name in ("offset-plus0200-pixel8pro-8x8.jpg", "gps-north-west-iphone5-orientation3.jpg",
+                     "exif-little-endian-canon-40d.jpg"):
+            original = fixture(name)[:4096]
+            for _ in range(300):
+                damaged = bytearray(original[: generator.randrange(len(original) + 1)])
+                for _ in range(generator.randrange(1, 8)):
+                    if damaged:
+                        damaged[generator.randrange(len(damaged))] = generator.randrange(256)
+                result = reference_engine.read_exif(bytes(damaged))
+                self.assertEqual(set(result), {"captured_at", "place"})
+
+
+class RunningEngine:
+    """The engine in this process, on a free port of 127.0.0.1, with its data in a temporary folder."""
+
+    def __init__(self, folder=None):
+        self.folder = folder or tempfile.mkdtemp(prefix="engine-test-")
+        self.server = reference_engine.Engine(("127.0.0.1", 0), reference_engine.Store(self.folder))
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def request(self, method, path, body=None, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.server_address[1], timeout=10)
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            payload = response.read()
+            return response.status, dict(response.getheaders()), json.loads(payload) if payload else None
+        finally:
+            connection.close()
+
+    def put(self, request_id, index, data, content_type="image/jpeg"):
+        return self.request("PUT", "/v1/uploads/%s/%d" % (request_id, index), data, {"Content-Type": content_type})
+
+    def post(self, body, key=None):
+        headers = {"Content-Type": "application/json"}
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        return self.request("POST", "/v1/captures", json.dumps(body).encode(), headers)
+
+    def fault(self, **spec):
+        status, _, _ = self.request("POST", "/_engine/faults", json.dumps(spec).encode())
+        assert status == 201
+
+
+def capture_body(request_id, photos, **overrides):
+    body = {
+        "request_id": request_id, "kind": "plate", "note": "front gate", "captured_at": "2024-04-30T14:02:05+02:00",
+        "time_zone": "Europe/Berlin", "place": {"latitude": 52.5, "longitude": 13.25},
+        "media": [{"index": index, "sha256": hashlib.sha256(photo).hexdigest(), "width": 8, "height": 8}
+                  for index, photo in enumerate(photos)],
+    }
+    body.update(overrides)
+    return body
+
+
+class ContractTests(unittest.TestCase):
+    def setUp(self):
+        self.engine = RunningEngine()
+        self.camera = fixture("offset-plus0200-pixel8pro-8x8.jpg")
+        self.plain = fixture("no-exif.jpg")
+
+    def tearDown(self):
+        self.engine.stop()
+        shutil.rmtree(self.engine.folder, ignore_errors=True)
+
+    def test_an_upload_is_201_when_new_200_when_the_same_and_422_when_different(self):
+        status, _, body = self.engine.put("c1", 0, self.plain)
+        self.assertEqual(status, 201)
+        self.assertEqual(body, {"request_id": "c1", "index": 0, "sha256": hashlib.sha256(self.plain).hexdigest(),
+                                "byte_count": len(self.plain)})
+        self.assertEqual(self.engine.put("c1", 0, self.plain)[0], 200)
+        status, _, body = self.engine.put("c1", 0, self.camera)
+        self.assertEqual(status, 422)
+        self.assertEqual(body["error"], "upload_conflict")
+        self.assertEqual(self.engine.put("c1", 1, self.plain, "image/png")[:1], (415,))
+        self.assertEqual(self.engine.put("bad.id", 0, self.plain)[0], 400)
+        self.assertEqual(self.engine.request("PUT", "/v1/uploads/c1/x", self.plain, {"Content-Type": "image/jpeg"})[0],
+                         400)
+
+    def test_a_capture_is_201_then_replayed_as_200_and_never_appended_twice(self):
+        self.engine.put("c1", 0, self.plain)
+        body = capture_body("c1", [self.plain])
+        status, headers, created = self.engine.post(body, key="c1")
+        self.assertEqual(status, 201)
+        self.assertEqual(headers["Location"], "/v1/captures/c1")
+        self.assertNotIn("Idempotent-Replayed", headers)
+        for _ in range(2):
+            status, headers, replayed = self.engine.post(body, key="c1")
+            self.assertEqual((status, headers.get("Idempotent-Replayed")), (200, "true"))
+            self.assertEqual(replayed, created)
+        self.assertEqual(self.engine.request("GET", "/v1/captures/c1")[2], created)
+        self.assertEqual(len(self.engine.request("GET", "/v1/captures")[2]["records"]), 1)
+        self.assertEqual(self.engine.request("GET", "/v1/captures/c2")[:1], (404,))
+
+    def test_a_capture_is_422_when_an_upload_is_missing_or_differs(self):
+        self.engine.put("c1", 0, self.plain)
+        status, _, body = self.engine.post(capture_body("c1", [self.plain, self.camera]), key="c1")
+        self.assertEqual((status, body["error"]), (422, "upload_missing"))
+        status, _, body = self.engine.post(capture_body("c1", [self.camera]), key="c1")
+        self.assertEqual((status, body["error"]), (422, "checksum_mismatch"))
+        self.assertIsNone(self.engine.server.store.record("c1"))
+
+    def test_a_malformed_capture_is_400_naming_what_is_wrong(self):
+        self.assertEqual(self.engine.post(capture_body("c1", []))[0], 400)  # no Idempotency-Key
+        self.assertEqual(self.engine.post(capture_body("c1", []), key="c2")[0], 400)  # key is not the id
+        for field, value in (("kind", 3), ("place", {"latitude": 91, "longitude": 0}), ("media", [{"index": 0}]),
+                             ("captured_at", 5)):
+            with self.subTest(field=field):
+                status, _, body = self.engine.post(capture_body("c1", [], **{field: value}), key="c1")
+                self.assertEqual(status, 400)
+                self.assertIn("'%s'" % field, body["message"])
+
+    def test_the_cameras_clock_and_the_photos_place_win(self):
+        self.engine.put("cam", 0, self.camera)
+        record = self.engine.post(capture_body("cam", [self.camera]), key="cam")[2]
+        self.assertEqual((record["captured_at"], record["captured_at_source"]),
+                         ("2023-10-06T22:53:51.724+02:00", "camera"))
+        self.assertEqual(record["place_source"], "photo")
+        self.assertAlmostEqual(record["place"]["latitude"], 40.4000694444444)
+
+        self.engine.put("cli", 0, self.plain)
+        record = self.engine.post(capture_body("cli", [self.plain]), key="cli")[2]
+        self.assertEqual((record["captured_at"], record["captured_at_source"]), ("2024-04-30T14:02:05+02:00", "client"))
+        self.assertEqual((record["place"], record["place_source"]), ({"latitude": 52.5, "longitude": 13.25}, "client"))
+
+        self.engine.put("now", 0, self.plain)
+        record = self.engine.post(capture_body("now", [self.plain], captured_at=None, place=None), key="now")[2]
+        self.assertEqual(record["captured_at_source"], "server")
+        self.assertTrue(record["captured_at"].endswith("+00:00"))
+        self.assertEqual((record["place"], record["place_source"]), (None, None))
+
+    def test_a_key_in_flight_answers_409(self):
+        self.engine.put("c1", 0, self.plain)
+        self.engine.fault(mode="delay", seconds=1, method="POST")
+        body = capture_body("c1", [self.plain])
+        first = []
+        thread = threading.Thread(target=lambda: first.append(self.engine.post(body, key="c1")))
+        thread.start()
+        while "c1" not in self.engine.server.in_flight:
+            time.sleep(0.01)
+        status, headers, answer = self.engine.post(body, key="c1")
+        self.assertEqual((status, answer["error"], headers["Retry-After"]), (409, "in_progress", "1"))
+        thread.join()
+        self.assertEqual(first[0][0], 201)
+
+    def test_faults_fail_the_next_requests_as_ordered(self):
+        self.engine.fault(mode="status", status=503, retry_after="30", count=2, path_prefix="/v1/uploads/")
+        for _ in range(2):
+            status, headers, body = self.engine.put("c1", 0, self.plain)
+            self.assertEqual((status, headers["Retry-After"], body["error"]), (503, "30", "injected"))
+        self.assertEqual(self.engine.put("c1", 0, self.plain)[0], 201)
+
+        self.engine.fault(mode="drop_connection")
+        with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
+            self.engine.put("c1", 1, self.plain)
+        self.assertIsNone(self.engine.server.store.upload("c1", 1))
+
+        self.engine.fault(mode="drop_reply", method="PUT")
+        with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
+            self.engine.put("c1", 1, self.plain)
+        self.assertIsNotNone(self.engine.server.store.upload("c1", 1), "the work was done, only the reply was lost")
+        self.assertEqual(self.engine.put("c1", 1, self.plain)[0], 200)
+        outcomes = [entry["outcome"] for entry in self.engine.request("GET", "/_engine/state")[2]["requests"]]
+        self.assertEqual(outcomes, [503, 503, 201, "connection dropped", "reply dropped after 201", 200])
+
+    def test_records_and_uploads_survive_a_restart(self):
+        self.engine.put("c1", 0, self.plain)
+        created = self.engine.post(capture_body("c1", [self.plain]), key="c1")[2]
+        self.engine.stop()
+        self.engine = RunningEngine(self.engine.folder)
+        self.assertEqual(self.engine.request("GET", "/v1/captures/c1")[2], created)
+        self.assertEqual(self.engine.put("c1", 0, self.plain)[0], 200)
+        state = self.engine.request("GET", "/_engine/state")[2]
+        self.assertEqual(state["uploads"][0]["sha256_on_disk"], hashlib.sha256(self.plain).hexdigest())
+
+
+class CommandLineTests(unittest.TestCase):
+    def test_port_0_prints_the_chosen_port_and_dump_prints_the_records(self):
+        folder = tempfile.mkdtemp(prefix="engine-test-")
+        try:
+            import subprocess
+            process = subprocess.Popen(
+                [sys.executable, reference_engine.__file__, "--port", "0", "--data", folder,
+                 "--fault", "mode=status,status=503,count=1"], stdout=subprocess.PIPE)
+            started = json.loads(process.stdout.readline())
+            with socket.create_connection(("127.0.0.1", started["port"]), timeout=5):
+                pass
+            connection = http.client.HTTPConnection("127.0.0.1", started["port"], timeout=5)
+            connection.request("GET", "/v1/captures/none")
+            self.assertEqual(connection.getresponse().status, 503, "the --fault flag is in force")
+            process.terminate()
+            self.assertEqual(process.wait(timeout=10), 0)
+            dump = subprocess.run([sys.executable, reference_engine.__file__, "--data", folder, "--dump"],
+                                  capture_output=True, check=True)
+            self.assertEqual(dump.stdout, b"")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
