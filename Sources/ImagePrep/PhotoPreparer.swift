@@ -54,7 +54,7 @@ public struct PhotoPreparer: Sendable {
     /// - Parameter workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming the file and the cause.
-    public func prepare(contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace()) throws(ImagePrepError)
+    public func prepare(contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)) throws(ImagePrepError)
         -> PreparedPhoto
     {
         let clock = ContinuousClock()
@@ -73,7 +73,7 @@ public struct PhotoPreparer: Sendable {
     ///   - workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming `name` and the cause.
-    public func prepare(_ jpeg: Data, name: String, workspace: PreparationWorkspace = PreparationWorkspace())
+    public func prepare(_ jpeg: Data, name: String, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false))
         throws(ImagePrepError) -> PreparedPhoto
     {
         precondition(configuration.maxEdge >= 1, "maxEdge must be at least 1")
@@ -191,6 +191,7 @@ private struct PreparationRun {
         let upload = resampled(
             workspace.decoded, extent: decodedExtent, to: uploadSize, into: workspace.upload,
             lanes: configuration.splitsWorkAcrossCores ? lanes : [lanes[0]], timings: &timings)
+        if !workspace.keepsBuffersBetweenPhotos, upload !== workspace.decoded { workspace.decoded.releaseMemory() }
 
         // The display copy can share the upload's encoded data when it is the same picture.
         start = clock.now

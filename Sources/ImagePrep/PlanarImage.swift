@@ -22,6 +22,13 @@ final class PixelPlane {
         self.height = height
     }
 
+    /// Gives the memory back to the system; the next `reshape` allocates afresh.
+    func releaseMemory() {
+        memory = PageMemory(byteCount: 1)
+        width = 0
+        height = 0
+    }
+
     /// The first sample of row `y`.
     @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { pixels + y * width }
 
@@ -83,6 +90,12 @@ final class PlanarImage {
                 plane.reshape(width: lumaWidth / s.horizontal, height: lumaHeight / s.vertical)
             }
         }
+    }
+
+    /// Gives the planes' memory back to the system.
+    func releaseMemory() {
+        for plane in planes { plane.releaseMemory() }
+        size = PixelSize(width: 0, height: 0)
     }
 
     /// Fills the luma plane's padding from its last real column and row.

@@ -72,7 +72,8 @@ final class BatchRunner: Sendable {
     }
 
     private func work() {
-        let workspace = PreparationWorkspace()
+        // A worker with one photo keeps no buffers for a next one, which lowers its peak memory.
+        let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: photos.count > jobs)
         while true {
             let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < photos.count else { return }

@@ -44,4 +44,19 @@ struct MemoryTests {
         let upload = try DecodedJPEG(photo.upload.data)
         #expect(upload.size == photo.upload.size && upload.warnings.isEmpty)
     }
+
+    /// A workspace for one photo gives the decode back once the upload copy is made from it; a
+    /// batch worker's keeps it for the next photo.
+    @Test("a one-photo workspace releases the full-size decode; a batch worker's keeps it", arguments: [false, true])
+    func decodeReleasedUnlessKept(keepsBuffers: Bool) throws {
+        let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: keepsBuffers)
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = 512
+        let name = "corpus/orientation-landscape-1.jpg"
+        let photo = try PhotoPreparer(configuration: configuration).prepare(Fixtures.data(name), name: name, workspace: workspace)
+        #expect(photo.upload.size == PixelSize(width: 512, height: 341))
+        let decodedSize = keepsBuffers ? PixelSize(width: 900, height: 600) : PixelSize(width: 0, height: 0)
+        #expect(workspace.decoded.size == decodedSize)
+        #expect(workspace.decoded.planes[0].width == decodedSize.width)
+    }
 }
