@@ -151,7 +151,8 @@ extension CaptureTime {
             case .unknown:
                 continue
             case .invalid(let reason):
-                warnings.append(PhotoWarning(.metadata, "\(field.source.rawValue) '\(text)' \(reason), so it is ignored."))
+                warnings.append(
+                    PhotoWarning(.metadata, "\(field.source.rawValue) '\(text)' \(reason), so it is ignored."))
                 continue
             case .value(let value):
                 local = value
@@ -163,7 +164,8 @@ extension CaptureTime {
                 case .unknown: break
                 case .invalid(let reason):
                     warnings.append(
-                        PhotoWarning(.metadata, "\(field.source.subSecondTag) '\(subSecond)' \(reason), so it is ignored."))
+                        PhotoWarning(
+                            .metadata, "\(field.source.subSecondTag) '\(subSecond)' \(reason), so it is ignored."))
                 }
             }
 
@@ -193,7 +195,8 @@ extension CaptureTime {
                 case .unknown: break
                 case .invalid(let reason):
                     warnings.append(
-                        PhotoWarning(.metadata, "GPSDateStamp or GPSTimeStamp \(reason), so no offset is inferred from them."))
+                        PhotoWarning(
+                            .metadata, "GPSDateStamp or GPSTimeStamp \(reason), so no offset is inferred from them."))
                 }
             }
             self.init(local: local, utcOffset: offset?.0, source: field.source, offsetSource: offset?.1)

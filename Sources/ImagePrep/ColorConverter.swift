@@ -1,3 +1,7 @@
+internal import CLCMS2
+internal import CTurboJPEG
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,9 +10,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
-internal import CLCMS2
-internal import CTurboJPEG
 
 /// An lcms2 transform with exactly one owner.
 ///
@@ -17,10 +18,14 @@ internal import CTurboJPEG
 final class ColorTransform: @unchecked Sendable {
     private let handle: cmsHTRANSFORM
 
-    fileprivate init?(from source: cmsHPROFILE, format: cmsUInt32Number, to target: cmsHPROFILE,
-                      format targetFormat: cmsUInt32Number, intent: Int32, flags: Int32 = 0) {
-        guard let handle = cmsCreateTransform(
-            source, format, target, targetFormat, cmsUInt32Number(intent), cmsUInt32Number(cmsFLAGS_NOCACHE | flags))
+    fileprivate init?(
+        from source: cmsHPROFILE, format: cmsUInt32Number, to target: cmsHPROFILE,
+        format targetFormat: cmsUInt32Number, intent: Int32, flags: Int32 = 0
+    ) {
+        guard
+            let handle = cmsCreateTransform(
+                source, format, target, targetFormat, cmsUInt32Number(intent), cmsUInt32Number(cmsFLAGS_NOCACHE | flags)
+            )
         else { return nil }
         self.handle = handle
     }
@@ -201,22 +206,29 @@ enum ColorConverter {
 
     private static let cache = Mutex<[CacheKey: DisplayConversion]>([:])
 
-    private static func makeDisplayConversion(for iccProfile: ICCProfile, isGray: Bool) throws(UnusableProfile) -> DisplayConversion {
+    private static func makeDisplayConversion(for iccProfile: ICCProfile, isGray: Bool) throws(UnusableProfile)
+        -> DisplayConversion
+    {
         guard let profile = Profile(iccProfile.bytes) else {
-            throw UnusableProfile(warning: PhotoWarning(
-                .colorProfile, "The embedded ICC profile is not readable; the copies keep the original colour numbers"))
+            throw UnusableProfile(
+                warning: PhotoWarning(
+                    .colorProfile,
+                    "The embedded ICC profile is not readable; the copies keep the original colour numbers"))
         }
         let expected = isGray ? cmsSigGrayData : cmsSigRgbData
         guard profile.colorSpace == expected else {
-            throw UnusableProfile(warning: PhotoWarning(
-                .colorProfile, "The embedded ICC profile is for another colour space than the image's; it is ignored"))
+            throw UnusableProfile(
+                warning: PhotoWarning(
+                    .colorProfile,
+                    "The embedded ICC profile is for another colour space than the image's; it is ignored"))
         }
         if isGray {
             if matchesSRGBToneCurve(profile, tag: cmsSigGrayTRCTag) { return .none }
             let target = Profile(taking: makeSRGBGrayProfile())
-            guard let transform = ColorTransform(
-                from: profile.handle, format: CLCMS2_TYPE_GRAY_8, to: target.handle, format: CLCMS2_TYPE_GRAY_8,
-                intent: INTENT_RELATIVE_COLORIMETRIC)
+            guard
+                let transform = ColorTransform(
+                    from: profile.handle, format: CLCMS2_TYPE_GRAY_8, to: target.handle, format: CLCMS2_TYPE_GRAY_8,
+                    intent: INTENT_RELATIVE_COLORIMETRIC)
             else { throw UnusableProfile(warning: unusable) }
             var table = (0...255).map { UInt8($0) }
             table.withUnsafeMutableBytes { transform.apply($0.baseAddress!, into: $0.baseAddress!, count: 256) }
@@ -243,7 +255,8 @@ enum ColorConverter {
     }
 
     private static let unusable = PhotoWarning(
-        .colorProfile, "LittleCMS could not convert the embedded ICC profile to sRGB; the copies keep the original colour numbers")
+        .colorProfile,
+        "LittleCMS could not convert the embedded ICC profile to sRGB; the copies keep the original colour numbers")
 
     private static func cmykTransform(for iccProfile: ICCProfile, isInverted: Bool) -> ColorTransform? {
         guard let profile = Profile(iccProfile.bytes), profile.colorSpace == cmsSigCmykData else { return nil }
@@ -258,7 +271,7 @@ enum ColorConverter {
     private static func hasSRGBPrimaries(_ profile: borrowing Profile, sRGB: borrowing Profile) -> Bool {
         for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
             guard let ours = cmsReadTag(profile.handle, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee,
-                  let theirs = cmsReadTag(sRGB.handle, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee
+                let theirs = cmsReadTag(sRGB.handle, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee
             else { return false }
             if abs(ours.X - theirs.X) > 0.002 || abs(ours.Y - theirs.Y) > 0.002 || abs(ours.Z - theirs.Z) > 0.002 {
                 return false

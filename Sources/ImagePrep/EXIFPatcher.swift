@@ -29,8 +29,13 @@ enum EXIFPatcher {
             return tiff?.setPixelDimensions(size) ?? false
         }
         guard patched else {
-            return (copy, PhotoWarning(
-                .metadata, "The EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size"))
+            return (
+                copy,
+                PhotoWarning(
+                    .metadata,
+                    "The EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size"
+                )
+            )
         }
         return (copy, nil)
     }
@@ -87,7 +92,8 @@ enum EXIFPatcher {
             guard let ifd0 = read32(at: 4), let ifd0Count = read16(at: Int(ifd0)), ifd0Count > 0 else { return false }
             guard let pointerEntry = entry(EXIFPatcher.exifIFDPointer, inIFDAt: Int(ifd0)) else { return true }
             guard let exifIFD = read32(at: pointerEntry + 8), read16(at: Int(exifIFD)) != nil else { return false }
-            for (tag, value) in [(EXIFPatcher.pixelXDimension, size.width), (EXIFPatcher.pixelYDimension, size.height)] {
+            for (tag, value) in [(EXIFPatcher.pixelXDimension, size.width), (EXIFPatcher.pixelYDimension, size.height)]
+            {
                 guard let entry = entry(tag, inIFDAt: Int(exifIFD)) else { continue }
                 guard let type = read16(at: entry + 2), read32(at: entry + 4) == 1 else { return false }
                 switch type {

@@ -1,4 +1,5 @@
 internal import CExif
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -103,16 +104,26 @@ struct EXIFRational: Equatable, Sendable {
 /// thing (IFD1's Orientation is the thumbnail's; GPS tag numbers 0x00–0x1F are reused elsewhere).
 enum EXIFTag: String, CaseIterable, Sendable {
     // Raw values are the EXIF names, as exiftool also spells them, for warnings.
-    case make = "Make", model = "Model", orientation = "Orientation", dateTime = "DateTime"
-    case dateTimeOriginal = "DateTimeOriginal", dateTimeDigitized = "DateTimeDigitized"
-    case subSecTime = "SubSecTime", subSecTimeOriginal = "SubSecTimeOriginal"
+    case make = "Make"
+    case model = "Model"
+    case orientation = "Orientation"
+    case dateTime = "DateTime"
+    case dateTimeOriginal = "DateTimeOriginal"
+    case dateTimeDigitized = "DateTimeDigitized"
+    case subSecTime = "SubSecTime"
+    case subSecTimeOriginal = "SubSecTimeOriginal"
     case subSecTimeDigitized = "SubSecTimeDigitized"
-    case offsetTime = "OffsetTime", offsetTimeOriginal = "OffsetTimeOriginal"
+    case offsetTime = "OffsetTime"
+    case offsetTimeOriginal = "OffsetTimeOriginal"
     case offsetTimeDigitized = "OffsetTimeDigitized"
-    case gpsLatitudeRef = "GPSLatitudeRef", gpsLatitude = "GPSLatitude"
-    case gpsLongitudeRef = "GPSLongitudeRef", gpsLongitude = "GPSLongitude"
-    case gpsAltitudeRef = "GPSAltitudeRef", gpsAltitude = "GPSAltitude"
-    case gpsTimeStamp = "GPSTimeStamp", gpsDateStamp = "GPSDateStamp"
+    case gpsLatitudeRef = "GPSLatitudeRef"
+    case gpsLatitude = "GPSLatitude"
+    case gpsLongitudeRef = "GPSLongitudeRef"
+    case gpsLongitude = "GPSLongitude"
+    case gpsAltitudeRef = "GPSAltitudeRef"
+    case gpsAltitude = "GPSAltitude"
+    case gpsTimeStamp = "GPSTimeStamp"
+    case gpsDateStamp = "GPSDateStamp"
 
     /// The IFD the EXIF standard puts the tag in.
     fileprivate var ifd: ExifIfd {
@@ -234,7 +245,9 @@ struct EXIFTags {
     private mutating func decode(_ data: UnsafeMutablePointer<ExifData>, warnings: inout [PhotoWarning]) {
         let order = exif_data_get_byte_order(data)
         for tag in EXIFTag.allCases {
-            guard let entry = cexif_entry_in_ifd(data, tag.ifd, ExifTag(rawValue: tag.number))?.pointee else { continue }
+            guard let entry = cexif_entry_in_ifd(data, tag.ifd, ExifTag(rawValue: tag.number))?.pointee else {
+                continue
+            }
             let format = entry.format
             let size = exif_format_get_size(format)
             let count = size == 0 ? 0 : min(Int(entry.components), Int(entry.size) / Int(size))
@@ -266,7 +279,8 @@ struct EXIFTags {
                 warnings.append(
                     PhotoWarning(
                         .metadata,
-                        "\(tag.rawValue) is stored as TIFF type \(format.rawValue) rather than \(tag.kind), so it is ignored."))
+                        "\(tag.rawValue) is stored as TIFF type \(format.rawValue) rather than \(tag.kind), so it is ignored."
+                    ))
             }
         }
     }
@@ -289,7 +303,8 @@ struct LibexifLog {
     ]
 
     mutating func record(code: ExifLogCode, format: String, text: String) {
-        let isDamage = code == EXIF_LOG_CODE_CORRUPT_DATA || code == EXIF_LOG_CODE_NO_MEMORY
+        let isDamage =
+            code == EXIF_LOG_CODE_CORRUPT_DATA || code == EXIF_LOG_CODE_NO_MEMORY
             || Self.damageFormats.contains { format.hasPrefix($0) }
         guard isDamage else { return }
         // One warning per kind of damage: a block with thousands of broken entries must not give

@@ -16,13 +16,19 @@ enum FileSignature {
             default: return "an ISO media file ('\(brand)')"
             }
         }
-        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) { return "a TIFF image (or camera raw)" }
+        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) {
+            return "a TIFF image (or camera raw)"
+        }
         if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return "a JPEG XL image" }
-        if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || starts([0xFF, 0x4F, 0xFF, 0x51]) { return "a JPEG 2000 image" }
+        if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || starts([0xFF, 0x4F, 0xFF, 0x51]) {
+            return "a JPEG 2000 image"
+        }
         if starts(Array("BM".utf8)) { return "a BMP image" }
         if starts(Array("%PDF".utf8)) { return "a PDF document" }
         let head = bytes.prefix(64)
-        if !head.isEmpty, head.allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) || $0 >= 0x80 }) {
+        if !head.isEmpty,
+            head.allSatisfy({ $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) || $0 >= 0x80 })
+        {
             return "text"
         }
         if starts([0xFF, 0xD8]) { return "a JPEG without its markers" }

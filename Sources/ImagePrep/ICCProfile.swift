@@ -17,7 +17,7 @@ struct ICCProfile: Hashable, Sendable {
             let sequence = Int(bytes[chunk.payload.lowerBound + header])
             let count = Int(bytes[chunk.payload.lowerBound + header + 1])
             guard sequence >= 1, sequence <= count, declaredCount == -1 || declaredCount == count,
-                  parts[sequence] == nil
+                parts[sequence] == nil
             else { return (nil, inconsistent) }
             declaredCount = count
             parts[sequence] = (chunk.payload.lowerBound + header + 2)..<chunk.payload.upperBound
@@ -29,5 +29,6 @@ struct ICCProfile: Hashable, Sendable {
     }
 
     private static let inconsistent = PhotoWarning(
-        .colorProfile, "The ICC profile's APP2 chunks are missing or out of order; the copies keep the original colour numbers")
+        .colorProfile,
+        "The ICC profile's APP2 chunks are missing or out of order; the copies keep the original colour numbers")
 }

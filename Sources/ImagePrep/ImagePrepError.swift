@@ -25,7 +25,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
     public var file: String {
         switch self {
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
-            .tooManyPixels(let file, _, _), .tooManyScans(let file, _), .incompleteImageData(let file, _), .corruptJPEG(let file, _),
+            .tooManyPixels(let file, _, _), .tooManyScans(let file, _), .incompleteImageData(let file, _),
+            .corruptJPEG(let file, _),
             .encodingFailed(let file, _):
             return file
         }

@@ -62,7 +62,9 @@ enum JPEGDecoder {
         for denominator in scaleDenominators {
             let candidate = scaled(source, by: denominator)
             if candidate.width >= target.width, candidate.height >= target.height { return denominator }
-            if tolerance > 0, Double(candidate.longEdge) >= Double(target.longEdge) * (1 - tolerance) { return denominator }
+            if tolerance > 0, Double(candidate.longEdge) >= Double(target.longEdge) * (1 - tolerance) {
+                return denominator
+            }
         }
         return 1
     }
@@ -77,7 +79,8 @@ enum JPEGDecoder {
         let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         // TurboJPEG 2.1 returns -1 for a warning in the headers too (garbage between two
         // segments); the header is read all the same, and the decode reports the warning.
-        let status = tjDecompressHeader3(decompressor.handle, base, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
+        let status = tjDecompressHeader3(
+            decompressor.handle, base, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
         guard status == 0 || (decompressor.lastFailureWasWarning && width > 0 && height > 0) else {
             throw .corruptJPEG(file: file, detail: decompressor.lastMessage)
         }
@@ -98,7 +101,8 @@ enum JPEGDecoder {
         case Int32(TJSAMP_411.rawValue): subsampling = ChromaSubsampling(horizontal: 4, vertical: 1)
         default: subsampling = nil
         }
-        return JPEGHeader(size: PixelSize(width: Int(width), height: Int(height)), colorModel: model, subsampling: subsampling)
+        return JPEGHeader(
+            size: PixelSize(width: Int(width), height: Int(height)), colorModel: model, subsampling: subsampling)
     }
 
     /// How to decode one photo.

@@ -1,9 +1,10 @@
+internal import CTurboJPEG
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-internal import CTurboJPEG
 
 /// A TurboJPEG compressor with exactly one owner.
 struct Compressor: ~Copyable {
@@ -31,7 +32,8 @@ final class EncodeBuffer {
 
     /// Makes the buffer big enough for any JPEG of `size` that TurboJPEG can write.
     func reserve(for size: PixelSize, gray: Bool) {
-        let needed = Int(tjBufSize(Int32(size.width), Int32(size.height), Int32(gray ? TJSAMP_GRAY.rawValue : TJSAMP_444.rawValue)))
+        let needed = Int(
+            tjBufSize(Int32(size.width), Int32(size.height), Int32(gray ? TJSAMP_GRAY.rawValue : TJSAMP_444.rawValue)))
         guard needed > capacity else { return }
         tjFree(bytes)
         bytes = tjAlloc(Int32(needed))

@@ -1,7 +1,8 @@
+internal import CLCMS2
+
 #if canImport(Glibc)
 import Glibc
 #endif
-internal import CLCMS2
 
 /// Relative colorimetric conversion from a matrix-and-curves RGB profile to sRGB: linearise each
 /// channel through the profile's tone curves, apply one 3x3 matrix (the profile's colorants,
@@ -18,8 +19,8 @@ final class MatrixShaperTransform: Sendable {
 
     init?(from profile: borrowing Profile, toSRGB sRGB: borrowing Profile) {
         guard cmsIsMatrixShaper(profile.handle) != 0,
-              let source = Self.colorants(profile), let target = Self.colorants(sRGB),
-              let targetInverse = Self.inverse(target)
+            let source = Self.colorants(profile), let target = Self.colorants(sRGB),
+            let targetInverse = Self.inverse(target)
         else { return nil }
         var linearize = [Float](repeating: 0, count: 768)
         for (channel, tag) in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag].enumerated() {
@@ -55,7 +56,9 @@ final class MatrixShaperTransform: Sendable {
                 }
                 for index in 0..<count {
                     let pixel = pixels + index * 3
-                    let r = linearize[Int(pixel[0])], g = linearize[256 + Int(pixel[1])], b = linearize[512 + Int(pixel[2])]
+                    let r = linearize[Int(pixel[0])]
+                    let g = linearize[256 + Int(pixel[1])]
+                    let b = linearize[512 + Int(pixel[2])]
                     pixel[0] = encoded(m.0 * r + m.1 * g + m.2 * b)
                     pixel[1] = encoded(m.3 * r + m.4 * g + m.5 * b)
                     pixel[2] = encoded(m.6 * r + m.7 * g + m.8 * b)
@@ -68,7 +71,9 @@ final class MatrixShaperTransform: Sendable {
     private static func colorants(_ profile: borrowing Profile) -> [[Double]]? {
         var columns: [cmsCIEXYZ] = []
         for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {
-            guard let xyz = cmsReadTag(profile.handle, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee else { return nil }
+            guard let xyz = cmsReadTag(profile.handle, tag)?.assumingMemoryBound(to: cmsCIEXYZ.self).pointee else {
+                return nil
+            }
             columns.append(xyz)
         }
         return [
@@ -83,14 +88,24 @@ final class MatrixShaperTransform: Sendable {
     }
 
     private static func inverse(_ m: [[Double]]) -> [[Double]]? {
-        let determinant = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        let determinant =
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
             - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
             + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
         guard abs(determinant) > 1e-12 else { return nil }
         let cofactors: [[Double]] = [
-            [m[1][1] * m[2][2] - m[1][2] * m[2][1], m[0][2] * m[2][1] - m[0][1] * m[2][2], m[0][1] * m[1][2] - m[0][2] * m[1][1]],
-            [m[1][2] * m[2][0] - m[1][0] * m[2][2], m[0][0] * m[2][2] - m[0][2] * m[2][0], m[0][2] * m[1][0] - m[0][0] * m[1][2]],
-            [m[1][0] * m[2][1] - m[1][1] * m[2][0], m[0][1] * m[2][0] - m[0][0] * m[2][1], m[0][0] * m[1][1] - m[0][1] * m[1][0]],
+            [
+                m[1][1] * m[2][2] - m[1][2] * m[2][1], m[0][2] * m[2][1] - m[0][1] * m[2][2],
+                m[0][1] * m[1][2] - m[0][2] * m[1][1],
+            ],
+            [
+                m[1][2] * m[2][0] - m[1][0] * m[2][2], m[0][0] * m[2][2] - m[0][2] * m[2][0],
+                m[0][2] * m[1][0] - m[0][0] * m[1][2],
+            ],
+            [
+                m[1][0] * m[2][1] - m[1][1] * m[2][0], m[0][1] * m[2][0] - m[0][0] * m[2][1],
+                m[0][0] * m[1][1] - m[0][1] * m[1][0],
+            ],
         ]
         return cofactors.map { $0.map { $0 / determinant } }
     }

@@ -54,7 +54,8 @@ extension PhotoMetadata {
             let layout = SegmentWalker.walk(bytes)
             var (metadata, warnings) = EXIFReader.metadata(of: bytes, layout: layout)
             if let problem = layout.problem {
-                warnings.insert(PhotoWarning(.metadata, "Not every JPEG segment could be read for metadata: \(problem)."), at: 0)
+                warnings.insert(
+                    PhotoWarning(.metadata, "Not every JPEG segment could be read for metadata: \(problem)."), at: 0)
             }
             return (metadata, warnings)
         }

@@ -54,7 +54,9 @@ public struct PhotoPreparer: Sendable {
     /// - Parameter workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming the file and the cause.
-    public func prepare(contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)) throws(ImagePrepError)
+    public func prepare(
+        contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
+    ) throws(ImagePrepError)
         -> PreparedPhoto
     {
         let clock = ContinuousClock()
@@ -73,12 +75,17 @@ public struct PhotoPreparer: Sendable {
     ///   - workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming `name` and the cause.
-    public func prepare(_ jpeg: Data, name: String, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false))
+    public func prepare(
+        _ jpeg: Data, name: String,
+        workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
+    )
         throws(ImagePrepError) -> PreparedPhoto
     {
         precondition(configuration.maxEdge >= 1, "maxEdge must be at least 1")
         precondition((1...100).contains(configuration.quality), "quality must be 1 to 100")
-        precondition((configuration.displayEdge ?? 1) >= 1 && (configuration.thumbnailEdge ?? 1) >= 1, "edges must be at least 1")
+        precondition(
+            (configuration.displayEdge ?? 1) >= 1 && (configuration.thumbnailEdge ?? 1) >= 1, "edges must be at least 1"
+        )
         do {
             return try jpeg.withUnsafeBytes { bytes throws(ImagePrepError) in
                 var run = PreparationRun(configuration: configuration, workspace: workspace, file: name)
@@ -102,7 +109,8 @@ public struct PhotoPreparer: Sendable {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw failure() }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .unreadable(file: name, reason: info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : "it is not a regular file")
+            throw .unreadable(
+                file: name, reason: info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : "it is not a regular file")
         }
         var data = Data(count: Int(info.st_size))
         var filled = 0
@@ -186,7 +194,8 @@ private struct PreparationRun {
         // (223 px at 1/2 gives 112); the image itself spans 111.5 of them.
         let decodedExtent = (
             width: Double(header.size.width) / Double(denominator),
-            height: Double(header.size.height) / Double(denominator))
+            height: Double(header.size.height) / Double(denominator)
+        )
         let lanes = workspace.lanes
         let upload = resampled(
             workspace.decoded, extent: decodedExtent, to: uploadSize, into: workspace.upload,
@@ -223,12 +232,16 @@ private struct PreparationRun {
 
         // Two lines of work, each with its own codec handles and buffers: the upload copy (and the
         // display copy when it shares the upload's data) then the thumbnail, and the display copy.
-        let copies = CopyMaker(quality: configuration.quality, orientation: orientation, conversion: conversion, comments: comments, file: file)
+        let copies = CopyMaker(
+            quality: configuration.quality, orientation: orientation, conversion: conversion, comments: comments,
+            file: file)
         var uploadTimings = StageTimings()
         var displayTimings = StageTimings()
-        let uploadLine = { (timings: inout StageTimings) throws(ImagePrepError) -> (files: [Data], thumbnail: EncodedJPEG?) in
+        let uploadLine = {
+            (timings: inout StageTimings) throws(ImagePrepError) -> (files: [Data], thumbnail: EncodedJPEG?) in
             let files = try copies.encodeUpload(
-                upload, segments: uploadSegments, sharingDisplay: displaySharesUpload, lane: lanes[0], timings: &timings)
+                upload, segments: uploadSegments, sharingDisplay: displaySharesUpload, lane: lanes[0], timings: &timings
+            )
             let thumbnail = try thumbnailSize.map { size throws(ImagePrepError) in
                 try copies.strippedCopy(of: upload, size: size, lane: lanes[0], timings: &timings)
             }
@@ -284,9 +297,11 @@ private func resampled(
         let targetReal = PixelSize(
             width: (size.width + targetFactor.horizontal - 1) / targetFactor.horizontal,
             height: (size.height + targetFactor.vertical - 1) / targetFactor.vertical)
-        let scaleX = extent.width / Double(size.width)
+        let scaleX =
+            extent.width / Double(size.width)
             * Double(targetFactor.horizontal) / Double(sourceFactor.horizontal)
-        let scaleY = extent.height / Double(size.height)
+        let scaleY =
+            extent.height / Double(size.height)
             * Double(targetFactor.vertical) / Double(sourceFactor.vertical)
         let targetPlane = target.planes[index]
         // Bands start on a multiple of 8 rows, the resampler's block.
@@ -319,7 +334,8 @@ private struct CopyMaker {
     ) throws(ImagePrepError) -> [Data] {
         let start = ContinuousClock.now
         let compressor = try Compressor(file: file)
-        let carried = [CarriedSegments(segments: segments)] + (sharingDisplay ? [CarriedSegments(segments: comments)] : [])
+        let carried =
+            [CarriedSegments(segments: segments)] + (sharingDisplay ? [CarriedSegments(segments: comments)] : [])
         let files = try JPEGEncoder.encode(
             upload, quality: quality, carrying: carried, compressor: compressor, buffer: lane.encodeBuffer, file: file)
         timings.encode += ContinuousClock.now - start
@@ -335,7 +351,8 @@ private struct CopyMaker {
         of upload: PlanarImage, size: PixelSize, lane: CopyLane, timings: inout StageTimings
     ) throws(ImagePrepError) -> EncodedJPEG {
         let clock = ContinuousClock()
-        let source = resampled(upload, extent: upload.extent, to: size, into: lane.resized, lanes: [lane], timings: &timings)
+        let source = resampled(
+            upload, extent: upload.extent, to: size, into: lane.resized, lanes: [lane], timings: &timings)
         var start = clock.now
         var upright = source
         if orientation != .up || conversion.isNeeded {

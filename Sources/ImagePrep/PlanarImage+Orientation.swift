@@ -16,7 +16,9 @@ extension PlanarImage {
         target.replicateLumaEdges()
     }
 
-    private static func transform(_ source: PixelPlane, size: PixelSize, _ orientation: Orientation, into target: PixelPlane) {
+    private static func transform(
+        _ source: PixelPlane, size: PixelSize, _ orientation: Orientation, into target: PixelPlane
+    ) {
         let w = size.width
         let h = size.height
         let stride = source.width
@@ -75,13 +77,19 @@ extension PlanarImage {
     /// the other (`stepY` is +1 or -1): load the rows as words, transpose the bytes in registers,
     /// and store the words as target rows.
     @inline(__always) private static func turnBlock(
-        from source: UnsafeMutablePointer<UInt8>, origin: Int, stepX: Int, stepY: Int, to target: PixelPlane, x: Int, y: Int
+        from source: UnsafeMutablePointer<UInt8>, origin: Int, stepX: Int, stepY: Int, to target: PixelPlane, x: Int,
+        y: Int
     ) {
         // The source block's leftmost column: where target row y starts, or ends when stepY < 0.
         let left = stepY > 0 ? origin : origin - 7
-        var r0 = load(source + left), r1 = load(source + left + stepX), r2 = load(source + left + 2 * stepX)
-        var r3 = load(source + left + 3 * stepX), r4 = load(source + left + 4 * stepX), r5 = load(source + left + 5 * stepX)
-        var r6 = load(source + left + 6 * stepX), r7 = load(source + left + 7 * stepX)
+        var r0 = load(source + left)
+        var r1 = load(source + left + stepX)
+        var r2 = load(source + left + 2 * stepX)
+        var r3 = load(source + left + 3 * stepX)
+        var r4 = load(source + left + 4 * stepX)
+        var r5 = load(source + left + 5 * stepX)
+        var r6 = load(source + left + 6 * stepX)
+        var r7 = load(source + left + 7 * stepX)
         @inline(__always) func swap(_ a: inout UInt64, _ b: inout UInt64, shift: UInt64, mask: UInt64) {
             let t = ((a >> shift) ^ b) & mask
             a ^= t << shift

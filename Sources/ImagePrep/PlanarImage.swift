@@ -124,7 +124,7 @@ struct PageMemory: ~Copyable {
         // Map one huge page more than needed, so that the buffer can start on a 2 MB boundary.
         let mapped = (byteCount + 2 * Self.hugePage - 1) / Self.hugePage * Self.hugePage
         guard let base = mmap(nil, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              base != MAP_FAILED
+            base != MAP_FAILED
         else {
             // Out of address space is out of memory: fail as an ordinary allocation would.
             preconditionFailure("could not map \(mapped) bytes for pixels")

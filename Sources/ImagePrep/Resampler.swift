@@ -118,7 +118,8 @@ final class Resampler {
         // one SIMD8 per column.
         let sums = columns.pointer
         sums.initialize(repeating: 0, count: paddedWidth * blockRows * 2)
-        let interleaved = UnsafeMutableRawPointer(sums + paddedWidth * blockRows).assumingMemoryBound(to: SIMD8<Float>.self)
+        let interleaved = UnsafeMutableRawPointer(sums + paddedWidth * blockRows).assumingMemoryBound(
+            to: SIMD8<Float>.self)
         let tapRows = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: vertical.stride)
         defer { tapRows.deallocate() }
         let outputRows = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>>.allocate(capacity: blockRows)
@@ -127,52 +128,57 @@ final class Resampler {
         guard !rows.isEmpty else { return }
         var convertedRows = vertical.starts[rows.lowerBound]
         horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
-        horizontal.starts.withUnsafeBufferPointer { horizontalStarts in
-        vertical.weights.withUnsafeBufferPointer { verticalWeights in
-            for blockStart in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: blockRows) {
-                let rowsHere = min(blockRows, rows.upperBound - blockStart)
-                for r in 0..<blockRows {
-                    let sum = sums + r * paddedWidth
-                    guard r < rowsHere else {
-                        sum.update(repeating: 0, count: paddedWidth)
-                        continue
-                    }
-                    let y = blockStart + r
-                    let first = vertical.starts[y]
-                    let count = vertical.counts[y]
-                    while convertedRows < first + count {
-                        Self.convert(source.row(convertedRows), count: width, into: ringBase + (convertedRows % ringRows) * paddedWidth)
-                        convertedRows += 1
-                    }
-                    for k in 0..<count { tapRows[k] = UnsafePointer(ringBase + ((first + k) % ringRows) * paddedWidth) }
-                    Self.verticalPass(
-                        tapRows, weights: verticalWeights.baseAddress! + y * vertical.stride, count: count, width: width,
-                        into: sum)
-                }
-                Self.interleave(sums, rowLength: paddedWidth, width: width, into: interleaved)
+            horizontal.starts.withUnsafeBufferPointer { horizontalStarts in
+                vertical.weights.withUnsafeBufferPointer { verticalWeights in
+                    for blockStart in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: blockRows) {
+                        let rowsHere = min(blockRows, rows.upperBound - blockStart)
+                        for r in 0..<blockRows {
+                            let sum = sums + r * paddedWidth
+                            guard r < rowsHere else {
+                                sum.update(repeating: 0, count: paddedWidth)
+                                continue
+                            }
+                            let y = blockStart + r
+                            let first = vertical.starts[y]
+                            let count = vertical.counts[y]
+                            while convertedRows < first + count {
+                                Self.convert(
+                                    source.row(convertedRows), count: width,
+                                    into: ringBase + (convertedRows % ringRows) * paddedWidth)
+                                convertedRows += 1
+                            }
+                            for k in 0..<count {
+                                tapRows[k] = UnsafePointer(ringBase + ((first + k) % ringRows) * paddedWidth)
+                            }
+                            Self.verticalPass(
+                                tapRows, weights: verticalWeights.baseAddress! + y * vertical.stride, count: count,
+                                width: width,
+                                into: sum)
+                        }
+                        Self.interleave(sums, rowLength: paddedWidth, width: width, into: interleaved)
 
-                // Horizontal: the eight rows' samples at one output column, one SIMD8 per tap.
-                // Taps past a column's count weigh zero, so two accumulators can run the padded
-                // stride without waiting on each other.
-                for r in 0..<blockRows { outputRows[r] = target.row(blockStart + min(r, rowsHere - 1)) }
-                let horizontalStride = horizontal.stride
-                for x in 0..<targetSize.width {
-                    let taps = horizontalWeights.baseAddress! + x * horizontalStride
-                    let input = interleaved + horizontalStarts[x]
-                    var even = SIMD8<Float>()
-                    var odd = SIMD8<Float>()
-                    var k = 0
-                    while k < horizontalStride {
-                        even += taps[k] * input[k]
-                        odd += taps[k + 1] * input[k + 1]
-                        k += 2
+                        // Horizontal: the eight rows' samples at one output column, one SIMD8 per tap.
+                        // Taps past a column's count weigh zero, so two accumulators can run the padded
+                        // stride without waiting on each other.
+                        for r in 0..<blockRows { outputRows[r] = target.row(blockStart + min(r, rowsHere - 1)) }
+                        let horizontalStride = horizontal.stride
+                        for x in 0..<targetSize.width {
+                            let taps = horizontalWeights.baseAddress! + x * horizontalStride
+                            let input = interleaved + horizontalStarts[x]
+                            var even = SIMD8<Float>()
+                            var odd = SIMD8<Float>()
+                            var k = 0
+                            while k < horizontalStride {
+                                even += taps[k] * input[k]
+                                odd += taps[k + 1] * input[k + 1]
+                                k += 2
+                            }
+                            let bytes = Self.roundToBytes(even + odd)
+                            for r in 0..<rowsHere { outputRows[r][x] = UInt8(truncatingIfNeeded: bytes[r]) }
+                        }
                     }
-                    let bytes = Self.roundToBytes(even + odd)
-                    for r in 0..<rowsHere { outputRows[r][x] = UInt8(truncatingIfNeeded: bytes[r]) }
                 }
             }
-        }
-        }
         }
     }
 
@@ -193,7 +199,10 @@ final class Resampler {
     ) {
         var x = 0
         while x < width {
-            var a = SIMD8<Float>(), b = SIMD8<Float>(), c = SIMD8<Float>(), d = SIMD8<Float>()
+            var a = SIMD8<Float>()
+            var b = SIMD8<Float>()
+            var c = SIMD8<Float>()
+            var d = SIMD8<Float>()
             for k in 0..<count {
                 let weight = SIMD8<Float>(repeating: weights[k])
                 let row = UnsafeRawPointer(rows[k] + x)
@@ -232,7 +241,9 @@ final class Resampler {
         }
     }
 
-    @inline(__always) private static func convert(_ row: UnsafeMutablePointer<UInt8>, count: Int, into floats: UnsafeMutablePointer<Float>) {
+    @inline(__always) private static func convert(
+        _ row: UnsafeMutablePointer<UInt8>, count: Int, into floats: UnsafeMutablePointer<Float>
+    ) {
         for x in 0..<count { floats[x] = Float(row[x]) }
     }
 }

@@ -112,7 +112,8 @@ enum SegmentWalker {
             // Standalone markers carry no length.
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
             if marker == JPEGSegment.endOfImage || marker == JPEGSegment.startOfImage {
-                layout.problem = "an unexpected \(marker == JPEGSegment.endOfImage ? "EOI" : "SOI") marker before the image data"
+                layout.problem =
+                    "an unexpected \(marker == JPEGSegment.endOfImage ? "EOI" : "SOI") marker before the image data"
                 return layout
             }
             guard offset + 2 <= bytes.count else {
@@ -124,7 +125,8 @@ enum SegmentWalker {
                 layout.problem = "a segment length of \(length) at offset \(start) that runs past the end of the file"
                 return layout
             }
-            let segment = JPEGSegment(marker: marker, bytes: start..<(offset + length), payload: (offset + 2)..<(offset + length))
+            let segment = JPEGSegment(
+                marker: marker, bytes: start..<(offset + length), payload: (offset + 2)..<(offset + length))
             layout.segments.append(segment)
             offset += length
             if segment.isStartOfFrame, layout.frame == nil {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Sends entries to an engine that speaks the capture API of `docs/engine-protocol.md`, over
@@ -129,7 +129,7 @@ public final class HTTPTransport: Transport {
         var request = request
         for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
         #if canImport(FoundationNetworking)
-            request.setValue("close", forHTTPHeaderField: "Connection")
+        request.setValue("close", forHTTPHeaderField: "Connection")
         #endif
         return request
     }

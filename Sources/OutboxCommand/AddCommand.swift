@@ -2,9 +2,9 @@ import ImagePrep
 import Outbox
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// `outbox add`: prepares each photo and queues it, one at a time and in order, printing each id

@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// What the user asked for on the command line.

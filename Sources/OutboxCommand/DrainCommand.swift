@@ -1,9 +1,9 @@
 import Outbox
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// `outbox drain` and `outbox send-now`: passes over the queue through the HTTP transport, each

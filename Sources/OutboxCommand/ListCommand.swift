@@ -1,9 +1,9 @@
 import Outbox
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 /// `outbox list`: the entries in capture order, as a table or as JSON lines.

@@ -2,7 +2,7 @@ import Dispatch
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// SIGINT and SIGTERM as a request to stop `drain --watch` between passes: the pass in flight

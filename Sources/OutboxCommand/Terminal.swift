@@ -2,12 +2,12 @@ import Outbox
 import Synchronization
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The standard streams. Each call is one `write(2)` of whole lines, so a line that a killed

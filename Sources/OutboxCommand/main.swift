@@ -1,13 +1,13 @@
 import Outbox
 
 #if canImport(FoundationEssentials)
-    import FoundationEssentials
+import FoundationEssentials
 #else
-    import Foundation
+import Foundation
 #endif
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 let action = CommandLineOptions.parseOrExit(Array(CommandLine.arguments.dropFirst()))

@@ -98,7 +98,9 @@ struct BenchOptions {
                 let text = try value(for: name, placeholder: "count")
                 guard let number = Int(text), number >= 1 else {
                     throw UsageError(
-                        message: "The value '\(text)' is invalid for '\(name) <count>': it must be a whole number at least 1.")
+                        message:
+                            "The value '\(text)' is invalid for '\(name) <count>': it must be a whole number at least 1."
+                    )
                 }
                 return number
             }
@@ -135,7 +137,8 @@ struct BenchOptions {
             throw UsageError(
                 message: folders.isEmpty
                     ? "Missing expected argument '<folder-of-jpegs>'."
-                    : "Expected one folder of JPEGs, got \(folders.count): \(folders.map { "'\($0)'" }.joined(separator: ", ")).")
+                    : "Expected one folder of JPEGs, got \(folders.count): \(folders.map { "'\($0)'" }.joined(separator: ", "))."
+            )
         }
         options.photoFolder = folders[0]
         return .run(options)
@@ -165,6 +168,8 @@ struct BenchOptions {
     /// The first executable `name` on PATH, or nil.
     static func searchPath(for name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }
 }

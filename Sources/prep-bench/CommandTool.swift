@@ -21,7 +21,9 @@ struct CommandTool: Sendable {
     /// The tool that `name` names, as saved in `BenchResults.toolNames`.
     init?(name: String, executable: String, jobs: Int) {
         let kinds: [Kind] = [.vipsthumbnail, .prepPhoto(isFast: false), .prepPhoto(isFast: true)]
-        guard let kind = kinds.first(where: { CommandTool(kind: $0, executable: "", jobs: 0).name == name }) else { return nil }
+        guard let kind = kinds.first(where: { CommandTool(kind: $0, executable: "", jobs: 0).name == name }) else {
+            return nil
+        }
         self.init(kind: kind, executable: executable, jobs: jobs)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +21,7 @@ enum CopyWriter {
             (photo.upload, ".jpg"), (photo.display, ".display.jpg"), (photo.thumbnail, ".thumb.jpg"),
         ]
         var total = 0
-        for case let (copy?, suffix) in copies {
+        for case (let copy?, let suffix) in copies {
             try write(copy.data, to: "\(folder)/\(stem)\(suffix)")
             total += copy.data.count
         }
@@ -46,6 +47,8 @@ enum CopyWriter {
             unlink(temporary)
             throw .cannotWrite(path: path, reason: String(cString: strerror(failure)))
         }
-        guard rename(temporary, path) == 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        guard rename(temporary, path) == 0 else {
+            throw .cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
     }
 }

@@ -68,21 +68,25 @@ enum InProcessRun {
         let firstFailure = Mutex<BenchError?>(nil)
         let cpuBefore = processCPUMilliseconds()
         let start = ContinuousClock.now
-        ParallelWorkers.forEach(itemCount: photos.count, workers: workers, makeState: { PreparationWorkspace() }) {
-            workspace, index in
-            do {
-                let prepared = try preparer.prepare(contentsOf: URL(fileURLWithPath: photos[index].path), workspace: workspace)
-                try CopyWriter.write(prepared, stem: photos[index].stem, into: outputFolder)
-            } catch let error as BenchError {
-                firstFailure.withLock { $0 = $0 ?? error }
-            } catch {
-                firstFailure.withLock { $0 = $0 ?? .preparationFailed(detail: "\(error)") }
-            }
-        }
+        ParallelWorkers.forEach(
+            itemCount: photos.count, workers: workers, makeState: { PreparationWorkspace() },
+            body: {
+                workspace, index in
+                do {
+                    let prepared = try preparer.prepare(
+                        contentsOf: URL(fileURLWithPath: photos[index].path), workspace: workspace)
+                    try CopyWriter.write(prepared, stem: photos[index].stem, into: outputFolder)
+                } catch let error as BenchError {
+                    firstFailure.withLock { $0 = $0 ?? error }
+                } catch {
+                    firstFailure.withLock { $0 = $0 ?? .preparationFailed(detail: "\(error)") }
+                }
+            })
         let wall = ContinuousClock.now - start
         if let failure = firstFailure.withLock({ $0 }) { throw failure }
         return BatchMeasurement(
-            photoCount: photos.count, wallMS: wall.milliseconds, cpuMS: processCPUMilliseconds() - cpuBefore, peakRSSMB: nil)
+            photoCount: photos.count, wallMS: wall.milliseconds, cpuMS: processCPUMilliseconds() - cpuBefore,
+            peakRSSMB: nil)
     }
 
     private static func runJob(

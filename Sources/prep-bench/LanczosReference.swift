@@ -70,7 +70,9 @@ enum LanczosReference {
                         let outputLine = output.baseAddress! + y * width * 3
                         for x in 0..<width {
                             let taps = horizontalTaps[x]
-                            var red = 0.0, green = 0.0, blue = 0.0
+                            var red = 0.0
+                            var green = 0.0
+                            var blue = 0.0
                             for (offset, weight) in taps.weights.enumerated() {
                                 let pixel = (taps.first + offset) * 3
                                 red += weight * row[pixel]

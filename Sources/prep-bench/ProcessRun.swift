@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,21 +32,24 @@ enum ProcessRun {
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
 
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { environment.forEach { free($0) } }
+        defer { for pointer in environment { free(pointer) } }
 
         let clock = ContinuousClock()
         let start = clock.now
         var pid: pid_t = 0
         let spawnError = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environment)
         guard spawnError == 0 else {
-            throw .toolFailed(command: arguments[0], detail: "it could not be started: \(String(cString: strerror(spawnError)))")
+            throw .toolFailed(
+                command: arguments[0], detail: "it could not be started: \(String(cString: strerror(spawnError)))")
         }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw .toolFailed(command: arguments[0], detail: "wait4 failed: \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw .toolFailed(command: arguments[0], detail: "wait4 failed: \(String(cString: strerror(errno)))")
+            }
         }
         let wall = clock.now - start
 

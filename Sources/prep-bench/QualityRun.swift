@@ -26,15 +26,17 @@ enum QualityRun {
     ) throws(BenchError) -> [String: [String: QualityResult]] {
         let results = Mutex<[String: [String: QualityResult]]>([:])
         let firstFailure = Mutex<BenchError?>(nil)
-        ParallelWorkers.forEach(itemCount: photos.count, workers: workers, makeState: {}) { _, index in
-            let photo = photos[index]
-            do throws(BenchError) {
-                let measured = try measure(photo, outputs: outputs[photo.path] ?? [:], computesSSIM: computesSSIM)
-                results.withLock { $0[photo.path] = measured }
-            } catch {
-                firstFailure.withLock { $0 = $0 ?? error }
-            }
-        }
+        ParallelWorkers.forEach(
+            itemCount: photos.count, workers: workers, makeState: {},
+            body: { _, index in
+                let photo = photos[index]
+                do throws(BenchError) {
+                    let measured = try measure(photo, outputs: outputs[photo.path] ?? [:], computesSSIM: computesSSIM)
+                    results.withLock { $0[photo.path] = measured }
+                } catch {
+                    firstFailure.withLock { $0 = $0 ?? error }
+                }
+            })
         if let failure = firstFailure.withLock({ $0 }) { throw failure }
         return results.withLock { $0 }
     }
@@ -58,13 +60,15 @@ enum QualityRun {
             var best: (ssim: Double, orientation: Orientation)?
             for candidate in Set([Orientation.up, exifOrientation]).sorted(by: { $0.rawValue < $1.rawValue }) {
                 let (width, height) =
-                    candidate.swapsWidthAndHeight ? (original.height, original.width) : (original.width, original.height)
+                    candidate.swapsWidthAndHeight
+                    ? (original.height, original.width) : (original.width, original.height)
                 let aspect = (Double(output.width) / Double(output.height)) / (Double(width) / Double(height))
                 guard abs(aspect - 1) < 0.02 else { continue }
                 let key = "\(candidate.rawValue) \(output.width)x\(output.height)"
                 let reference =
                     references[key]
-                    ?? LanczosReference.make(from: original, orientation: candidate, width: output.width, height: output.height)
+                    ?? LanczosReference.make(
+                        from: original, orientation: candidate, width: output.width, height: output.height)
                 references[key] = reference
                 let ssim = SSIM.lumaSSIM(reference: reference, candidate: output)
                 if best == nil || ssim > best!.ssim { best = (ssim, candidate) }

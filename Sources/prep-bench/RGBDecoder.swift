@@ -1,5 +1,5 @@
-import Foundation
 internal import CTurboJPEG
+import Foundation
 
 /// 8-bit RGB pixels, interleaved, rows top to bottom with no padding.
 struct RGBImage: Sendable {
@@ -60,7 +60,9 @@ enum RGBDecoder {
     private static func withDecompressor<R>(
         _ path: String, _ body: (tjhandle) throws(BenchError) -> R
     ) throws(BenchError) -> R {
-        guard let handle = tjInitDecompress() else { throw BenchError.notDecodable(path: path, detail: "libjpeg-turbo could not start a decompressor") }
+        guard let handle = tjInitDecompress() else {
+            throw BenchError.notDecodable(path: path, detail: "libjpeg-turbo could not start a decompressor")
+        }
         defer { tjDestroy(handle) }
         return try body(handle)
     }

@@ -8,7 +8,8 @@ enum Report {
         var lines: [String] = []
         let megapixels = results.regularPhotos.map(\.megapixels)
         lines.append(
-            "prep-bench \(results.date), \(results.host), \(results.cores) cores, load average \(results.loadAverageAtStart) at the start and \(results.loadAverageAtEnd) at the end (shared machine: read the ratios).")
+            "prep-bench \(results.date), \(results.host), \(results.cores) cores, load average \(results.loadAverageAtStart) at the start and \(results.loadAverageAtEnd) at the end (shared machine: read the ratios)."
+        )
         lines.append(
             "\(results.regularPhotos.count) photos of \(format(megapixels.min(), 1))–\(format(megapixels.max(), 1)) MP; "
                 + "single photo: median (p90) over photos of each photo's median of \(results.runs) runs after a warm-up; "
@@ -39,22 +40,29 @@ enum Report {
             lines.append("")
             lines.append("By original size: ms/photo (median of per-photo medians) and mean SSIM-Y (Δ vips):")
             lines.append("")
-            lines.append("| original, photos | " + (names.map { "\($0) ms" } + names.map { "\($0) SSIM-Y" }).joined(separator: " | ") + " |")
+            lines.append(
+                "| original, photos | "
+                    + (names.map { "\($0) ms" } + names.map { "\($0) SSIM-Y" }).joined(separator: " | ") + " |")
             lines.append("|---|" + String(repeating: "---|", count: 2 * names.count))
             for group in summary.sizeGroups {
                 let milliseconds = names.map { format(group.medianMS[$0], 0) }
                 let ssims = names.map { name in
-                    guard name != vipsName, let ours = group.meanSSIM[name], let vips = vipsName.flatMap({ group.meanSSIM[$0] }) else {
+                    guard name != vipsName, let ours = group.meanSSIM[name],
+                        let vips = vipsName.flatMap({ group.meanSSIM[$0] })
+                    else {
                         return format(group.meanSSIM[name], 4)
                     }
                     return "\(format(ours, 4)) (\(signed(ours - vips, 4)))"
                 }
-                lines.append("| \(group.size), \(group.photoCount) | " + (milliseconds + ssims).joined(separator: " | ") + " |")
+                lines.append(
+                    "| \(group.size), \(group.photoCount) | " + (milliseconds + ssims).joined(separator: " | ") + " |")
             }
         }
 
         lines.append("")
-        lines.append("| batch of the \(results.regularPhotos.count) photos | photos/s (median) | best | CPU ms/photo | peak RSS MB |")
+        lines.append(
+            "| batch of the \(results.regularPhotos.count) photos | photos/s (median) | best | CPU ms/photo | peak RSS MB |"
+        )
         lines.append("|---|---|---|---|---|")
         for batch in summary.batches {
             lines.append(
@@ -83,7 +91,9 @@ enum Report {
             lines.append("")
             lines.append("| goal | measured | met |")
             lines.append("|---|---|---|")
-            for verdict in verdicts { lines.append("| \(verdict.goal) | \(verdict.measured) | \(verdict.isMet ? "yes" : "**no**") |") }
+            for verdict in verdicts {
+                lines.append("| \(verdict.goal) | \(verdict.measured) | \(verdict.isMet ? "yes" : "**no**") |")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -102,13 +112,18 @@ enum Report {
                 return format(ours / theirs, 2)
             }
             let singleRatio = row.isSubprocess ? ratio(row.singleMedianMS, vips?.singleMedianMS) : "(in-process)"
-            let ssimDelta = row.name == "vipsthumbnail" ? "" : signed(row.meanSSIM.flatMap { ours in vips?.meanSSIM.map { ours - $0 } }, 4)
+            let ssimDelta =
+                row.name == "vipsthumbnail"
+                ? "" : signed(row.meanSSIM.flatMap { ours in vips?.meanSSIM.map { ours - $0 } }, 4)
             var ssim = format(row.meanSSIM, 4)
-            if let deviation = row.worstSizeDeviation, deviation > sizeTolerance { ssim += " (size \(format(deviation * 100, 1)) % off)" }
+            if let deviation = row.worstSizeDeviation, deviation > sizeTolerance {
+                ssim += " (size \(format(deviation * 100, 1)) % off)"
+            }
             lines.append(
                 "| \(row.name), \(row.job)\(label.map { ", \($0)" } ?? "") | \(format(row.batchPhotosPerSecond, 1)) | \(ratio(row.batchPhotosPerSecond, vips?.batchPhotosPerSecond)) | "
                     + "\(format(row.singleMedianMS, 0)) (\(format(row.singleP90MS, 0))) | \(singleRatio) | \(format(row.singleCPUMS, 0)) | "
-                    + "\(format(row.peakRSSMB, 0)) | \(ratio(row.peakRSSMB, vips?.peakRSSMB)) | \(format(row.meanKB, 0)) | \(ssim) | \(ssimDelta) |")
+                    + "\(format(row.peakRSSMB, 0)) | \(ratio(row.peakRSSMB, vips?.peakRSSMB)) | \(format(row.meanKB, 0)) | \(ssim) | \(ssimDelta) |"
+            )
         }
         return lines
     }

@@ -31,7 +31,8 @@ enum SSIM {
         let c2 = (0.03 * 255.0) * (0.03 * 255.0)
         var sum = 0.0
         for index in meanX.indices {
-            let ux = meanX[index], uy = meanY[index]
+            let ux = meanX[index]
+            let uy = meanY[index]
             let vx = meanXX[index] - ux * ux
             let vy = meanYY[index] - uy * uy
             let vxy = meanXY[index] - ux * uy
@@ -45,7 +46,8 @@ enum SSIM {
         var result = [Double](repeating: 0, count: image.width * image.height)
         image.pixels.withUnsafeBufferPointer { pixels in
             for index in result.indices {
-                result[index] = 0.299 * Double(pixels[index * 3]) + 0.587 * Double(pixels[index * 3 + 1])
+                result[index] =
+                    0.299 * Double(pixels[index * 3]) + 0.587 * Double(pixels[index * 3 + 1])
                     + 0.114 * Double(pixels[index * 3 + 2])
             }
         }

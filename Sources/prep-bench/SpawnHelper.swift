@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,9 +52,9 @@ final class SpawnHelper: Sendable {
         posix_spawn_file_actions_adddup2(&actions, fromHelper[1], 1)
         let executable = BenchOptions.executablePath()
         let argv = [strdup(executable), strdup(Self.argument), nil]
-        defer { argv.forEach { free($0) } }
+        defer { for pointer in argv { free(pointer) } }
         let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { environment.forEach { free($0) } }
+        defer { for pointer in environment { free(pointer) } }
         var pid: pid_t = 0
         let error = posix_spawn(&pid, executable, &actions, nil, argv, environment)
         close(toHelper[0])
@@ -77,9 +78,13 @@ final class SpawnHelper: Sendable {
             channel = open
             return try? JSONDecoder().decode(Response.self, from: line)
         }
-        guard let response else { throw .toolFailed(command: "\(Self.argument)", detail: "the spawn helper stopped answering") }
+        guard let response else {
+            throw .toolFailed(command: "\(Self.argument)", detail: "the spawn helper stopped answering")
+        }
         if let error = response.error { throw error }
-        guard let measurement = response.measurement else { throw .toolFailed(command: arguments[0], detail: "no measurement") }
+        guard let measurement = response.measurement else {
+            throw .toolFailed(command: arguments[0], detail: "no measurement")
+        }
         return measurement
     }
 
@@ -118,7 +123,9 @@ final class SpawnHelper: Sendable {
         let bytes = [UInt8](data) + [UInt8(ascii: "\n")]
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written) }
+            let count = bytes.withUnsafeBytes {
+                Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written)
+            }
             if count < 0, errno == EINTR { continue }
             if count <= 0 { return false }
             written += count
@@ -172,5 +179,5 @@ final class SpawnHelperPool: Sendable {
         return try helpers[index].run(arguments, stderrPath: stderrPath)
     }
 
-    func stop() { helpers.forEach { $0.stop() } }
+    func stop() { for helper in helpers { helper.stop() } }
 }

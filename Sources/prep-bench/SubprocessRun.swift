@@ -23,7 +23,8 @@ enum SubprocessRun {
                     if round > 0 { results[tool.name, default: [:]][photo.path, default: []].append(measurement) }
                 }
             }
-            progress(round == 0 ? "one photo per process: warm-up done" : "one photo per process: round \(round)/\(runs)")
+            progress(
+                round == 0 ? "one photo per process: warm-up done" : "one photo per process: round \(round)/\(runs)")
         }
         return results
     }
@@ -32,9 +33,11 @@ enum SubprocessRun {
     static func timeBatch(
         _ photos: [BenchPhoto], tool: CommandTool, launcher: SpawnHelperPool, into folder: String
     ) throws(BenchError) -> BatchMeasurement {
-        let measurement = try launcher.run(tool.batchArguments(for: photos, into: folder), stderrPath: "\(folder)/stderr.txt")
+        let measurement = try launcher.run(
+            tool.batchArguments(for: photos, into: folder), stderrPath: "\(folder)/stderr.txt")
         return BatchMeasurement(
-            photoCount: photos.count, wallMS: measurement.wallMS, cpuMS: measurement.cpuMS, peakRSSMB: measurement.peakRSSMB)
+            photoCount: photos.count, wallMS: measurement.wallMS, cpuMS: measurement.cpuMS,
+            peakRSSMB: measurement.peakRSSMB)
     }
 
     /// The whole folder as one process per photo, `workers` at a time, like `xargs -P`: how
@@ -45,15 +48,17 @@ enum SubprocessRun {
         let measurements = Mutex<[ProcessMeasurement]>([])
         let firstFailure = Mutex<BenchError?>(nil)
         let start = ContinuousClock.now
-        ParallelWorkers.forEach(itemCount: photos.count, workers: workers, makeState: {}) { _, index in
-            do throws(BenchError) {
-                let measurement = try launcher.run(
-                    tool.arguments(for: photos[index], into: folder), stderrPath: "\(folder)/stderr-\(index).txt")
-                measurements.withLock { $0.append(measurement) }
-            } catch {
-                firstFailure.withLock { $0 = $0 ?? error }
-            }
-        }
+        ParallelWorkers.forEach(
+            itemCount: photos.count, workers: workers, makeState: {},
+            body: { _, index in
+                do throws(BenchError) {
+                    let measurement = try launcher.run(
+                        tool.arguments(for: photos[index], into: folder), stderrPath: "\(folder)/stderr-\(index).txt")
+                    measurements.withLock { $0.append(measurement) }
+                } catch {
+                    firstFailure.withLock { $0 = $0 ?? error }
+                }
+            })
         let wall = ContinuousClock.now - start
         if let failure = firstFailure.withLock({ $0 }) { throw failure }
         let all = measurements.withLock { $0 }

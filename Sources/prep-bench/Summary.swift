@@ -94,13 +94,17 @@ struct Summary: Sendable, Codable {
         regular = rows(for: results.regularPhotos, results: results, tools: tools, withBatches: true)
         for photo in results.largePhotos {
             large.append(
-                LargePhotoSummary(photo: photo.stem, rows: rows(for: [photo], results: results, tools: tools, withBatches: false)))
+                LargePhotoSummary(
+                    photo: photo.stem, rows: rows(for: [photo], results: results, tools: tools, withBatches: false)))
         }
-        let sizes = Dictionary(grouping: results.regularPhotos) { "\($0.width)x\($0.height)" }.sorted { $0.key < $1.key }
+        let sizes = Dictionary(grouping: results.regularPhotos) { "\($0.width)x\($0.height)" }.sorted {
+            $0.key < $1.key
+        }
         for (size, photos) in sizes where sizes.count > 1 {
             var group = SizeGroupSummary(size: size, photoCount: photos.count, medianMS: [:], meanSSIM: [:])
             for tool in tools {
-                group.medianMS[tool.name] = photos.compactMap { results.processes[tool.name]?[$0.path]?.map(\.wallMS).median }.median
+                group.medianMS[tool.name] =
+                    photos.compactMap { results.processes[tool.name]?[$0.path]?.map(\.wallMS).median }.median
                 group.meanSSIM[tool.name] = photos.compactMap { results.quality[$0.path]?[tool.name]?.ssim }.mean
             }
             sizeGroups.append(group)
@@ -177,7 +181,8 @@ struct Summary: Sendable, Codable {
     private func worstSizeDeviation(tool: String, photos: [BenchPhoto], results: BenchResults) -> Double? {
         var worst: Double?
         for photo in photos {
-            guard let ours = results.quality[photo.path]?[tool], let vips = results.quality[photo.path]?["vipsthumbnail"]
+            guard let ours = results.quality[photo.path]?[tool],
+                let vips = results.quality[photo.path]?["vipsthumbnail"]
             else { continue }
             let oursSides = [ours.width, ours.height].sorted()
             let vipsSides = [vips.width, vips.height].sorted()

@@ -39,7 +39,9 @@ struct Thresholds: Codable, Sendable {
         let ours = summary.regular.first { $0.name == tool }
         let vips = Summary.vips(in: summary.regular)
         var verdicts: [Verdict] = []
-        func judge(_ goal: String, _ value: Double?, _ isMet: (Double) -> Bool, _ describe: (Double) -> String, missing: String) {
+        func judge(
+            _ goal: String, _ value: Double?, _ isMet: (Double) -> Bool, _ describe: (Double) -> String, missing: String
+        ) {
             guard let value, value.isFinite else {
                 verdicts.append(Verdict(goal: goal, measured: "not measured: \(missing)", isMet: false))
                 return
@@ -67,17 +69,22 @@ struct Thresholds: Codable, Sendable {
         judge(
             "peak RSS ≤ \(maximumPeakRSSRatio)× vipsthumbnail on 12–16 MP",
             ratio(ours?.peakRSSMB, vips?.peakRSSMB), { $0 <= maximumPeakRSSRatio },
-            { "\(format($0, 2))× (\(format(ours?.peakRSSMB, 0)) vs \(format(vips?.peakRSSMB, 0)) MB)" }, missing: noVips)
+            { "\(format($0, 2))× (\(format(ours?.peakRSSMB, 0)) vs \(format(vips?.peakRSSMB, 0)) MB)" }, missing: noVips
+        )
         let largeRSS = summary.large.compactMap { $0.rows.first { $0.name == tool }?.peakRSSMB }.max()
         judge(
-            "peak RSS < \(format(maximumLargePhotoPeakRSSMB, 0)) MB on 48 MP", largeRSS, { $0 < maximumLargePhotoPeakRSSMB },
-            { "\(format($0, 0)) MB" }, missing: "no photo above \(PhotoSet.largePhotoMegapixels) MP was given (--extra)")
+            "peak RSS < \(format(maximumLargePhotoPeakRSSMB, 0)) MB on 48 MP", largeRSS,
+            { $0 < maximumLargePhotoPeakRSSMB },
+            { "\(format($0, 0)) MB" }, missing: "no photo above \(PhotoSet.largePhotoMegapixels) MP was given (--extra)"
+        )
         judge(
             "SSIM-Y ≥ vipsthumbnail − \(maximumSSIMDeficit)",
             difference(ours?.meanSSIM, vips?.meanSSIM), { $0 >= -maximumSSIMDeficit },
             { "\(signed($0, 4)) (\(format(ours?.meanSSIM, 4)) vs \(format(vips?.meanSSIM, 4)))" },
             missing: "needs vipsthumbnail and no --no-quality")
-        let sizes = ([ours] + summary.large.map { $0.rows.first { $0.name == tool } }).compactMap { $0?.worstSizeDeviation }
+        let sizes = ([ours] + summary.large.map { $0.rows.first { $0.name == tool } }).compactMap {
+            $0?.worstSizeDeviation
+        }
         judge(
             "output size within ±\(format(maximumSizeDeviation * 100, 0)) % of vipsthumbnail's",
             sizes.max(), { $0 <= maximumSizeDeviation }, { "worst side \(format($0 * 100, 1)) % off" }, missing: noVips)

@@ -6,7 +6,8 @@ import ImagePrep
 func say(_ message: String) { FileHandle.standardError.write(Data("prep-bench: \(message)\n".utf8)) }
 
 func loadAverage() -> String {
-    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(separator: " ")
+    ((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "").split(separator: " ").prefix(3).joined(
+        separator: " ")
 }
 
 if CommandLine.arguments.dropFirst().first == SpawnHelper.argument { SpawnHelper.serve() }
@@ -29,10 +30,13 @@ do {
 func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchError) -> BenchResults {
     let photos = try PhotoSet.load(folder: options.photoFolder, limit: options.limit, extras: options.extraPhotos)
     guard FileManager.default.isExecutableFile(atPath: options.prepPhotoPath) else {
-        throw .toolFailed(command: options.prepPhotoPath, detail: "there is no such executable; build it or pass --prep-photo.")
+        throw .toolFailed(
+            command: options.prepPhotoPath, detail: "there is no such executable; build it or pass --prep-photo.")
     }
     let work = options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(getpid())"
-    func folder(_ parts: String...) throws(BenchError) -> String { try makeFolder(([work] + parts).joined(separator: "/")) }
+    func folder(_ parts: String...) throws(BenchError) -> String {
+        try makeFolder(([work] + parts).joined(separator: "/"))
+    }
     func makeFolder(_ path: String) throws(BenchError) -> String {
         do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
             throw .cannotWrite(path: path, reason: error.localizedDescription)
@@ -47,11 +51,16 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
 
     let modes: [PreparationMode] = options.includesFastMode ? [.exact, .fast] : [.exact]
     var tools: [CommandTool] = []
-    if let vips = options.vipsthumbnailPath { tools.append(CommandTool(kind: .vipsthumbnail, executable: vips, jobs: options.jobs)) }
-    for mode in modes {
-        tools.append(CommandTool(kind: .prepPhoto(isFast: mode == .fast), executable: options.prepPhotoPath, jobs: options.jobs))
+    if let vips = options.vipsthumbnailPath {
+        tools.append(CommandTool(kind: .vipsthumbnail, executable: vips, jobs: options.jobs))
     }
-    if options.vipsthumbnailPath == nil { say("vipsthumbnail not found or --vips none: no ratios, and --check will fail") }
+    for mode in modes {
+        tools.append(
+            CommandTool(kind: .prepPhoto(isFast: mode == .fast), executable: options.prepPhotoPath, jobs: options.jobs))
+    }
+    if options.vipsthumbnailPath == nil {
+        say("vipsthumbnail not found or --vips none: no ratios, and --check will fail")
+    }
     for tool in tools {
         for photo in photos.all { _ = try makeFolder(singleFolder(tool, photo)) }
     }
@@ -64,7 +73,9 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
             uniqueKeysWithValues: tools.map { ($0.name, $0.arguments(for: photos.all[0], into: "OUT")) }),
         harnessRSSFloorMB: try launcher.run(["/bin/true"], stderrPath: "/dev/null").peakRSSMB,
         regularPhotos: photos.regular, largePhotos: photos.large)
-    say("\(photos.regular.count) photos + \(photos.large.count) large, outputs in \(work), load \(results.loadAverageAtStart)")
+    say(
+        "\(photos.regular.count) photos + \(photos.large.count) large, outputs in \(work), load \(results.loadAverageAtStart)"
+    )
 
     // 1. The library in this process, one photo at a time: the whole job as an app waiting for
     //    one photo runs it (on two threads when there are cores to spare), then on one thread for
@@ -92,8 +103,10 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
             let measurement = try SubprocessRun.timeBatch(
                 batchPhotos, tool: tool, launcher: launcher,
                 into: try folder("batch", tool.name.replacingOccurrences(of: " ", with: "")))
-            results.batches[tool.kind == .vipsthumbnail ? BatchName.vipsOneProcess : BatchName.command(tool), default: []]
-                .append(measurement)
+            results.batches[
+                tool.kind == .vipsthumbnail ? BatchName.vipsOneProcess : BatchName.command(tool), default: []
+            ]
+            .append(measurement)
             if tool.kind == .vipsthumbnail {
                 results.batches[BatchName.vipsProcessPerPhoto, default: []].append(
                     try SubprocessRun.timeProcessPerPhotoBatch(
@@ -142,9 +155,14 @@ func conclude(_ results: BenchResults, options: BenchOptions) throws(BenchError)
     let summary = Summary(results, tools: tools)
     let goals: [(tool: String, verdicts: [Thresholds.Verdict])] =
         thresholds.map { thresholds in
-            tools.filter { $0.kind != .vipsthumbnail }.map { (tool: $0.name, verdicts: thresholds.verdicts(for: $0.name, in: summary)) }
+            tools.filter { $0.kind != .vipsthumbnail }.map {
+                (tool: $0.name, verdicts: thresholds.verdicts(for: $0.name, in: summary))
+            }
         } ?? []
-    print(Report.markdown(results, summary: summary, goals: goals, sizeTolerance: thresholds?.maximumSizeDeviation ?? 0.03), terminator: "")
+    print(
+        Report.markdown(
+            results, summary: summary, goals: goals, sizeTolerance: thresholds?.maximumSizeDeviation ?? 0.03),
+        terminator: "")
 
     if let jsonPath = options.jsonPath {
         let encoder = JSONEncoder()
@@ -153,7 +171,9 @@ func conclude(_ results: BenchResults, options: BenchOptions) throws(BenchError)
             let results: BenchResults
             let summary: Summary
         }
-        do { try encoder.encode(Output(results: results, summary: summary)).write(to: URL(fileURLWithPath: jsonPath)) } catch {
+        do {
+            try encoder.encode(Output(results: results, summary: summary)).write(to: URL(fileURLWithPath: jsonPath))
+        } catch {
             throw .cannotWrite(path: jsonPath, reason: error.localizedDescription)
         }
     }

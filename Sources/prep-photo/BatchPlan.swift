@@ -64,7 +64,8 @@ enum BatchPlan {
         var writerOfOutput: [String: String] = [:]
         var inputOfIdentity: [[UInt64]: String] = [:]
         let photos = paths.map { path -> PlannedPhoto in
-            let file = path.input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path.input
+            let file =
+                path.input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path.input
             let fileExtension = Self.fileExtension(of: file)
             let name = fileExtension.isEmpty ? file : String(file.dropLast(fileExtension.count + 1))
             var photo = PlannedPhoto(
@@ -76,19 +77,23 @@ enum BatchPlan {
             guard photo.refusal == nil else { return photo }
             if let identity = fileIdentity(path.input) {
                 if let earlier = inputOfIdentity[identity] {
-                    photo.refusal = "'\(path.input)' was not prepared: it is the same file as '\(earlier)', given twice."
+                    photo.refusal =
+                        "'\(path.input)' was not prepared: it is the same file as '\(earlier)', given twice."
                     return photo
                 }
                 inputOfIdentity[identity] = path.input
             }
-            let outputs = [photo.upload] + (writesDisplay ? [photo.display] : []) + (writesThumbnail ? [photo.thumbnail] : [])
+            let outputs =
+                [photo.upload] + (writesDisplay ? [photo.display] : []) + (writesThumbnail ? [photo.thumbnail] : [])
             if let clash = outputs.first(where: { writerOfOutput[$0.lastPathComponent] != nil }) {
                 let earlier = writerOfOutput[clash.lastPathComponent]!
-                photo.refusal = "'\(path.input)' was not prepared: its copy \(clash.lastPathComponent) would replace the one made from '\(earlier)'; rename one of them or prepare them into different folders."
+                photo.refusal =
+                    "'\(path.input)' was not prepared: its copy \(clash.lastPathComponent) would replace the one made from '\(earlier)'; rename one of them or prepare them into different folders."
                 return photo
             }
             if let clash = outputs.first(where: { fileIdentity($0.path).map(inputIdentities.contains) ?? false }) {
-                photo.refusal = "'\(path.input)' was not prepared: its copy '\(clash.relativePath)' would overwrite an input."
+                photo.refusal =
+                    "'\(path.input)' was not prepared: its copy '\(clash.relativePath)' would overwrite an input."
                 return photo
             }
             for output in outputs { writerOfOutput[output.lastPathComponent] = path.input }

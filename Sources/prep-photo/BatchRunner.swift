@@ -1,14 +1,15 @@
+import Dispatch
+import ImagePrep
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagePrep
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-import Dispatch
 
 /// A copy that was written, as the report describes it.
 struct WrittenCopy: Sendable {
@@ -95,9 +96,10 @@ final class BatchRunner: Sendable {
             let upload = try write(prepared.upload, to: photo.upload)
             let display = try prepared.display.map { try write($0, to: photo.display) }
             let thumbnail = try prepared.thumbnail.map { try write($0, to: photo.thumbnail) }
-            return .prepared(.init(
-                upload: upload, display: display, thumbnail: thumbnail, metadata: prepared.metadata,
-                warnings: prepared.warnings))
+            return .prepared(
+                .init(
+                    upload: upload, display: display, thumbnail: thumbnail, metadata: prepared.metadata,
+                    warnings: prepared.warnings))
         } catch let error as ImagePrepError {
             return .failed(error.description)
         } catch let error as OutputWriter.WriteError {
@@ -134,7 +136,8 @@ final class BatchRunner: Sendable {
             let now = ContinuousClock.now
             if showsProgress, now - state.lastProgress >= .milliseconds(100) || state.finished == photos.count {
                 state.lastProgress = now
-                Terminal.writeError("\r\u{1B}[K" + progressLine(finished: state.finished, failed: state.failed, now: now))
+                Terminal.writeError(
+                    "\r\u{1B}[K" + progressLine(finished: state.finished, failed: state.failed, now: now))
             }
         }
     }

@@ -1,9 +1,10 @@
+import ImagePrep
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ImagePrep
 
 /// What the user asked for on the command line.
 struct CommandLineOptions {
@@ -100,8 +101,13 @@ struct CommandLineOptions {
             func integer(for name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
                 let text = try value(for: name)
                 guard let number = Int(text), range.contains(number) else {
-                    let bounds = range.upperBound == Int.max ? "at least \(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-                    throw UsageError(message: "The value '\(text)' is invalid for '\(name) <\(placeholder(name))>': it must be a whole number \(bounds)")
+                    let bounds =
+                        range.upperBound == Int.max
+                        ? "at least \(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+                    throw UsageError(
+                        message:
+                            "The value '\(text)' is invalid for '\(name) <\(placeholder(name))>': it must be a whole number \(bounds)"
+                    )
                 }
                 return number
             }
@@ -124,7 +130,9 @@ struct CommandLineOptions {
             default: throw UsageError(message: "Unknown option '\(argument)'")
             }
         }
-        guard !options.inputs.isEmpty else { throw UsageError(message: "Missing expected argument '<photo-or-folder> ...'") }
+        guard !options.inputs.isEmpty else {
+            throw UsageError(message: "Missing expected argument '<photo-or-folder> ...'")
+        }
         return .run(options)
     }
 

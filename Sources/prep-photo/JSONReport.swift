@@ -64,27 +64,32 @@ enum JSONReport {
                 ("height", .int(written.size.height)), ("bytes", .int(written.byteCount)),
             ])
         }
-        let capturedAt: JSONValue = metadata.captureTime.map { time in
-            .object([
-                ("local", .string(time.local.iso8601)),
-                ("offset", time.utcOffset.map { .string($0.description) } ?? .null),
-                ("inferred", .bool(time.isOffsetInferred)),
-                ("source", .string(time.source.rawValue)),
-            ])
-        } ?? .null
-        let location: JSONValue = metadata.location.map { point in
-            .object([
-                ("latitude", .double(point.latitude)), ("longitude", .double(point.longitude)),
-                ("altitude", point.altitude.map { .double($0) } ?? .null),
-            ])
-        } ?? .null
+        let capturedAt: JSONValue =
+            metadata.captureTime.map { time in
+                .object([
+                    ("local", .string(time.local.iso8601)),
+                    ("offset", time.utcOffset.map { .string($0.description) } ?? .null),
+                    ("inferred", .bool(time.isOffsetInferred)),
+                    ("source", .string(time.source.rawValue)),
+                ])
+            } ?? .null
+        let location: JSONValue =
+            metadata.location.map { point in
+                .object([
+                    ("latitude", .double(point.latitude)), ("longitude", .double(point.longitude)),
+                    ("altitude", point.altitude.map { .double($0) } ?? .null),
+                ])
+            } ?? .null
         return JSONValue.object([
             ("input", .string(photo.input)), ("ok", .bool(true)), ("error", .null),
             ("upload", copy(prepared.upload)), ("display", copy(prepared.display)),
             ("thumbnail", copy(prepared.thumbnail)),
-            ("original", .object([
-                ("width", .int(metadata.originalSize.width)), ("height", .int(metadata.originalSize.height)),
-            ])),
+            (
+                "original",
+                .object([
+                    ("width", .int(metadata.originalSize.width)), ("height", .int(metadata.originalSize.height)),
+                ])
+            ),
             ("orientation", metadata.orientation.map { .int($0.rawValue) } ?? .null),
             ("capturedAt", capturedAt), ("location", location),
             ("comment", metadata.comment.map { .string($0) } ?? .null),

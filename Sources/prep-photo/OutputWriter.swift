@@ -20,7 +20,8 @@ enum OutputWriter {
     /// file whose data never reached the disk can appear empty.
     static func write(_ data: Data, to url: URL) throws(WriteError) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
+            ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
+        ).path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("could not write '\(url.relativePath)'") }
         var written = 0

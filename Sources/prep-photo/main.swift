@@ -1,3 +1,5 @@
+import ImagePrep
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -6,7 +8,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ImagePrep
 
 let action: CommandLineOptions.Action
 do {
@@ -34,14 +35,16 @@ case .run(let options):
         folderProblem: folderProblem.map { "Nothing was prepared: \($0)" })
     // Fewer photos at once than cores (one photo, or --jobs 1): let each photo use two threads.
     var configuration = options.configuration
-    configuration.splitsWorkAcrossCores = min(options.jobs, plan.photos.count) < ProcessInfo.processInfo.activeProcessorCount
+    configuration.splitsWorkAcrossCores =
+        min(options.jobs, plan.photos.count) < ProcessInfo.processInfo.activeProcessorCount
     let runner = BatchRunner(
         photos: plan.photos, preparer: PhotoPreparer(configuration: configuration), jobs: options.jobs,
         emitsJSON: options.emitsJSON, showsProgress: Terminal.isErrorATerminal)
     let (failed, elapsed) = runner.run()
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let prepared = plan.photos.count - failed
-    var summary = "Prepared \(prepared) of \(plan.photos.count) photo\(plan.photos.count == 1 ? "" : "s") in "
+    var summary =
+        "Prepared \(prepared) of \(plan.photos.count) photo\(plan.photos.count == 1 ? "" : "s") in "
         + "\(Terminal.format(seconds)) s (\(Terminal.format(seconds > 0 ? Double(prepared) / seconds : 0)) photos/s) into \(options.outputFolder)/"
     if failed > 0 { summary += "; \(failed) failed (see above)" }
     if plan.skippedFileCount > 0 {

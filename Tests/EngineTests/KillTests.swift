@@ -4,7 +4,7 @@ import Testing
 @testable import Outbox
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// `outbox drain` and `outbox add` killed with SIGKILL at random moments, again and again,

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The `outbox` command as a user runs it: its words, its exit statuses, and what it does to the

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// The built `outbox` executable as a subprocess, as a user's shell (or a killer) runs it.

@@ -6,7 +6,7 @@ import Testing
 @testable import Outbox
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).

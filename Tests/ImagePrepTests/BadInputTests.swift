@@ -25,7 +25,9 @@ struct BadInputTests {
 
     /// libjpeg-turbo's message in an `.incompleteImageData` error; nil, with an issue recorded,
     /// for any other error.
-    static func incompleteDataDetail(_ error: ImagePrepError, sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+    static func incompleteDataDetail(_ error: ImagePrepError, sourceLocation: SourceLocation = #_sourceLocation)
+        -> String?
+    {
         guard case .incompleteImageData(_, let detail) = error else {
             Issue.record("expected .incompleteImageData, got \(error)", sourceLocation: sourceLocation)
             return nil
@@ -79,11 +81,13 @@ struct BadInputTests {
         #expect(error.description.contains("'\(url.path)'"))
     }
 
-    @Test("a PNG, a HEIC and a text file are .notJPEG, saying what they look like", arguments: [
-        ("corpus/not-a-jpeg.png", "a PNG image"),
-        ("decode/not-a-jpeg-heic.heic", "a HEIC/HEIF image"),
-        ("decode/not-a-jpeg.txt", "text"),
-    ])
+    @Test(
+        "a PNG, a HEIC and a text file are .notJPEG, saying what they look like",
+        arguments: [
+            ("corpus/not-a-jpeg.png", "a PNG image"),
+            ("decode/not-a-jpeg-heic.heic", "a HEIC/HEIF image"),
+            ("decode/not-a-jpeg.txt", "text"),
+        ])
     func notJPEG(path: String, looksLike: String) throws {
         let name = URL(fileURLWithPath: path).lastPathComponent
         #expect(try Self.refusal(path) == .notJPEG(file: name, detected: looksLike))
@@ -91,9 +95,11 @@ struct BadInputTests {
 
     /// Run in a child process, so that a trap (as these inputs once caused) fails one test
     /// instead of ending the whole run.
-    @Test("a file of one to three bytes that is not a JPEG is .notJPEG, without crashing", arguments: [
-        [0x0A], [0xFF], [0x68, 0x69], [0x68, 0x69, 0x0A],
-    ] as [[UInt8]])
+    @Test(
+        "a file of one to three bytes that is not a JPEG is .notJPEG, without crashing",
+        arguments: [
+            [0x0A], [0xFF], [0x68, 0x69], [0x68, 0x69, 0x0A],
+        ] as [[UInt8]])
     func tinyFilesThatAreNotJPEG(bytes: [UInt8]) async {
         await #expect(processExitsWith: .success) { [bytes] in
             let result = Result { () throws(ImagePrepError) in try PhotoPreparer().prepare(Data(bytes), name: "tiny") }
@@ -103,9 +109,11 @@ struct BadInputTests {
 
     // MARK: JPEGs libjpeg-turbo 2.x cannot decode
 
-    @Test("a 12-bit or a lossless (SOF3) JPEG is .unsupportedJPEG, saying which", arguments: [
-        ("corpus/12bit-precision-srgb2014.jpg", "12-bit"), ("decode/lossless-sof3-header-only.jpg", "lossless"),
-    ])
+    @Test(
+        "a 12-bit or a lossless (SOF3) JPEG is .unsupportedJPEG, saying which",
+        arguments: [
+            ("corpus/12bit-precision-srgb2014.jpg", "12-bit"), ("decode/lossless-sof3-header-only.jpg", "lossless"),
+        ])
     func unsupported(path: String, reason expected: String) throws {
         let error = try Self.refusal(path)
         guard case .unsupportedJPEG(_, let reason) = error else {
@@ -130,8 +138,10 @@ struct BadInputTests {
     func pixelBomb() throws {
         let workspace = PreparationWorkspace()
         let error = try Self.refusal("decode/bomb-60000x60000.jpg", workspace: workspace)
-        #expect(error == .tooManyPixels(
-            file: "bomb-60000x60000.jpg", size: PixelSize(width: 60000, height: 60000), limit: 100_000_000))
+        #expect(
+            error
+                == .tooManyPixels(
+                    file: "bomb-60000x60000.jpg", size: PixelSize(width: 60000, height: 60000), limit: 100_000_000))
         // Refused from the header: no plane of the workspace was ever sized.
         for image in [workspace.decoded, workspace.upload] + workspace.lanes.flatMap({ [$0.resized, $0.oriented] }) {
             #expect(image.size == PixelSize(width: 0, height: 0))
@@ -143,8 +153,10 @@ struct BadInputTests {
     func configuredPixelLimit() throws {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxPixels = 224 * 150 - 1
-        #expect(try Self.refusal("decode/ycc420-224x150.jpg", configuration: configuration) == .tooManyPixels(
-            file: "ycc420-224x150.jpg", size: PixelSize(width: 224, height: 150), limit: 224 * 150 - 1))
+        #expect(
+            try Self.refusal("decode/ycc420-224x150.jpg", configuration: configuration)
+                == .tooManyPixels(
+                    file: "ycc420-224x150.jpg", size: PixelSize(width: 224, height: 150), limit: 224 * 150 - 1))
         configuration.maxPixels = 224 * 150
         #expect(try Self.prepared("decode/ycc420-224x150.jpg", configuration: configuration).upload.size.width == 224)
     }
@@ -167,11 +179,13 @@ struct BadInputTests {
         #expect(photo.upload.size == PixelSize(width: 16, height: 16) && photo.warnings.isEmpty)
     }
 
-    @Test("a refinement scan repeated 600 times is refused: its bad progression by default, its scan count when accepted")
+    @Test(
+        "a refinement scan repeated 600 times is refused: its bad progression by default, its scan count when accepted")
     func repeatedRefinementScans() throws {
         let error = try Self.refusal("decode/progressive-repeated-refinement.jpg")
         #expect(Self.incompleteDataDetail(error)?.contains("Inconsistent progression sequence") == true)
-        let accepted = try Self.refusal("decode/progressive-repeated-refinement.jpg", configuration: Self.acceptingIncompleteData)
+        let accepted = try Self.refusal(
+            "decode/progressive-repeated-refinement.jpg", configuration: Self.acceptingIncompleteData)
         guard case .tooManyScans = accepted else {
             Issue.record("expected .tooManyScans, got \(accepted)")
             return
@@ -180,12 +194,13 @@ struct BadInputTests {
 
     // MARK: Missing or damaged pixels
 
-    @Test("a file cut short or with a damaged scan is .incompleteImageData by default, and prepares with a warning when accepted",
-          arguments: [
-              ("corpus/truncated-baseline-2725x2225.jpg", "Premature end of JPEG file"),
-              ("corpus/truncated-progressive.jpg", "Premature end of JPEG file"),
-              ("decode/corrupt-data-segment.jpg", "premature end of data segment"),
-          ])
+    @Test(
+        "a file cut short or with a damaged scan is .incompleteImageData by default, and prepares with a warning when accepted",
+        arguments: [
+            ("corpus/truncated-baseline-2725x2225.jpg", "Premature end of JPEG file"),
+            ("corpus/truncated-progressive.jpg", "Premature end of JPEG file"),
+            ("decode/corrupt-data-segment.jpg", "premature end of data segment"),
+        ])
     func incompleteData(path: String, libjpegSays: String) throws {
         let error = try Self.refusal(path)
         #expect(Self.incompleteDataDetail(error)?.contains(libjpegSays) == true)
@@ -211,12 +226,16 @@ struct BadInputTests {
         #expect(photo.warnings.map(\.kind) == [.imageData])
         #expect(photo.warnings.first?.message.contains("extraneous bytes before marker 0xdb") == true)
         let clean = try Self.prepared("decode/ycc420-224x150.jpg")
-        #expect(try DecodedJPEG(photo.upload.data).planes.map(\.samples) == DecodedJPEG(clean.upload.data).planes.map(\.samples))
+        #expect(
+            try DecodedJPEG(photo.upload.data).planes.map(\.samples)
+                == DecodedJPEG(clean.upload.data).planes.map(\.samples))
     }
 
-    @Test("malformed EXIF never stops the photo; what is reported is a .metadata warning", arguments: [
-        "corpus/corrupt-exif-ifd1-offsets.jpg", "corpus/corrupt-exif-malformed-app1.jpg",
-    ])
+    @Test(
+        "malformed EXIF never stops the photo; what is reported is a .metadata warning",
+        arguments: [
+            "corpus/corrupt-exif-ifd1-offsets.jpg", "corpus/corrupt-exif-malformed-app1.jpg",
+        ])
     func malformedEXIF(path: String) throws {
         let photo = try Self.prepared(path)
         #expect(photo.upload.size == PixelSize(width: 200, height: 200))

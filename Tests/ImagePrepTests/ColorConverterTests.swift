@@ -12,11 +12,13 @@ struct ColorConverterTests {
         return try #require(profile)
     }
 
-    @Test("profiles that are sRGB in all but name need no conversion", arguments: [
-        "gps-north-east-pixel-4048x3036-gps-offset-only.jpg",  // "sRGB IEC61966-2.1"
-        "mpf-ultrahdr-gainmap-3840x2160.jpg",  // "sRGB Gamut with sRGB Transfer"
-        "exif-little-endian-canon-40d.jpg",
-    ])
+    @Test(
+        "profiles that are sRGB in all but name need no conversion",
+        arguments: [
+            "gps-north-east-pixel-4048x3036-gps-offset-only.jpg",  // "sRGB IEC61966-2.1"
+            "mpf-ultrahdr-gainmap-3840x2160.jpg",  // "sRGB Gamut with sRGB Transfer"
+            "exif-little-endian-canon-40d.jpg",
+        ])
     func sRGBNeedsNothing(name: String) throws {
         let (conversion, warning) = ColorConverter.displayConversion(for: try Self.profile(of: name), isGray: false)
         #expect(warning == nil)
@@ -27,12 +29,14 @@ struct ColorConverterTests {
     /// samples, checked by hand), so it needs nothing despite its name.
     @Test("Display P3 is converted; a gray profile is converted only when its curve is not sRGB's")
     func wideGamutIsConverted() throws {
-        let (p3, _) = ColorConverter.displayConversion(for: try Self.profile(of: "gps-north-west-display-p3-nikon.jpg"), isGray: false)
+        let (p3, _) = ColorConverter.displayConversion(
+            for: try Self.profile(of: "gps-north-west-display-p3-nikon.jpg"), isGray: false)
         guard case .matrixShaper = p3 else {
             Issue.record("Display P3 should use the matrix-shaper path, got \(p3)")
             return
         }
-        let (apple, _) = ColorConverter.displayConversion(for: try Self.profile(of: "grayscale-gray-gamma-icc.jpg"), isGray: true)
+        let (apple, _) = ColorConverter.displayConversion(
+            for: try Self.profile(of: "grayscale-gray-gamma-icc.jpg"), isGray: true)
         #expect(!apple.isNeeded)
 
         let (gamma18, warning) = ColorConverter.displayConversion(for: Self.grayProfile(gamma: 1.8), isGray: true)
@@ -57,11 +61,13 @@ struct ColorConverterTests {
         let whiteOffset = 128 + tagTableSize
         let curveOffset = whiteOffset + whitePoint.count
         let size = curveOffset + curve.count
-        var header = u32(UInt32(size)) + Array("lcms".utf8) + [2, 0x10, 0, 0] + Array("mntr".utf8) + Array("GRAY".utf8)
+        var header =
+            u32(UInt32(size)) + Array("lcms".utf8) + [2, 0x10, 0, 0] + Array("mntr".utf8) + Array("GRAY".utf8)
             + Array("XYZ ".utf8) + [UInt8](repeating: 0, count: 12) + Array("acsp".utf8)
         header += [UInt8](repeating: 0, count: 128 - header.count)
         header.replaceSubrange(68..<80, with: s15(0.9642) + s15(1) + s15(0.8249))
-        let tags = u32(2) + Array("wtpt".utf8) + u32(UInt32(whiteOffset)) + u32(UInt32(whitePoint.count))
+        let tags =
+            u32(2) + Array("wtpt".utf8) + u32(UInt32(whiteOffset)) + u32(UInt32(whitePoint.count))
             + Array("kTRC".utf8) + u32(UInt32(curveOffset)) + u32(UInt32(curve.count))
         return ICCProfile(bytes: header + tags + whitePoint + curve)
     }
@@ -78,7 +84,9 @@ struct ColorConverterTests {
         var generator = SystemRandomNumberGenerator()
         var pixels = (0..<(32768 * 3)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         // Corners of the cube, where clipping happens.
-        pixels.replaceSubrange(0..<24, with: [0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 0, 0, 255, 255, 255, 0, 255])
+        pixels.replaceSubrange(
+            0..<24,
+            with: [0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 0, 0, 255, 255, 255, 0, 255])
         var expected = pixels
         expected.withUnsafeMutableBytes { reference.apply($0.baseAddress!, into: $0.baseAddress!, count: 32768) }
         pixels.withUnsafeMutableBufferPointer { ours.apply($0.baseAddress!, count: 32768) }

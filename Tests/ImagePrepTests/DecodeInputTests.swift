@@ -32,16 +32,19 @@ struct DecodeInputTests {
         for (index, (ours, theirs)) in zip(copy.planes, original.planes).enumerated() {
             for cellY in 0..<4 {
                 for cellX in 0..<4 {
-                    let difference = ours.average(cell: (cellX, cellY), grid: 4) - theirs.average(cell: (cellX, cellY), grid: 4)
-                    #expect(abs(difference) <= cellTolerance, "plane \(index) cell (\(cellX), \(cellY)): \(difference)",
-                            sourceLocation: sourceLocation)
+                    let difference =
+                        ours.average(cell: (cellX, cellY), grid: 4) - theirs.average(cell: (cellX, cellY), grid: 4)
+                    #expect(
+                        abs(difference) <= cellTolerance, "plane \(index) cell (\(cellX), \(cellY)): \(difference)",
+                        sourceLocation: sourceLocation)
                 }
             }
         }
     }
 
-    @Test("a photo under the limit keeps its size in every copy, decodes cleanly and keeps its colours",
-          arguments: smallPhotos)
+    @Test(
+        "a photo under the limit keeps its size in every copy, decodes cleanly and keeps its colours",
+        arguments: smallPhotos)
     func underTheLimit(path: String) throws {
         let original = try DecodedJPEG(Fixtures.data(path))
         let photo = try PhotoPreparer().prepare(Fixtures.data(path), name: Self.name(path))
@@ -65,8 +68,9 @@ struct DecodeInputTests {
     /// 26.8 dB, and its Cr against the reference's Cb 18.5 dB.
     static let downscaledLumaPSNR = 34.0, downscaledChromaPSNR = 35.0
 
-    @Test("a photo over the limit is decoded at the DCT scale that still covers the target, then resized close to a float Lanczos3 reference",
-          arguments: smallPhotos.filter { $0.hasPrefix("decode/ycc") })
+    @Test(
+        "a photo over the limit is decoded at the DCT scale that still covers the target, then resized close to a float Lanczos3 reference",
+        arguments: smallPhotos.filter { $0.hasPrefix("decode/ycc") })
     func overTheLimit(path: String) throws {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 64
@@ -100,9 +104,11 @@ struct DecodeInputTests {
         #expect(psnr(reference.planes[1].halved().values, upload.planes[2].values) < Self.downscaledChromaPSNR - 3)
     }
 
-    @Test("gray stays gray: every copy of a one-component JPEG has one component", arguments: [
-        "decode/gray-224x150.jpg", "corpus/grayscale-gray-gamma-icc.jpg",
-    ])
+    @Test(
+        "gray stays gray: every copy of a one-component JPEG has one component",
+        arguments: [
+            "decode/gray-224x150.jpg", "corpus/grayscale-gray-gamma-icc.jpg",
+        ])
     func grayStaysGray(path: String) throws {
         let photo = try PhotoPreparer().prepare(Fixtures.data(path), name: Self.name(path))
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
@@ -111,19 +117,23 @@ struct DecodeInputTests {
         }
     }
 
-    @Test("restart markers and progressive coding give exactly the pixels of the same baseline file", arguments: [
-        ("decode/restart-every-row-224x150.jpg", "decode/ycc420-224x150.jpg"),
-        ("decode/progressive-444-224x150.jpg", "decode/ycc444-224x150.jpg"),
-    ])
+    @Test(
+        "restart markers and progressive coding give exactly the pixels of the same baseline file",
+        arguments: [
+            ("decode/restart-every-row-224x150.jpg", "decode/ycc420-224x150.jpg"),
+            ("decode/progressive-444-224x150.jpg", "decode/ycc444-224x150.jpg"),
+        ])
     func sameCoefficientsSamePixels(path: String, baselinePath: String) throws {
-        let source = try DecodedJPEG(Fixtures.data(path)), baseline = try DecodedJPEG(Fixtures.data(baselinePath))
+        let source = try DecodedJPEG(Fixtures.data(path))
+        let baseline = try DecodedJPEG(Fixtures.data(baselinePath))
         // The fixtures hold the same coefficients, only coded differently...
         try #require(source.planes.map(\.samples) == baseline.planes.map(\.samples))
         let markers = try Fixtures.data(path).withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
         #expect(markers.contains(0xDD) || source.frameMarker == 0xC2, "the fixture has a DRI or is progressive")
         // ...so the pipeline must make the same upload of them.
         let upload = try DecodedJPEG(PhotoPreparer().prepare(Fixtures.data(path), name: Self.name(path)).upload.data)
-        let expected = try DecodedJPEG(PhotoPreparer().prepare(Fixtures.data(baselinePath), name: "baseline").upload.data)
+        let expected = try DecodedJPEG(
+            PhotoPreparer().prepare(Fixtures.data(baselinePath), name: "baseline").upload.data)
         #expect(upload.planes.map(\.samples) == expected.planes.map(\.samples))
     }
 
@@ -140,16 +150,18 @@ struct DecodeInputTests {
     /// channel 113 (CMYK) and 167 (YCCK) levels off.
     static let cmykTolerance = 8.0
 
-    @Test("CMYK and YCCK (Adobe inverted) come out as the RGB that Pillow and ImageMagick make of them",
-          arguments: ["cmyk-adobe-no-icc.jpg", "ycck-adobe-pillow.jpg"])
+    @Test(
+        "CMYK and YCCK (Adobe inverted) come out as the RGB that Pillow and ImageMagick make of them",
+        arguments: ["cmyk-adobe-no-icc.jpg", "ycck-adobe-pillow.jpg"])
     func cmyk(name: String) throws {
         let golden = try #require(Self.references["cmyk"]?[name])
         let photo = try PhotoPreparer().prepare(Fixtures.data("corpus/" + name), name: name)
         let upload = try DecodedJPEG(photo.upload.data)
         #expect(upload.componentCount == 3)
-        #expect(photo.upload.data.withUnsafeBytes { bytes in
-            SegmentWalker.walk(bytes).segments.allSatisfy { $0.marker != JPEGSegment.app14 }
-        }, "no Adobe marker: the copy is YCbCr")
+        #expect(
+            photo.upload.data.withUnsafeBytes { bytes in
+                SegmentWalker.walk(bytes).segments.allSatisfy { $0.marker != JPEGSegment.app14 }
+            }, "no Adobe marker: the copy is YCbCr")
 
         let display = try DecodedJPEG(try #require(photo.display).data, makingRGB: true)
         let grid = try #require(golden["grid"]?.int)
@@ -160,16 +172,20 @@ struct DecodeInputTests {
         for (index, (ours, theirs)) in zip(got, wanted).enumerated() {
             try #require(theirs.count == 3)
             for channel in 0..<3 {
-                #expect(abs(ours[channel] - theirs[channel]) <= Self.cmykTolerance, "cell \(index) channel \(channel): \(ours) vs \(theirs)")
+                #expect(
+                    abs(ours[channel] - theirs[channel]) <= Self.cmykTolerance,
+                    "cell \(index) channel \(channel): \(ours) vs \(theirs)")
             }
         }
     }
 
-    @Test("EXIF in either byte order, with or without an IFD1 thumbnail, is carried with the new size", arguments: [
-        "comment-kodak-dc210-bigendian.jpg",  // big-endian, no thumbnail, no PixelX/YDimension
-        "exif-little-endian-canon-40d.jpg",  // little-endian, IFD1 thumbnail, 100x68
-        "gps-north-west-display-p3-nikon.jpg",  // big-endian, IFD1 thumbnail, 600x400
-    ])
+    @Test(
+        "EXIF in either byte order, with or without an IFD1 thumbnail, is carried with the new size",
+        arguments: [
+            "comment-kodak-dc210-bigendian.jpg",  // big-endian, no thumbnail, no PixelX/YDimension
+            "exif-little-endian-canon-40d.jpg",  // little-endian, IFD1 thumbnail, 100x68
+            "gps-north-west-display-p3-nikon.jpg",  // big-endian, IFD1 thumbnail, 600x400
+        ])
     func exifByteOrders(name: String) throws {
         // Shrunk, so that the patched dimensions differ from the original ones.
         var configuration = PhotoPreparer.Configuration()

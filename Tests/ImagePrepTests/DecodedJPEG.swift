@@ -29,8 +29,10 @@ struct DecodedJPEG {
         /// into `grid` x `grid` cells (cells are in image proportions, so planes of any
         /// subsampling give comparable averages).
         func average(cell: (x: Int, y: Int), grid: Int) -> Double {
-            let x0 = cell.x * width / grid, x1 = (cell.x + 1) * width / grid
-            let y0 = cell.y * height / grid, y1 = (cell.y + 1) * height / grid
+            let x0 = cell.x * width / grid
+            let x1 = (cell.x + 1) * width / grid
+            let y0 = cell.y * height / grid
+            let y1 = (cell.y + 1) * height / grid
             var sum = 0
             for y in y0..<y1 {
                 for x in x0..<x1 { sum += Int(self[x, y]) }
@@ -95,7 +97,9 @@ struct DecodedJPEG {
     }
 
     private static func decodeRGB(_ bytes: UnsafeRawBufferPointer, size: PixelSize, isGray: Bool) throws -> [UInt8] {
-        guard let handle = tjInitDecompress() else { throw ImagePrepError.corruptJPEG(file: "test", detail: "no decompressor") }
+        guard let handle = tjInitDecompress() else {
+            throw ImagePrepError.corruptJPEG(file: "test", detail: "no decompressor")
+        }
         defer { tjDestroy(handle) }
         var pixels = [UInt8](repeating: 0, count: size.pixelCount * (isGray ? 1 : 3))
         let status = pixels.withUnsafeMutableBufferPointer { output in
@@ -141,8 +145,10 @@ struct DecodedJPEG {
         var cells: [[Double]] = []
         for cellY in 0..<grid {
             for cellX in 0..<grid {
-                let x0 = cellX * size.width / grid, x1 = (cellX + 1) * size.width / grid
-                let y0 = cellY * size.height / grid, y1 = (cellY + 1) * size.height / grid
+                let x0 = cellX * size.width / grid
+                let x1 = (cellX + 1) * size.width / grid
+                let y0 = cellY * size.height / grid
+                let y1 = (cellY + 1) * size.height / grid
                 var sums = [0, 0, 0]
                 for y in y0..<y1 {
                     for x in x0..<x1 {
@@ -181,7 +187,8 @@ extension DecodedJPEG.Plane {
         out.reserveCapacity(w * h)
         for y in 0..<h {
             for x in 0..<w {
-                var sum = 0, count = 0
+                var sum = 0
+                var count = 0
                 for dy in 0..<2 where 2 * y + dy < height {
                     for dx in 0..<2 where 2 * x + dx < width {
                         sum += Int(self[2 * x + dx, 2 * y + dy])

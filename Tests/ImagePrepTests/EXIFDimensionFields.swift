@@ -23,7 +23,7 @@ struct EXIFDimensionFields {
     init?(segment: [UInt8]) {
         let tiff = 10  // FF E1, two length bytes, "Exif\0\0"
         guard segment.count > tiff + 8, segment[0] == 0xFF, segment[1] == 0xE1,
-              Array(segment[4..<10]) == Array("Exif\0\0".utf8)
+            Array(segment[4..<10]) == Array("Exif\0\0".utf8)
         else { return nil }
         let isBigEndian: Bool
         switch (segment[tiff], segment[tiff + 1]) {
@@ -44,7 +44,7 @@ struct EXIFDimensionFields {
             for index in 0..<count {
                 let entry = ifd + 2 + index * 12
                 guard let tag = read(entry, 2), let type = read(entry + 2, 2), let values = read(entry + 4, 4),
-                      read(entry + 8, 4) != nil
+                    read(entry + 8, 4) != nil
                 else { return nil }
                 list.append((tag, type, values, entry))
             }
@@ -59,7 +59,7 @@ struct EXIFDimensionFields {
         guard let exifIFD = read(pointer.entry + 8, 4), let exifEntries = entries(at: exifIFD) else { return nil }
         func field(_ tag: UInt16) -> Field? {
             guard let entry = exifEntries.first(where: { $0.tag == Int(tag) }), entry.count == 1,
-                  entry.type == 3 || entry.type == 4
+                entry.type == 3 || entry.type == 4
             else { return nil }
             let start = tiff + entry.entry + 8
             return Field(tag: tag, valueBytes: start..<(start + (entry.type == 3 ? 2 : 4)), isBigEndian: isBigEndian)

@@ -70,7 +70,9 @@ struct ExiftoolReading: Equatable, Sendable {
         captureTime = metadata.captureTime.map {
             Capture(iso8601: $0.iso8601, source: $0.source, offsetSource: $0.offsetSource)
         }
-        location = metadata.location.map { Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude) }
+        location = metadata.location.map {
+            Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude)
+        }
         orientation = metadata.orientation?.rawValue
         comment = metadata.comment
         make = metadata.cameraMake
@@ -221,12 +223,14 @@ struct CaptureTimeTests {
 
     @Test("sub-second digits are kept exactly, leading zeros included")
     func subSecondDigits() throws {
-        let capture = try #require(try EXIFReaderTests.read("crafted/subsec-digitized-fallback.jpg").metadata.captureTime)
+        let capture = try #require(
+            try EXIFReaderTests.read("crafted/subsec-digitized-fallback.jpg").metadata.captureTime)
         #expect(capture.local.fractionDigits == "007")
         #expect(capture.source == .dateTimeDigitized)
         #expect(capture.offsetSource == .offsetTimeDigitized)
         #expect(capture.iso8601 == "2020-02-29T12:00:00.007+09:00")
-        let samsung = try #require(try EXIFReaderTests.read("corpus/phone-orientation6-samsung-j3.jpg").metadata.captureTime)
+        let samsung = try #require(
+            try EXIFReaderTests.read("corpus/phone-orientation6-samsung-j3.jpg").metadata.captureTime)
         #expect(samsung.local.fractionDigits == "0532")
     }
 
@@ -252,7 +256,8 @@ struct CaptureTimeTests {
 
     @Test("a local time without an offset has no instant")
     func localTimeOnly() throws {
-        let capture = try #require(try EXIFReaderTests.read("corpus/exif-little-endian-canon-40d.jpg").metadata.captureTime)
+        let capture = try #require(
+            try EXIFReaderTests.read("corpus/exif-little-endian-canon-40d.jpg").metadata.captureTime)
         #expect(capture.utcOffset == nil)
         #expect(capture.offsetSource == nil)
         #expect(capture.instant == nil)
@@ -262,7 +267,8 @@ struct CaptureTimeTests {
     @Test("a GPS time without a GPS date infers nothing")
     func gpsTimeWithoutDate() throws {
         // The iPhone 5 has GPSTimeStamp but no GPSDateStamp.
-        let capture = try #require(try EXIFReaderTests.read("corpus/gps-north-west-iphone5-orientation3.jpg").metadata.captureTime)
+        let capture = try #require(
+            try EXIFReaderTests.read("corpus/gps-north-west-iphone5-orientation3.jpg").metadata.captureTime)
         #expect(capture.utcOffset == nil)
     }
 
@@ -281,7 +287,8 @@ struct CaptureTimeTests {
             warnings == [
                 PhotoWarning(
                     .metadata,
-                    "DateTimeOriginal '2023:02:29 12:00:00' names a date or time that does not exist, so it is ignored.")
+                    "DateTimeOriginal '2023:02:29 12:00:00' names a date or time that does not exist, so it is ignored."
+                )
             ])
     }
 
@@ -349,15 +356,17 @@ struct CaptureTimeTests {
             values.map { EXIFRational(numerator: $0.0, denominator: $0.1) }
         }
         let time = rationals([(20, 1), (5, 1), (303, 100)])
-        #expect(Self.describe(GPSClock.reading(dateStamp: "2023:03:15", timeStamp: time)) {
-            "\($0.date.iso8601) \($0.secondsSinceMidnight)"
-        } == "2023-03-15T00:00:00 72303.03")
+        #expect(
+            Self.describe(GPSClock.reading(dateStamp: "2023:03:15", timeStamp: time)) {
+                "\($0.date.iso8601) \($0.secondsSinceMidnight)"
+            } == "2023-03-15T00:00:00 72303.03")
         #expect(Self.describe(GPSClock.reading(dateStamp: nil, timeStamp: time)) { _ in "" } == "unknown")
         #expect(Self.describe(GPSClock.reading(dateStamp: "0000:00:00", timeStamp: time)) { _ in "" } == "unknown")
         #expect(Self.describe(GPSClock.reading(dateStamp: "2023:02:29", timeStamp: time)) { _ in "" } == "invalid")
         let zeroDenominator = rationals([(20, 1), (5, 0), (3, 1)])
         #expect(
-            Self.describe(GPSClock.reading(dateStamp: "2023:03:15", timeStamp: zeroDenominator)) { _ in "" } == "invalid")
+            Self.describe(GPSClock.reading(dateStamp: "2023:03:15", timeStamp: zeroDenominator)) { _ in "" }
+                == "invalid")
         let hour24 = rationals([(24, 1), (0, 1), (0, 1)])
         #expect(Self.describe(GPSClock.reading(dateStamp: "2023:03:15", timeStamp: hour24)) { _ in "" } == "invalid")
     }
@@ -408,7 +417,8 @@ struct LocationTests {
     func altitudeZeroDenominator() throws {
         let (metadata, warnings) = try EXIFReaderTests.read("crafted/gps-altitude-zero-denominator.jpg")
         #expect(metadata.location == GeoPoint(latitude: 46.5, longitude: 7.5, altitude: nil))
-        #expect(warnings == [PhotoWarning(.metadata, "GPSAltitude has a zero denominator, so the altitude is left out.")])
+        #expect(
+            warnings == [PhotoWarning(.metadata, "GPSAltitude has a zero denominator, so the altitude is left out.")])
     }
 
     @Test("an altitude without AltitudeRef is left out, as exiftool leaves it out")
@@ -460,7 +470,8 @@ struct PhotoDetailsTests {
     func invalidOrientation() throws {
         let (metadata, warnings) = try EXIFReaderTests.read("crafted/orientation-invalid.jpg")
         #expect(metadata.orientation == nil)
-        #expect(warnings == [PhotoWarning(.metadata, "Orientation 9 is not one of 1–8, so the photo is shown as stored.")])
+        #expect(
+            warnings == [PhotoWarning(.metadata, "Orientation 9 is not one of 1–8, so the photo is shown as stored.")])
     }
 }
 
@@ -484,7 +495,8 @@ struct DamagedEXIFTests {
     @Test("a block libexif cannot parse gives a warning and no values")
     func malformedBlock() throws {
         let (metadata, warnings) = try EXIFReaderTests.read("corpus/corrupt-exif-malformed-app1.jpg")
-        #expect(warnings == [PhotoWarning(.metadata, "libexif could not read all of the EXIF block: Unknown encoding.")])
+        #expect(
+            warnings == [PhotoWarning(.metadata, "libexif could not read all of the EXIF block: Unknown encoding.")])
         #expect(metadata == PhotoMetadata(originalSize: PixelSize(width: 200, height: 200)))
     }
 

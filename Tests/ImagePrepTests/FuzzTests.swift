@@ -31,8 +31,9 @@ struct FuzzTests {
         return configuration
     }
 
-    @Test("truncations, flipped bytes, bogus segment lengths and duplicated or removed markers give an error or valid JPEGs",
-          arguments: seeds)
+    @Test(
+        "truncations, flipped bytes, bogus segment lengths and duplicated or removed markers give an error or valid JPEGs",
+        arguments: seeds)
     func mutations(path: String) throws {
         let original = [UInt8](try Fixtures.data(path))
         let markers = Self.markers(in: original)
@@ -64,7 +65,9 @@ struct FuzzTests {
             }
         }
         // The mutations reach both outcomes, so neither half of the check is idle.
-        #expect(outcomes.errors > Self.iterationsPerSeed / 10 && outcomes.photos > Self.iterationsPerSeed / 10, "\(outcomes)")
+        #expect(
+            outcomes.errors > Self.iterationsPerSeed / 10 && outcomes.photos > Self.iterationsPerSeed / 10,
+            "\(outcomes)")
     }
 
     /// Where each marker segment starts (its FF), up to EOI: the header's, and the tables and
@@ -98,7 +101,8 @@ struct FuzzTests {
             // Half the offsets fall in the headers, where a byte means more than in the scan.
             let headerEnd = min(bytes.count, (markers.last ?? 2) + 16)
             func offset() -> Int {
-                Bool.random(using: &random) ? Int.random(in: 0..<headerEnd, using: &random) : Int.random(in: 0..<bytes.count, using: &random)
+                Bool.random(using: &random)
+                    ? Int.random(in: 0..<headerEnd, using: &random) : Int.random(in: 0..<bytes.count, using: &random)
             }
             switch Int.random(in: 0..<10, using: &random) {
             case 0, 1:
@@ -110,7 +114,8 @@ struct FuzzTests {
                 let marker = markers.randomElement(using: &random) ?? 2
                 let lengths = [0, 1, 2, 0xFFFF, Int.random(in: 0...0xFFFF, using: &random)]
                 let current = marker + 3 < bytes.count ? Int(bytes[marker + 2]) << 8 | Int(bytes[marker + 3]) : 0
-                let length = Bool.random(using: &random)
+                let length =
+                    Bool.random(using: &random)
                     ? lengths.randomElement(using: &random)! : max(0, current + Int.random(in: -2...2, using: &random))
                 return .segmentLength(marker: marker, length: length)
             case 7:
@@ -130,7 +135,7 @@ struct FuzzTests {
             var end = min(bytes.count, marker + 2 + length)
             if bytes[marker + 1] == JPEGSegment.startOfScan {
                 while end + 1 < bytes.count,
-                      !(bytes[end] == 0xFF && bytes[end + 1] != 0 && !(0xD0...0xD7).contains(bytes[end + 1]))
+                    !(bytes[end] == 0xFF && bytes[end + 1] != 0 && !(0xD0...0xD7).contains(bytes[end + 1]))
                 {
                     end += 1
                 }
@@ -163,11 +168,13 @@ struct FuzzTests {
         var description: String {
             switch self {
             case .truncate(let length): "cut to \(length) bytes"
-            case .flip(let flips): "bytes flipped " + flips.map { "at \($0.offset) by \($0.mask)" }.joined(separator: ", ")
+            case .flip(let flips):
+                "bytes flipped " + flips.map { "at \($0.offset) by \($0.mask)" }.joined(separator: ", ")
             case .segmentLength(let marker, let length): "length of the segment at \(marker) set to \(length)"
             case .duplicateSegment(let marker): "segment at \(marker) repeated"
             case .removeSegment(let marker): "segment at \(marker) removed"
-            case .insertMarker(let offset, let marker): "FF \(String(marker, radix: 16)) 00 04 00 00 inserted at \(offset)"
+            case .insertMarker(let offset, let marker):
+                "FF \(String(marker, radix: 16)) 00 04 00 00 inserted at \(offset)"
             }
         }
     }

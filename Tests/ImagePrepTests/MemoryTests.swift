@@ -19,7 +19,8 @@ struct MemoryTests {
             }
         }
         return try JPEGEncoder.encode(
-            image, quality: 50, carrying: [CarriedSegments()], compressor: Compressor(file: "48mp"), buffer: EncodeBuffer(),
+            image, quality: 50, carrying: [CarriedSegments()], compressor: Compressor(file: "48mp"),
+            buffer: EncodeBuffer(),
             file: "48mp")[0]
     }
 
@@ -30,7 +31,8 @@ struct MemoryTests {
         configuration.displayEdge = nil
         configuration.thumbnailEdge = nil
         let workspace = PreparationWorkspace()
-        let photo = try PhotoPreparer(configuration: configuration).prepare(jpeg, name: "48mp.jpg", workspace: workspace)
+        let photo = try PhotoPreparer(configuration: configuration).prepare(
+            jpeg, name: "48mp.jpg", workspace: workspace)
 
         #expect(photo.metadata.originalSize == PixelSize(width: 8000, height: 6000))
         #expect(photo.upload.size == PixelSize(width: 2048, height: 1536))
@@ -53,7 +55,8 @@ struct MemoryTests {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 512
         let name = "corpus/orientation-landscape-1.jpg"
-        let photo = try PhotoPreparer(configuration: configuration).prepare(Fixtures.data(name), name: name, workspace: workspace)
+        let photo = try PhotoPreparer(configuration: configuration).prepare(
+            Fixtures.data(name), name: name, workspace: workspace)
         #expect(photo.upload.size == PixelSize(width: 512, height: 341))
         let decodedSize = keepsBuffers ? PixelSize(width: 900, height: 600) : PixelSize(width: 0, height: 0)
         #expect(workspace.decoded.size == decodedSize)

@@ -24,25 +24,32 @@ struct OrientationTests {
     /// and 4:2:0 (whose chroma planes are half as big, rounded up).
     @Test("every orientation moves every pixel where the EXIF definition says", arguments: Orientation.allCases)
     func everyPixel(orientation: Orientation) {
-        for size in [PixelSize(width: 64, height: 48), PixelSize(width: 150, height: 131), PixelSize(width: 37, height: 21), PixelSize(width: 9, height: 17)] {
+        for size in [
+            PixelSize(width: 64, height: 48), PixelSize(width: 150, height: 131), PixelSize(width: 37, height: 21),
+            PixelSize(width: 9, height: 17),
+        ] {
             for isGray in [true, false] {
                 let image = PlanarImage()
                 image.reshape(size: size, isGray: isGray, subsampling: .quarter)
                 var random = SystemRandomNumberGenerator()
                 for plane in image.activePlanes {
-                    for y in 0..<plane.height { for x in 0..<plane.width { plane.row(y)[x] = .random(in: 0...255, using: &random) } }
+                    for y in 0..<plane.height {
+                        for x in 0..<plane.width { plane.row(y)[x] = .random(in: 0...255, using: &random) }
+                    }
                 }
                 let turned = PlanarImage()
                 image.orient(orientation, into: turned)
                 #expect(turned.size == (orientation.swapsWidthAndHeight ? size.transposed : size))
                 for (index, plane) in image.activePlanes.enumerated() {
                     let factor = index == 0 ? 1 : 2
-                    let real = PixelSize(width: (size.width + factor - 1) / factor, height: (size.height + factor - 1) / factor)
+                    let real = PixelSize(
+                        width: (size.width + factor - 1) / factor, height: (size.height + factor - 1) / factor)
                     let target = turned.planes[index]
                     var wrong = 0
                     for y in 0..<(orientation.swapsWidthAndHeight ? real.width : real.height) {
                         for x in 0..<(orientation.swapsWidthAndHeight ? real.height : real.width) {
-                            let (sx, sy) = Self.sourcePixel(x: x, y: y, width: real.width, height: real.height, orientation)
+                            let (sx, sy) = Self.sourcePixel(
+                                x: x, y: y, width: real.width, height: real.height, orientation)
                             if target.row(y)[x] != plane.row(sy)[sx] { wrong += 1 }
                         }
                     }

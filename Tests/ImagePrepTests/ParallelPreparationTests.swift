@@ -7,11 +7,13 @@ import Testing
 struct ParallelPreparationTests {
     /// Splitting the resample into bands and making the copies on two lanes must change nothing:
     /// every output row is computed the same way whichever thread makes it.
-    @Test("splitting a photo's work across cores gives byte-identical copies", arguments: [
-        "corpus/phone-orientation6-samsung-j3.jpg",  // turned, downscaled
-        "corpus/gps-north-west-display-p3-nikon.jpg",  // colour-converted
-        "decode/ycc422-odd-223x149.jpg",  // odd size, 4:2:2
-    ])
+    @Test(
+        "splitting a photo's work across cores gives byte-identical copies",
+        arguments: [
+            "corpus/phone-orientation6-samsung-j3.jpg",  // turned, downscaled
+            "corpus/gps-north-west-display-p3-nikon.jpg",  // colour-converted
+            "decode/ycc422-odd-223x149.jpg",  // odd size, 4:2:2
+        ])
     func splitWorkIsIdentical(path: String) throws {
         let data = try Fixtures.data(path)
         var configuration = PhotoPreparer.Configuration()

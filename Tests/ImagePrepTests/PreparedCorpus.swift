@@ -25,7 +25,9 @@ actor PreparedCorpus {
         if let run = runs[name] { return await run.value }
         let data = try Fixtures.data("corpus/" + name)
         let run = Task.detached {
-            Result { () throws(ImagePrepError) in try PhotoPreparer(configuration: Self.configuration).prepare(data, name: name) }
+            Result { () throws(ImagePrepError) in
+                try PhotoPreparer(configuration: Self.configuration).prepare(data, name: name)
+            }
         }
         runs[name] = run
         return await run.value

@@ -13,7 +13,8 @@ struct SegmentWalkerTests {
         let expected = try #require(ExpectedValues.file(name))
         guard let segmentsExpected = expected["segments_before_first_sos"]?.array else { return }
         var wanted = segmentsExpected.map {
-            Walked(name: $0.array?[0].string ?? "?", length: $0.array?[1].int ?? -1, identifier: $0.array?[2].string ?? "")
+            Walked(
+                name: $0.array?[0].string ?? "?", length: $0.array?[1].int ?? -1, identifier: $0.array?[2].string ?? "")
         }
         // The corpus walk also reads the entropy-coded data ("no EOI"); ours stops at the first scan.
         let headerError = expected["marker_walk_error"]?.string.flatMap { $0.contains("entropy") ? nil : $0 }
@@ -24,7 +25,9 @@ struct SegmentWalkerTests {
         let layout = data.withUnsafeBytes { SegmentWalker.walk($0) }
         let all = data.withUnsafeBytes { bytes in
             layout.segments.map {
-                Walked(name: Self.name(of: $0.marker), length: $0.payload.count + 2, identifier: Self.identifier($0, in: bytes))
+                Walked(
+                    name: Self.name(of: $0.marker), length: $0.payload.count + 2,
+                    identifier: Self.identifier($0, in: bytes))
             }
         }
         let walked = all.enumerated().filter { index, segment in

@@ -38,8 +38,9 @@ struct StrippedCopyTests {
     /// ImageMagick (`-auto-orient`, in expected.json) is the reference. Comparing against all
     /// eight turns of its grid proves more than closeness: a copy turned the wrong way would be
     /// closer to one of the other seven.
-    @Test("the display copy is upright: it matches ImageMagick's auto-oriented grid and no other turn of it",
-          arguments: orientedFiles)
+    @Test(
+        "the display copy is upright: it matches ImageMagick's auto-oriented grid and no other turn of it",
+        arguments: orientedFiles)
     func displayIsUpright(name: String) throws {
         let expected = try #require(ExpectedValues.file(name))
         let hex = try #require(expected["oriented_gray_8x8_imagemagick"]?.string)
@@ -52,14 +53,18 @@ struct StrippedCopyTests {
         let decoded = try DecodedJPEG(display.data)
         let orientedWidth = try #require(expected["oriented_width"]?.int)
         let orientedHeight = try #require(expected["oriented_height"]?.int)
-        #expect((display.size.width > display.size.height) == (orientedWidth > orientedHeight) || orientedWidth == orientedHeight)
+        #expect(
+            (display.size.width > display.size.height) == (orientedWidth > orientedHeight)
+                || orientedWidth == orientedHeight)
 
         let ours = decoded.lumaGrid(columns: 8, rows: 8)
         let distances = Self.dihedral(reference).map { Self.meanAbsoluteDifference(ours, $0) }
         // Measured: 0.3–0.6 levels for the sixteen orientation photos, up to 6 for files whose
         // colours we convert and ImageMagick does not (P3, gray gamma, CMYK); a wrong turn costs
         // 30 or more on the orientation photos.
-        #expect(distances[0] < (name.hasPrefix("orientation-") ? 1.5 : 7), "mean difference from ImageMagick's grid: \(distances[0])")
+        #expect(
+            distances[0] < (name.hasPrefix("orientation-") ? 1.5 : 7),
+            "mean difference from ImageMagick's grid: \(distances[0])")
         for turn in 1..<8 where Self.meanAbsoluteDifference(reference, Self.dihedral(reference)[turn]) > 4 {
             #expect(distances[0] < distances[turn], "closer to turn \(turn) of the reference than to the reference")
         }
@@ -67,7 +72,8 @@ struct StrippedCopyTests {
 
     /// Stripped means: SOI, an optional JFIF APP0, the original's COM segments byte for byte,
     /// and the tables and image data. No EXIF, XMP, ICC, MPF, IPTC or any other APPn.
-    @Test("every stripped copy of every corpus photo holds only JFIF, the comments and the image", arguments: preparable)
+    @Test(
+        "every stripped copy of every corpus photo holds only JFIF, the comments and the image", arguments: preparable)
     func copiesAreStripped(name: String) throws {
         let original = try Fixtures.data("corpus/" + name)
         let photo = try Self.preparer.prepare(original, name: name)
@@ -76,10 +82,16 @@ struct StrippedCopyTests {
         }
         for copy in [try #require(photo.display), try #require(photo.thumbnail)] {
             let layout = copy.data.withUnsafeBytes { SegmentWalker.walk($0) }
-            let metadata = layout.segments.filter { (0xE0...0xEF).contains($0.marker) || $0.marker == JPEGSegment.comment }
-            let copiedComments = copy.data.withUnsafeBytes { bytes in layout.commentSegments.map { Data(bytes[$0.bytes]) } }
+            let metadata = layout.segments.filter {
+                (0xE0...0xEF).contains($0.marker) || $0.marker == JPEGSegment.comment
+            }
+            let copiedComments = copy.data.withUnsafeBytes { bytes in
+                layout.commentSegments.map { Data(bytes[$0.bytes]) }
+            }
             #expect(copiedComments == comments)
-            #expect(metadata.filter { $0.marker != JPEGSegment.comment }.map(\.marker).allSatisfy { $0 == JPEGSegment.app0 })
+            #expect(
+                metadata.filter { $0.marker != JPEGSegment.comment }.map(\.marker).allSatisfy { $0 == JPEGSegment.app0 }
+            )
             #expect(metadata.filter { $0.marker == JPEGSegment.app0 }.count <= 1)
             let decoded = try DecodedJPEG(copy.data)
             #expect(decoded.size == copy.size)

@@ -20,17 +20,20 @@ struct UploadGoldenTests {
         try await PreparedCorpus.shared.prepared(name).get().upload
     }
 
-    @Test("the upload decodes cleanly at the original size capped to 2048 on the long edge, aspect kept",
-          arguments: preparable)
+    @Test(
+        "the upload decodes cleanly at the original size capped to 2048 on the long edge, aspect kept",
+        arguments: preparable)
     func size(name: String) async throws {
         let expected = try #require(ExpectedValues.file(name))
-        let width = try #require(expected["width"]?.int), height = try #require(expected["height"]?.int)
+        let width = try #require(expected["width"]?.int)
+        let height = try #require(expected["height"]?.int)
         let upload = try await Self.upload(name)
         let decoded = try DecodedJPEG(upload.data)
         #expect(decoded.warnings.isEmpty)
         #expect(decoded.size == upload.size)
 
-        let long = max(width, height), short = min(width, height)
+        let long = max(width, height)
+        let short = min(width, height)
         let uploadLong = max(upload.size.width, upload.size.height)
         let uploadShort = min(upload.size.width, upload.size.height)
         #expect(uploadLong == min(long, 2048))
@@ -41,8 +44,9 @@ struct UploadGoldenTests {
         #expect(upload.size.width <= width && upload.size.height <= height, "never upscaled")
     }
 
-    @Test("the upload carries JFIF, the EXIF APP1, the ICC chunks and the comments, in that order, and nothing else",
-          arguments: preparable)
+    @Test(
+        "the upload carries JFIF, the EXIF APP1, the ICC chunks and the comments, in that order, and nothing else",
+        arguments: preparable)
     func segmentLayout(name: String) async throws {
         let expected = try #require(ExpectedValues.file(name))
         let original = try Fixtures.data("corpus/" + name)
@@ -77,20 +81,25 @@ struct UploadGoldenTests {
             #expect(exif.marker == JPEGSegment.app1 && exif.bytes.count == carriedEXIF.count)
             #expect(exif.bytes.dropFirst(4).starts(with: Array("Exif\0\0".utf8)))
         }
-        #expect(carried.prefix(wanted.count).map(\.bytes) == wanted, "ICC and COM segments byte for byte, in the original's order")
+        #expect(
+            carried.prefix(wanted.count).map(\.bytes) == wanted,
+            "ICC and COM segments byte for byte, in the original's order")
         let rest = carried.dropFirst(wanted.count).map(\.marker)
         // TurboJPEG's own tables, frame and scan header follow: no XMP, MPF, APP13 or any other APPn.
-        #expect(rest.allSatisfy { [0xDB, 0xC4, 0xC0, 0xDD, 0xDA].contains($0) }, "\(rest.map { String($0, radix: 16) })")
+        #expect(
+            rest.allSatisfy { [0xDB, 0xC4, 0xC0, 0xDD, 0xDA].contains($0) }, "\(rest.map { String($0, radix: 16) })")
         #expect(rest.filter { $0 == 0xC0 }.count == 1 && rest.last == JPEGSegment.startOfScan)
         // One scan, then EOI as the last two bytes: nothing after it (the Ultra HDR gain map,
         // for one, stays behind).
-        let scanStart = try #require(upload.data.withUnsafeBytes { SegmentWalker.walk($0).segments.last?.bytes.upperBound })
+        let scanStart = try #require(
+            upload.data.withUnsafeBytes { SegmentWalker.walk($0).segments.last?.bytes.upperBound })
         #expect(Self.firstMarker(in: upload.data, after: scanStart) == upload.data.count - 2)
         #expect(upload.data.suffix(2) == Data([0xFF, JPEGSegment.endOfImage]))
     }
 
-    @Test("the upload's EXIF is the original's byte for byte except the PixelXDimension and PixelYDimension values",
-          arguments: preparable)
+    @Test(
+        "the upload's EXIF is the original's byte for byte except the PixelXDimension and PixelYDimension values",
+        arguments: preparable)
     func exifBytes(name: String) async throws {
         let original = try Fixtures.data("corpus/" + name)
         let upload = try await Self.upload(name)
@@ -108,7 +117,8 @@ struct UploadGoldenTests {
         from before: [UInt8], to after: [UInt8], size: PixelSize, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         guard after.count == before.count else {
-            Issue.record("the EXIF segment went from \(before.count) to \(after.count) bytes", sourceLocation: sourceLocation)
+            Issue.record(
+                "the EXIF segment went from \(before.count) to \(after.count) bytes", sourceLocation: sourceLocation)
             return
         }
         let changed = Set(before.indices.filter { before[$0] != after[$0] })
@@ -118,10 +128,14 @@ struct UploadGoldenTests {
             return
         }
         let valueBytes = Set([fields.width, fields.height].compactMap { $0?.valueBytes }.joined())
-        #expect(changed.isSubset(of: valueBytes), "bytes changed outside the two value fields: \(changed.subtracting(valueBytes).sorted())",
-                sourceLocation: sourceLocation)
+        #expect(
+            changed.isSubset(of: valueBytes),
+            "bytes changed outside the two value fields: \(changed.subtracting(valueBytes).sorted())",
+            sourceLocation: sourceLocation)
         if let width = fields.width { #expect(width.value(in: after) == size.width, sourceLocation: sourceLocation) }
-        if let height = fields.height { #expect(height.value(in: after) == size.height, sourceLocation: sourceLocation) }
+        if let height = fields.height {
+            #expect(height.value(in: after) == size.height, sourceLocation: sourceLocation)
+        }
     }
 
     /// Where the first marker after `offset` starts, skipping stuffed FF 00 and RSTn inside
@@ -163,13 +177,16 @@ struct UploadGoldenTests {
         Reference(photo: "mpf-ultrahdr-gainmap-3840x2160.jpg", minimumPSNR: 56.3),
     ]
 
-    @Test("the upload's luma is within the measured PSNR of a float Lanczos3 reference, and a half-pixel shift is not",
-          arguments: references)
+    @Test(
+        "the upload's luma is within the measured PSNR of a float Lanczos3 reference, and a half-pixel shift is not",
+        arguments: references)
     func pixels(reference: Reference) async throws {
-        let golden = try DecodedJPEG(Fixtures.data("decode/references/" + reference.photo.replacingOccurrences(of: ".jpg", with: ".luma.jpg")))
+        let golden = try DecodedJPEG(
+            Fixtures.data("decode/references/" + reference.photo.replacingOccurrences(of: ".jpg", with: ".luma.jpg")))
         let upload = try DecodedJPEG(try await Self.upload(reference.photo).data)
         try #require(golden.size == upload.size)
-        let wanted = golden.luma, got = upload.luma
+        let wanted = golden.luma
+        let got = upload.luma
 
         let score = psnr(wanted.values, got.values)
         #expect(score >= reference.minimumPSNR, "PSNR \(score) dB")

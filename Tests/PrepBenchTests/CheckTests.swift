@@ -56,7 +56,8 @@ import Testing
 
     @Test func theBatchRatioIsAgainstTheFasterVipsForm() {
         // 2.4x the per-photo form (3000 ms) is 3.2x the one-process form (4000 ms): still a miss.
-        let verdicts = thresholds.verdicts(for: "prep-photo", in: Summary(results(speed: 2.4, rss: 50, ssim: 0.968), tools: tools))
+        let verdicts = thresholds.verdicts(
+            for: "prep-photo", in: Summary(results(speed: 2.4, rss: 50, ssim: 0.968), tools: tools))
         #expect(verdicts[0].isMet == false)
         #expect(verdicts[0].measured.hasPrefix("2.40×"))
     }

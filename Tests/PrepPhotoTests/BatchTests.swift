@@ -15,7 +15,9 @@ struct BatchTests {
             #expect(result.standardError.hasPrefix("Prepared 2 of 2 photos in "), "\(result.standardError)")
             #expect(result.errorLines.isEmpty)
             #expect(result.standardOutput.isEmpty, "without --json nothing goes to stdout")
-            #expect(try folder.names(in: "out") == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())
+            #expect(
+                try folder.names(in: "out")
+                    == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())
         }
     }
 
@@ -31,7 +33,8 @@ struct BatchTests {
             // A good photo after each bad one: a failure must not stop the ones after it.
             let inputs = [good[0], bad[0].0, good[1], bad[1].0, bad[2].0, good[2]]
             for input in inputs { try folder.copy("corpus/\(input)", to: input) }
-            let result = try PrepPhotoRunner.run(["--json", "--max-edge", "128", "--out", "out"] + inputs, in: folder.url)
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--max-edge", "128", "--out", "out"] + inputs, in: folder.url)
             #expect(result.status == 1)
             for name in good {
                 let stem = (name as NSString).deletingPathExtension
@@ -68,7 +71,9 @@ struct BatchTests {
             #expect(reports.last?.error?.contains("is not a JPEG") == true)
             #expect(result.standardError.contains("Prepared 2 of 3 photos"))
             #expect(result.standardError.contains("skipped 2 files that are not images"), "\(result.standardError)")
-            #expect(try folder.names(in: "out") == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())
+            #expect(
+                try folder.names(in: "out")
+                    == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())
         }
     }
 
@@ -127,7 +132,9 @@ struct BatchTests {
             // What is reported must be what is on disk: nothing replaced a's copies.
             for report in reports {
                 for (_, copy) in report.copies {
-                    #expect((try? JPEGFile(path: folder.path(copy.path)))?.byteCount == copy.bytes, "\(report.input): \(copy.path)")
+                    #expect(
+                        (try? JPEGFile(path: folder.path(copy.path)))?.byteCount == copy.bytes,
+                        "\(report.input): \(copy.path)")
                 }
             }
         }
@@ -155,7 +162,8 @@ struct BatchTests {
             let before = try folder.contents(of: "out/IMG.display.jpg")
             let result = try PrepPhotoRunner.run(["--out", "out", "a/IMG.jpg", "out/IMG.display.jpg"], in: folder.url)
             #expect(result.status == 1)
-            #expect(result.errorLines.contains { $0.contains("'a/IMG.jpg'") && $0.contains("would overwrite an input") })
+            #expect(
+                result.errorLines.contains { $0.contains("'a/IMG.jpg'") && $0.contains("would overwrite an input") })
             #expect(try folder.contents(of: "out/IMG.display.jpg") == before)
         }
     }

@@ -11,7 +11,8 @@ struct JSONReportTests {
                 "not-a-jpeg.png", "corrupt-header.jpg",
             ]
             for input in inputs { try folder.copy("corpus/\(input)", to: input) }
-            let result = try PrepPhotoRunner.run(["--json", "--max-edge", "64", "--out", "out"] + inputs, in: folder.url)
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--max-edge", "64", "--out", "out"] + inputs, in: folder.url)
             #expect(result.status == 1)
             let lines = try result.jsonLines()
             try #require(lines.count == inputs.count)
@@ -30,7 +31,8 @@ struct JSONReportTests {
             let reports = try result.reports()
             for report in reports.prefix(3) {
                 #expect(report.ok && report.error == nil, "\(report.input)")
-                #expect(report.upload != nil && report.display != nil && report.thumbnail != nil && report.original != nil)
+                #expect(
+                    report.upload != nil && report.display != nil && report.thumbnail != nil && report.original != nil)
             }
             for (report, line) in zip(reports, lines).suffix(2) {
                 #expect(!report.ok)
@@ -78,7 +80,8 @@ struct JSONReportTests {
         try TemporaryFolder.with { folder in
             try folder.copy("corpus/\(file)", to: file)
             let maxEdge = 128
-            let result = try PrepPhotoRunner.run(["--json", "--max-edge", "\(maxEdge)", "--out", "out", file], in: folder.url)
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--max-edge", "\(maxEdge)", "--out", "out", file], in: folder.url)
             #expect(result.status == 0)
             let report = try #require(try result.reports().first)
 
@@ -94,7 +97,8 @@ struct JSONReportTests {
                 #expect(
                     report.capturedAt
                         == PhotoReport.CapturedAt(
-                            local: Self.iso8601(exif: dateTimeOriginal) + subSecond, offset: recordedOffset ?? inferredOffset,
+                            local: Self.iso8601(exif: dateTimeOriginal) + subSecond,
+                            offset: recordedOffset ?? inferredOffset,
                             inferred: recordedOffset == nil && inferredOffset != nil, source: "DateTimeOriginal"))
             } else {
                 try #require(expected["CreateDate"] is NSNull && expected["ModifyDate"] is NSNull, "pick another file")
@@ -107,7 +111,8 @@ struct JSONReportTests {
                 #expect(abs(location.longitude - longitude) < 1e-6, "\(location.longitude) for \(longitude)")
                 #expect(location.latitude.sign == latitude.sign && location.longitude.sign == longitude.sign)
                 if let altitude = expected["GPSAltitude"] as? Double {
-                    #expect(abs((location.altitude ?? .nan) - altitude) < 1e-6, "\(String(describing: location.altitude))")
+                    #expect(
+                        abs((location.altitude ?? .nan) - altitude) < 1e-6, "\(String(describing: location.altitude))")
                 } else {
                     #expect(location.altitude == nil)
                 }
@@ -118,7 +123,9 @@ struct JSONReportTests {
             try Self.expectCopiesMatchFiles(report, in: folder.url.appendingPathComponent("out"))
             // The upload keeps the stored orientation; the display copy and thumbnail are upright.
             let stored = try #require(report.original)
-            let oriented = (try #require(expected["oriented_width"] as? Int), try #require(expected["oriented_height"] as? Int))
+            let oriented = (
+                try #require(expected["oriented_width"] as? Int), try #require(expected["oriented_height"] as? Int)
+            )
             let upload = try #require(report.upload)
             #expect(max(upload.width, upload.height) == min(maxEdge, max(stored.width, stored.height)))
             #expect((upload.width > upload.height) == (stored.width > stored.height))
@@ -138,7 +145,8 @@ struct JSONReportTests {
             #expect(
                 report.capturedAt
                     == PhotoReport.CapturedAt(
-                        local: "2018-07-25T16:34:23.935476", offset: "+02:00", inferred: true, source: "DateTimeOriginal"))
+                        local: "2018-07-25T16:34:23.935476", offset: "+02:00", inferred: true,
+                        source: "DateTimeOriginal"))
             let location = try #require(report.location)
             #expect(location.latitude > 50.29 && location.longitude > 14.82)
         }
@@ -160,11 +168,13 @@ struct JSONReportTests {
         try TemporaryFolder.with { folder in
             // The largest photo first, so that smaller ones after it finish before it does.
             let inputs =
-                ["gps-north-east-pixel-4048x3036-gps-offset-only.jpg"] + (1...8).reversed().map { "orientation-landscape-\($0).jpg" }
+                ["gps-north-east-pixel-4048x3036-gps-offset-only.jpg"]
+                + (1...8).reversed().map { "orientation-landscape-\($0).jpg" }
                 + ["no-exif.jpg", "not-a-jpeg.png", "comment-gimp-nikon-d70-xmp-icc.jpg"]
             for input in inputs { try folder.copy("corpus/\(input)", to: "in/\(input)") }
             let paths = inputs.map { "in/\($0)" }
-            let result = try PrepPhotoRunner.run(["--json", "--jobs", "4", "--max-edge", "64", "--out", "out"] + paths, in: folder.url)
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--jobs", "4", "--max-edge", "64", "--out", "out"] + paths, in: folder.url)
             #expect(result.status == 1)
             let reports = try result.reports()
             #expect(reports.map(\.input) == paths)
@@ -181,11 +191,17 @@ struct JSONReportTests {
         let name = ((report.input as NSString).lastPathComponent as NSString).deletingPathExtension
         for (suffix, expected) in report.copies {
             var copy = expected
-            copy.path = URL(fileURLWithPath: expected.path, relativeTo: out.deletingLastPathComponent()).standardizedFileURL.path
-            #expect(copy.path == out.appendingPathComponent(name + suffix).standardizedFileURL.path, sourceLocation: sourceLocation)
+            copy.path =
+                URL(fileURLWithPath: expected.path, relativeTo: out.deletingLastPathComponent()).standardizedFileURL
+                .path
+            #expect(
+                copy.path == out.appendingPathComponent(name + suffix).standardizedFileURL.path,
+                sourceLocation: sourceLocation)
             let file = try JPEGFile(path: copy.path)
             #expect(file.byteCount == copy.bytes, "\(copy.path)", sourceLocation: sourceLocation)
-            #expect(file.size == PhotoReport.Size(width: copy.width, height: copy.height), "\(copy.path)", sourceLocation: sourceLocation)
+            #expect(
+                file.size == PhotoReport.Size(width: copy.width, height: copy.height), "\(copy.path)",
+                sourceLocation: sourceLocation)
             #expect(file.isComplete, "\(copy.path)", sourceLocation: sourceLocation)
         }
     }

@@ -9,17 +9,21 @@ struct OutputWriterTests {
     static func systemReason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
     /// Every JPEG under `folder`'s `out` is complete and no temporary file is left anywhere.
-    static func expectNoLeftovers(in folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(folder.temporaryFiles().isEmpty, "left behind: \(folder.temporaryFiles())", sourceLocation: sourceLocation)
+    static func expectNoLeftovers(in folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
+        #expect(
+            folder.temporaryFiles().isEmpty, "left behind: \(folder.temporaryFiles())", sourceLocation: sourceLocation)
         for path in folder.allPaths() where path.hasPrefix("out/") && path.hasSuffix(".jpg") {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder.path(path), isDirectory: &isFolder), !isFolder.boolValue
             else { continue }
-            #expect(try JPEGFile(path: folder.path(path)).isComplete, "\(path) is cut off", sourceLocation: sourceLocation)
+            #expect(
+                try JPEGFile(path: folder.path(path)).isComplete, "\(path) is cut off", sourceLocation: sourceLocation)
         }
     }
 
-    @Test("In a read-only output folder every photo fails naming the path and the system's reason, exit 1, nothing left")
+    @Test(
+        "In a read-only output folder every photo fails naming the path and the system's reason, exit 1, nothing left")
     func readOnlyOutputFolder() throws {
         if PrepPhotoRunner.isRoot {
             // Root writes into a 0555 folder anyway; the test is only worth something as another user.
@@ -34,15 +38,19 @@ struct OutputWriterTests {
             let probe = try PrepPhotoRunner.run(["--version"], in: folder.url, launch: .unprivileged)
             try #require(
                 probe.status == 0,
-                "user 65534 cannot run \(PrepPhotoRunner.executable.path) (the build folder must be world-readable): \(probe.standardError)")
+                "user 65534 cannot run \(PrepPhotoRunner.executable.path) (the build folder must be world-readable): \(probe.standardError)"
+            )
 
-            let result = try PrepPhotoRunner.run(["--json", "--out", "out"] + Self.inputs, in: folder.url, launch: .unprivileged)
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--out", "out"] + Self.inputs, in: folder.url, launch: .unprivileged)
             #expect(result.status == 1)
             #expect(result.errorLines.count == Self.inputs.count, "\(result.standardError)")
             for input in Self.inputs {
                 let upload = "out/\(input)"
                 #expect(
-                    result.errorLines.contains { $0.contains("'\(upload)'") && $0.hasSuffix(": \(Self.systemReason(EACCES)).") },
+                    result.errorLines.contains {
+                        $0.contains("'\(upload)'") && $0.hasSuffix(": \(Self.systemReason(EACCES)).")
+                    },
                     "no error names \(upload) and the reason:\n\(result.standardError)")
             }
             #expect(try result.reports().allSatisfy { !$0.ok })
@@ -78,7 +86,7 @@ struct OutputWriterTests {
             #expect(result.errorLines.count == 1)
             #expect(message.contains("'no-exif.jpg'"), "\(message)")
             #expect(message.contains("'out/no-exif\(suffix)'"), "\(message)")
-            #expect(message.hasSuffix(": \(Self.systemReason(EISDIR)).") , "\(message)")
+            #expect(message.hasSuffix(": \(Self.systemReason(EISDIR))."), "\(message)")
             #expect(try result.reports().map(\.ok) == [false, true])
             for copySuffix in [".jpg", ".display.jpg", ".thumb.jpg"] {
                 #expect(folder.exists("out/comment-gimp-nikon-d70-xmp-icc\(copySuffix)"))
@@ -92,12 +100,14 @@ struct OutputWriterTests {
 
     @Test("A write that fails halfway, as on a full disk, leaves no temporary file and no partial JPEG, exit 1")
     func writeFailsHalfway() throws {
-        try #require(FileManager.default.isExecutableFile(atPath: PrepPhotoRunner.prlimit), "prlimit (util-linux) is missing")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: PrepPhotoRunner.prlimit), "prlimit (util-linux) is missing")
         try TemporaryFolder.with { folder in
             // Every copy of the 8x8 photo is under 4 KB; the upload copy of no-exif.jpg is about 12 KB.
             let inputs = ["offset-plus0200-pixel8pro-8x8.jpg", "no-exif.jpg"]
             for input in inputs { try folder.copy("corpus/\(input)", to: input) }
-            let result = try PrepPhotoRunner.run(["--json", "--out", "out"] + inputs, in: folder.url, launch: .fileSizeLimit(4096))
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--out", "out"] + inputs, in: folder.url, launch: .fileSizeLimit(4096))
             #expect(result.status == 1, "\(result.standardError)")
             let message = try #require(result.errorLines.first)
             #expect(message.contains("'out/no-exif.jpg'") && message.hasSuffix(": \(Self.systemReason(EFBIG))."))

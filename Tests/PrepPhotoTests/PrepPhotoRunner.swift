@@ -15,13 +15,16 @@ struct PrepPhotoRunner {
             try #require(standardOutput.hasSuffix("\n"), "the last line is not ended", sourceLocation: sourceLocation)
             return try standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { line in
                 let object = try? JSONSerialization.jsonObject(with: Data(line.utf8))
-                return try #require(object as? [String: Any], "not a JSON object: \(line)", sourceLocation: sourceLocation)
+                return try #require(
+                    object as? [String: Any], "not a JSON object: \(line)", sourceLocation: sourceLocation)
             }
         }
 
         /// The `--json` lines, decoded with the types the issue gives each key.
         func reports() throws -> [PhotoReport] {
-            try standardOutput.split(separator: "\n").map { try JSONDecoder().decode(PhotoReport.self, from: Data($0.utf8)) }
+            try standardOutput.split(separator: "\n").map {
+                try JSONDecoder().decode(PhotoReport.self, from: Data($0.utf8))
+            }
         }
 
         /// The lines of standard error that report a failed photo.
@@ -73,7 +76,8 @@ struct PrepPhotoRunner {
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups"] + command
         case .terminal:
             process.executableURL = URL(fileURLWithPath: script)
-            let line = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            let line = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(
+                separator: " ")
             process.arguments = ["--quiet", "--return", "--command", line, "/dev/null"]
         case .fileSizeLimit(let bytes):
             // An ignored signal stays ignored across exec; the default action of SIGXFSZ would kill the child.

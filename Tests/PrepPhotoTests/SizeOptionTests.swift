@@ -29,7 +29,8 @@ struct SizeOptionTests {
     @Test("--max-edge, --display-edge and --thumb-edge set each copy's long edge")
     func edges() throws {
         try TemporaryFolder.with { folder in
-            let report = try Self.report(["--max-edge", "300", "--display-edge", "150", "--thumb-edge", "60"], in: folder)
+            let report = try Self.report(
+                ["--max-edge", "300", "--display-edge", "150", "--thumb-edge", "60"], in: folder)
             #expect(report.upload?.width == 300 && report.upload?.height == 200)
             #expect(report.display?.width == 150 && report.display?.height == 100)
             #expect(report.thumbnail?.width == 60 && report.thumbnail?.height == 40)
@@ -43,7 +44,9 @@ struct SizeOptionTests {
         try TemporaryFolder.with { folder in
             let report = try Self.report(["--max-edge", "128", option], in: folder)
             #expect(report.copies.map(\.suffix) == [".jpg", ".display.jpg", ".thumb.jpg"].filter { $0 != suffix })
-            let written = [".jpg", ".display.jpg", ".thumb.jpg"].filter { $0 != suffix }.map { "orientation-landscape-1" + $0 }
+            let written = [".jpg", ".display.jpg", ".thumb.jpg"].filter { $0 != suffix }.map {
+                "orientation-landscape-1" + $0
+            }
             #expect(try folder.names(in: "out") == written.sorted())
         }
     }

@@ -51,7 +51,9 @@ struct TemporaryFolder {
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path(relativePath))
     }
 
-    func contents(of relativePath: String) throws -> Data { try Data(contentsOf: url.appendingPathComponent(relativePath)) }
+    func contents(of relativePath: String) throws -> Data {
+        try Data(contentsOf: url.appendingPathComponent(relativePath))
+    }
 
     func exists(_ relativePath: String) -> Bool { FileManager.default.fileExists(atPath: path(relativePath)) }
 
