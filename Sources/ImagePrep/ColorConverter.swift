@@ -99,7 +99,7 @@ enum ColorConverter {
             let stripRows = 32
             let width = image.size.width
             stripBuffer.reserve(width * stripRows * 3)
-            let rgb = stripBuffer.bytes
+            let rgb = stripBuffer.pointer
             for top in stride(from: 0, to: image.size.height, by: stripRows) {
                 let rows = min(stripRows, image.size.height - top)
                 let planes = image.activePlanes

@@ -152,7 +152,7 @@ enum JPEGDecoder {
         let pixelCount = size.width * size.height
         // CMYK is decoded behind the RGB it becomes, so one buffer holds both.
         scratch.reserve(pixelCount * (format == TJPF_CMYK ? 7 : channels))
-        let decoded = format == TJPF_CMYK ? scratch.bytes + pixelCount * 3 : scratch.bytes
+        let decoded = format == TJPF_CMYK ? scratch.pointer + pixelCount * 3 : scratch.pointer
         var warnings = try runReportingWarnings(
             { flags in
                 tjDecompress2(
@@ -166,12 +166,12 @@ enum JPEGDecoder {
         }
         if format == TJPF_CMYK {
             let warning = ColorConverter.convertCMYK(
-                decoded, into: scratch.bytes, count: pixelCount, isInverted: options.isCMYKInverted,
+                decoded, into: scratch.pointer, count: pixelCount, isInverted: options.isCMYKInverted,
                 profile: options.cmykProfile)
             warnings += warning.map { [$0] } ?? []
         }
         let compressor = try Compressor(file: file)
-        try JPEGEncoder.convert(rgb: scratch.bytes, into: image, compressor: compressor, file: file)
+        try JPEGEncoder.convert(rgb: scratch.pointer, into: image, compressor: compressor, file: file)
         return warnings
     }
 

@@ -81,8 +81,8 @@ struct FilterBank {
 /// allocated; the buffers and the filter weights are kept for the next photo of the same size.
 final class Resampler {
     private static let rowsPerBlock = 8
-    private var ring = FloatBuffer()
-    private var columns = FloatBuffer()
+    private var ring = GrowableBuffer<Float>()
+    private var columns = GrowableBuffer<Float>()
     private var filterBanks: [FilterBank.Key: FilterBank] = [:]
 
     /// Resamples the top-left `sourceSize` region of `source` to the top-left `targetSize`
@@ -245,25 +245,5 @@ final class Resampler {
         _ row: UnsafeMutablePointer<UInt8>, count: Int, into floats: UnsafeMutablePointer<Float>
     ) {
         for x in 0..<count { floats[x] = Float(row[x]) }
-    }
-}
-
-/// A grow-only buffer of floats that owns its memory.
-final class FloatBuffer {
-    private(set) var pointer: UnsafeMutablePointer<Float>
-    private var capacity: Int
-
-    init() {
-        capacity = 0
-        pointer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-    }
-
-    deinit { pointer.deallocate() }
-
-    func reserve(_ count: Int) {
-        guard count > capacity else { return }
-        pointer.deallocate()
-        pointer = UnsafeMutablePointer<Float>.allocate(capacity: count)
-        capacity = count
     }
 }
