@@ -174,7 +174,9 @@ struct EndToEndTests {
     @Test func aSlowEngineTimesOutAndTheKeyInFlightAnswers409() async throws {
         try await withTemporaryFolder { folder in
             let (outbox, engine) = try await Self.setUp(folder, captures: [try Self.threeCaptures()[0]])
-            try await engine.inject(["mode": "delay", "seconds": 3, "method": "POST"])
+            // Far longer than the timeout, so that the second drain still meets the key in
+            // flight even when the machine is slow (a debug build under load takes seconds).
+            try await engine.inject(["mode": "delay", "seconds": 10, "method": "POST"])
             let transport = HTTPTransport(
                 configuration: HTTPTransport.Configuration(engineURL: engine.url, idleTimeout: 0.5, requestTimeout: 1))
 
@@ -185,7 +187,7 @@ struct EndToEndTests {
             #expect(reason.hasPrefix("HTTP 409: POST "))
             #expect(reason.hasSuffix("The capture 'plate-1' is still being processed."))
 
-            #expect(try await waitUntil { try await engine.state().records.count == 1 })
+            #expect(try await waitUntil(seconds: 30) { try await engine.state().records.count == 1 })
             #expect(try await outbox.drainNow(using: transport).synced == ["plate-1"])
             #expect(try await engine.state().requests(about: "plate-1").last?.replayed == true)
         }

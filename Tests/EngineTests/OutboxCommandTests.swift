@@ -181,7 +181,7 @@ struct OutboxCommandTests {
             let port = try unusedPort()
             let watch = try OutboxProcess([
                 "--store", store, "drain", "--engine", "http://127.0.0.1:\(port)", "--watch", "60", "--retry-delay",
-                "0.2",
+                "0.2", "--retry-limit", "100",
             ])
             #expect(
                 try await waitUntil {
@@ -190,7 +190,8 @@ struct OutboxCommandTests {
                         >= 2
                 }, "the watch retries on its own while the engine is down")
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"), port: port)
-            #expect(try await waitUntil { try await engine.state().records.count == 1 })
+            // The backoff doubles from 0.2 s, so on a slow machine the next retry may be seconds away.
+            #expect(try await waitUntil(seconds: 60) { try await engine.state().records.count == 1 })
             #expect(
                 try await waitUntil { try OutboxProcess.run(["--store", store, "list", "--json"]).lines.count == 1 })
             watch.send(SIGTERM)

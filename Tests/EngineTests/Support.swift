@@ -94,11 +94,12 @@ func unusedPort() throws -> Int {
 }
 
 /// Polls `condition` every 20 ms until it holds, for at most `seconds`: for waiting on another
-/// process, never for asserting how long something took.
+/// process, never for asserting how long something took. A poll that throws (the other process
+/// busy, a request that timed out) counts as not yet, until the last one.
 func waitUntil(seconds: Double = 20, _ condition: () async throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < deadline {
-        if try await condition() { return true }
+        if (try? await condition()) == true { return true }
         try await Task.sleep(for: .milliseconds(20))
     }
     return try await condition()
@@ -184,6 +185,8 @@ final class ReferenceEngine {
         request.httpMethod = method
         request.httpBody = body
         request.setValue("close", forHTTPHeaderField: "Connection")
+        // Bounded, so that one lost request cannot outlast the poll that made it.
+        request.timeoutInterval = 10
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
