@@ -110,6 +110,8 @@ final class PlanarImage {
 struct PageMemory: ~Copyable {
     let bytes: UnsafeMutablePointer<UInt8>
     let byteCount: Int
+    /// The mapping to give back, for buffers of a huge page or more; nil for malloc'd ones.
+    private let mappedBase: UnsafeMutableRawPointer?
     private let mappedCount: Int
 
     private static let hugePage = 2 << 20
@@ -118,6 +120,7 @@ struct PageMemory: ~Copyable {
         self.byteCount = byteCount
         guard byteCount >= Self.hugePage else {
             bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount)
+            mappedBase = nil
             mappedCount = 0
             return
         }
@@ -137,8 +140,6 @@ struct PageMemory: ~Copyable {
         mappedCount = mapped
         mappedBase = base
     }
-
-    private var mappedBase: UnsafeMutableRawPointer? = nil
 
     deinit {
         if let mappedBase {

@@ -19,7 +19,6 @@ struct FilterBank {
         let scale: Double
     }
 
-    let outputCount: Int
     let stride: Int
     let starts: [Int]
     let counts: [Int]
@@ -55,7 +54,6 @@ struct FilterBank {
             starts[output] = first
             counts[output] = count
         }
-        self.outputCount = outputCount
         self.stride = stride
         self.starts = starts
         self.counts = counts

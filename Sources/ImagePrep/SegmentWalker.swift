@@ -42,8 +42,6 @@ struct FrameHeader: Equatable, Sendable {
         if precision != 8 { return "it has \(precision)-bit samples, and only 8-bit JPEGs are supported" }
         return nil
     }
-
-    var isProgressive: Bool { marker == 0xC2 || marker == 0xCA }
 }
 
 /// The layout of a JPEG file up to its first scan, found by our own walk over the markers
