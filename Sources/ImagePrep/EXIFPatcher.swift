@@ -25,8 +25,7 @@ enum EXIFPatcher {
         var copy = Data(bytes[segment.bytes])
         let tiffStart = segment.payload.lowerBound - segment.bytes.lowerBound + JPEGLayout.exifSignature.count
         let patched = copy.withUnsafeMutableBytes { segmentBytes in
-            let tiff = TIFFBytes(UnsafeMutableRawBufferPointer(rebasing: segmentBytes[tiffStart...]))
-            return tiff?.setPixelDimensions(size) ?? false
+            setPixelDimensions(size, in: UnsafeMutableRawBufferPointer(rebasing: segmentBytes[tiffStart...]))
         }
         guard patched else {
             return (
@@ -40,69 +39,34 @@ enum EXIFPatcher {
         return (copy, nil)
     }
 
-    /// A TIFF block (the EXIF payload after `Exif\0\0`), read with bounds checks on every access.
-    private struct TIFFBytes {
-        let bytes: UnsafeMutableRawBufferPointer
-        let isBigEndian: Bool
-
-        init?(_ bytes: UnsafeMutableRawBufferPointer) {
-            guard bytes.count >= 8 else { return nil }
-            switch (bytes[0], bytes[1]) {
-            case (0x49, 0x49): isBigEndian = false
-            case (0x4D, 0x4D): isBigEndian = true
-            default: return nil
-            }
-            self.bytes = bytes
-            guard read16(at: 2) == 42 else { return nil }
+    /// Sets both tags when present; true when the structure could be walked (the tags are
+    /// optional, and a photo without them needs no patch).
+    private static func setPixelDimensions(_ size: PixelSize, in bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let tiff = TIFFBlock(UnsafeRawBufferPointer(bytes)), let ifd0 = tiff.entries(ofIFDAt: tiff.ifd0Offset),
+            !ifd0.isEmpty
+        else { return false }
+        guard let pointer = ifd0.first(where: { $0.tag == exifIFDPointer }) else { return true }
+        guard let exifIFD = tiff.integer(pointer), let entries = tiff.entries(ofIFDAt: Int(exifIFD)) else {
+            return false
         }
-
-        func read16(at offset: Int) -> UInt16? {
-            guard offset >= 0, offset + 2 <= bytes.count else { return nil }
-            let a = UInt16(bytes[offset])
-            let b = UInt16(bytes[offset + 1])
-            return isBigEndian ? a << 8 | b : b << 8 | a
-        }
-
-        func read32(at offset: Int) -> UInt32? {
-            guard let first = read16(at: offset), let second = read16(at: offset + 2) else { return nil }
-            return isBigEndian ? UInt32(first) << 16 | UInt32(second) : UInt32(second) << 16 | UInt32(first)
-        }
-
-        func write(_ value: UInt32, width: Int, at offset: Int) {
-            for index in 0..<width {
-                let shift = isBigEndian ? (width - 1 - index) * 8 : index * 8
-                bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+        for (tag, value) in [(pixelXDimension, size.width), (pixelYDimension, size.height)] {
+            guard let entry = entries.first(where: { $0.tag == tag }) else { continue }
+            guard entry.count == 1 else { return false }
+            switch entry.type {
+            case 3 where value <= 0xFFFF: write(UInt32(value), width: 2, at: entry.valueField, in: bytes, tiff: tiff)
+            case 4: write(UInt32(value), width: 4, at: entry.valueField, in: bytes, tiff: tiff)
+            default: return false
             }
         }
+        return true
+    }
 
-        /// The offset of the 12-byte directory entry for `tag` in the IFD at `ifdOffset`.
-        func entry(_ tag: UInt16, inIFDAt ifdOffset: Int) -> Int? {
-            guard let count = read16(at: ifdOffset) else { return nil }
-            for index in 0..<Int(count) {
-                let entry = ifdOffset + 2 + index * 12
-                guard let entryTag = read16(at: entry), entry + 12 <= bytes.count else { return nil }
-                if entryTag == tag { return entry }
-            }
-            return nil
-        }
-
-        /// Sets both tags when present; true when the structure could be walked (the tags are
-        /// optional, and a photo without them needs no patch).
-        func setPixelDimensions(_ size: PixelSize) -> Bool {
-            guard let ifd0 = read32(at: 4), let ifd0Count = read16(at: Int(ifd0)), ifd0Count > 0 else { return false }
-            guard let pointerEntry = entry(EXIFPatcher.exifIFDPointer, inIFDAt: Int(ifd0)) else { return true }
-            guard let exifIFD = read32(at: pointerEntry + 8), read16(at: Int(exifIFD)) != nil else { return false }
-            for (tag, value) in [(EXIFPatcher.pixelXDimension, size.width), (EXIFPatcher.pixelYDimension, size.height)]
-            {
-                guard let entry = entry(tag, inIFDAt: Int(exifIFD)) else { continue }
-                guard let type = read16(at: entry + 2), read32(at: entry + 4) == 1 else { return false }
-                switch type {
-                case 3 where value <= 0xFFFF: write(UInt32(value), width: 2, at: entry + 8)
-                case 4: write(UInt32(value), width: 4, at: entry + 8)
-                default: return false
-                }
-            }
-            return true
+    private static func write(
+        _ value: UInt32, width: Int, at offset: Int, in bytes: UnsafeMutableRawBufferPointer, tiff: TIFFBlock
+    ) {
+        for index in 0..<width {
+            let shift = tiff.isBigEndian ? (width - 1 - index) * 8 : index * 8
+            bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
         }
     }
 }
