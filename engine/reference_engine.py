@@ -73,6 +73,9 @@ def _exif_tiff(jpeg):
         if marker == 0xFF:  # fill byte
             position += 1
             continue
+        if marker == 0x00:  # FF 00 is no marker: libjpeg (and the device) skip both bytes
+            position += 2
+            continue
         if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
             position += 2
             continue

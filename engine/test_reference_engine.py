@@ -34,18 +34,29 @@ def fixture(name):
 
 
 class EXIFTests(unittest.TestCase):
-    """read_exif against exiftool 12.57's readings in the fixtures' expected.json files."""
+    """read_exif against exiftool 12.57's readings in the fixtures' exiftool.json files."""
 
     # Where the device's rules (ImagePrep's, and so the engine's) say "not known" and exiftool
-    # still prints a value: a latitude of 95, and a hemisphere letter 'X' that exiftool signs north.
-    NOT_A_PLACE = {"gps-latitude-out-of-range.jpg", "gps-latitude-ref-invalid.jpg"}
+    # still prints a value: a latitude of 95 or a longitude of 190, a hemisphere letter 'X' that
+    # exiftool signs north, a signed coordinate, and coordinates stored as text.
+    NOT_A_PLACE = {"gps-latitude-out-of-range.jpg", "gps-longitude-out-of-range.jpg", "gps-latitude-ref-invalid.jpg",
+                   "gps-latitude-negative.jpg", "gps-coordinates-text-comma-decimals.jpg"}
+
+    # The fields the test reads, from exiftool -G1:4 keys ("GPS:Copy1:GPSLatitude" is the GPS
+    # group's GPSLatitude; see Tests/Fixtures/exiftool-readings.sh).
+    FIELDS = {"DateTimeOriginal": "ExifIFD:DateTimeOriginal", "SubSecTimeOriginal": "ExifIFD:SubSecTimeOriginal",
+              "OffsetTimeOriginal": "ExifIFD:OffsetTimeOriginal", "GPSLatitude": "Composite:GPSLatitude",
+              "GPSLongitude": "Composite:GPSLongitude"}
 
     def expected_files(self):
         for folder in ("corpus", "crafted"):
-            with open(os.path.join(FIXTURES, folder, "expected.json")) as file:
-                for name, fields in json.load(file)["files"].items():
-                    if name.endswith(".jpg"):
-                        yield name, fields
+            with open(os.path.join(FIXTURES, folder, "exiftool.json")) as file:
+                for tags in json.load(file):
+                    by_group = {}
+                    for key, value in tags.items():
+                        parts = key.split(":")
+                        by_group.setdefault(parts[0] + ":" + parts[-1], value)
+                    yield tags["SourceFile"], {field: by_group.get(key) for field, key in self.FIELDS.items()}
 
     @staticmethod
     def expected_time(fields):

@@ -11,8 +11,15 @@ import Foundation
 public struct CaptureTime: Sendable, Hashable, Codable {
     /// The EXIF tag the date and time came from, in the order they are tried.
     public enum Source: String, Sendable, Hashable, Codable {
+        /// The Exif IFD's DateTimeOriginal (0x9003), when the photo was taken.
         case dateTimeOriginal = "DateTimeOriginal"
+        /// DateTimeOriginal in IFD0, where TIFF/EP puts it, when the Exif IFD has none.
+        case ifd0DateTimeOriginal = "IFD0:DateTimeOriginal"
+        /// The Exif IFD's DateTimeDigitized (0x9004; exiftool's CreateDate).
         case dateTimeDigitized = "DateTimeDigitized"
+        /// DateTimeDigitized in IFD0, where TIFF/EP puts it, when the Exif IFD has none.
+        case ifd0DateTimeDigitized = "IFD0:DateTimeDigitized"
+        /// IFD0's DateTime (0x0132; exiftool's ModifyDate), when the file was last changed.
         case dateTime = "DateTime"
     }
 
@@ -21,12 +28,16 @@ public struct CaptureTime: Sendable, Hashable, Codable {
         case offsetTimeOriginal = "OffsetTimeOriginal"
         case offsetTimeDigitized = "OffsetTimeDigitized"
         case offsetTime = "OffsetTime"
+        /// Written after the time in the date tag itself (`Z`, `±HH:MM` or `±HHMM`), as some tools
+        /// write it.
+        case dateTag = "date tag"
         /// Inferred: the local time minus the GPS receiver's UTC date and time
         /// (GPSDateStamp + GPSTimeStamp), rounded to the nearest 15 minutes.
         case gpsDateTime = "GPSDateStamp+GPSTimeStamp"
     }
 
-    /// The wall-clock date and time, with fractional seconds from the matching SubSecTime tag.
+    /// The wall-clock date and time, with fractional seconds from the date tag itself or, when it
+    /// has none, from the matching SubSecTime tag.
     public var local: LocalDateTime
     /// The offset of `local` from UTC, or nil when the photo does not say and it cannot be inferred.
     public var utcOffset: UTCOffset?
@@ -135,18 +146,20 @@ extension CaptureTime {
         var offset: String?
     }
 
-    /// The first usable date and time among `fields` (DateTimeOriginal, DateTimeDigitized,
-    /// DateTime), with the sub-second and offset tags of that same date only: DateTime and its
-    /// OffsetTime say when the file was last changed, possibly somewhere else, so they never lend
-    /// their offset to DateTimeOriginal.
+    /// The first usable date and time among `fields` (DateTimeOriginal, then DateTimeDigitized,
+    /// each from the Exif IFD and then IFD0, then DateTime), with the sub-second and offset tags of
+    /// that same date only: DateTime and its OffsetTime say when the file was last changed,
+    /// possibly somewhere else, so they never lend their offset to DateTimeOriginal.
     ///
-    /// Placeholders (zeros, blanks) fall through to the next tag silently; malformed or impossible
-    /// values fall through with a warning. When the chosen date has no usable offset, the offset
-    /// is inferred from `gpsClock` if that is plausible.
+    /// A fraction of a second or a time zone written into the date tag itself wins over the
+    /// SubSecTime and OffsetTime tags, as it does in exiftool's SubSecDateTimeOriginal; when the
+    /// two disagree, a warning says so. Placeholders (zeros, blanks) fall through to the next tag
+    /// silently; malformed or impossible values fall through with a warning. When the chosen date
+    /// has no usable offset, the offset is inferred from `gpsClock` if that is plausible.
     init?(exif fields: [EXIFFields], gpsClock: EXIFReading<GPSClock>, warnings: inout [PhotoWarning]) {
         for field in fields {
             guard let text = field.dateTime else { continue }
-            var local: LocalDateTime
+            let date: EXIFDateTime
             switch LocalDateTime.reading(exif: text) {
             case .unknown:
                 continue
@@ -155,12 +168,18 @@ extension CaptureTime {
                     PhotoWarning(.metadata, "\(field.source.rawValue) '\(text)' \(reason), so it is ignored."))
                 continue
             case .value(let value):
-                local = value
+                date = value
             }
+            var local = date.local
 
             if let subSecond = field.subSecond {
                 switch LocalDateTime.reading(exifSubSecond: subSecond) {
-                case .value(let digits): local.fractionDigits = digits
+                case .value(let digits) where local.fractionDigits == nil: local.fractionDigits = digits
+                case .value(let digits):
+                    if digits != local.fractionDigits {
+                        warnings.append(
+                            Self.contradiction(field.source, "fraction of a second", field.source.subSecondTag))
+                    }
                 case .unknown: break
                 case .invalid(let reason):
                     warnings.append(
@@ -169,10 +188,15 @@ extension CaptureTime {
                 }
             }
 
-            var offset: (UTCOffset, OffsetSource)?
+            var offset = date.utcOffset.map { ($0, OffsetSource.dateTag) }
             if let text = field.offset {
                 switch UTCOffset.reading(exif: text) {
-                case .value(let value): offset = (value, field.source.offsetSource)
+                case .value(let value) where offset == nil: offset = (value, field.source.offsetSource)
+                case .value(let value):
+                    if value != date.utcOffset {
+                        warnings.append(
+                            Self.contradiction(field.source, "time zone", field.source.offsetSource.rawValue))
+                    }
                 case .unknown: break
                 case .invalid(let reason):
                     warnings.append(
@@ -204,14 +228,21 @@ extension CaptureTime {
         }
         return nil
     }
+
+    private static func contradiction(_ source: Source, _ part: String, _ tag: String) -> PhotoWarning {
+        PhotoWarning(
+            .metadata,
+            "\(source.rawValue) carries its own \(part), which \(tag) contradicts; the date's own is used, as "
+                + "exiftool uses it.")
+    }
 }
 
 extension CaptureTime.Source {
     /// The offset tag that EXIF 2.31 records for this date.
     var offsetSource: CaptureTime.OffsetSource {
         switch self {
-        case .dateTimeOriginal: .offsetTimeOriginal
-        case .dateTimeDigitized: .offsetTimeDigitized
+        case .dateTimeOriginal, .ifd0DateTimeOriginal: .offsetTimeOriginal
+        case .dateTimeDigitized, .ifd0DateTimeDigitized: .offsetTimeDigitized
         case .dateTime: .offsetTime
         }
     }
@@ -219,29 +250,60 @@ extension CaptureTime.Source {
     /// The name of the sub-second tag that goes with this date.
     var subSecondTag: String {
         switch self {
-        case .dateTimeOriginal: "SubSecTimeOriginal"
-        case .dateTimeDigitized: "SubSecTimeDigitized"
+        case .dateTimeOriginal, .ifd0DateTimeOriginal: "SubSecTimeOriginal"
+        case .dateTimeDigitized, .ifd0DateTimeDigitized: "SubSecTimeDigitized"
         case .dateTime: "SubSecTime"
         }
     }
 }
 
 extension LocalDateTime {
-    /// Reads EXIF's `YYYY:MM:DD HH:MM:SS`.
+    /// Reads a date tag: EXIF's `YYYY:MM:DD HH:MM:SS`, or ISO 8601's `YYYY-MM-DDTHH:MM:SS` (or
+    /// either with the other's separator between date and time), then optionally a fraction of a
+    /// second (`.847`) and a time zone (`Z`, `±HH:MM` or `±HHMM`), as some cameras and tools
+    /// write them and exiftool and metadata-extractor read them.
     ///
     /// EXIF writes an unknown date as blanks or zeros ("0000:00:00 00:00:00"); that is `.unknown`.
     /// A date or time that cannot exist (February 30th, hour 24) is `.invalid`.
-    static func reading(exif text: String) -> EXIFReading<LocalDateTime> {
-        if text.allSatisfy({ $0 == " " || $0 == ":" || $0 == "0" }) { return .unknown }
-        guard let numbers = fixedWidthNumbers(in: text, layout: "dddd:dd:dd dd:dd:dd") else {
-            return .invalid("is not of the form YYYY:MM:DD HH:MM:SS")
+    static func reading(exif text: String) -> EXIFReading<EXIFDateTime> {
+        if text.allSatisfy({ " :-T0".contains($0) }) { return .unknown }
+        let form = "is not of the form YYYY:MM:DD HH:MM:SS"
+        let characters = Array(text.utf8)
+        guard characters.count >= 19 else { return .invalid(form) }
+        let head = String(decoding: characters[..<19], as: UTF8.self)
+        let layouts = ["dddd:dd:dd dd:dd:dd", "dddd-dd-ddTdd:dd:dd", "dddd-dd-dd dd:dd:dd", "dddd:dd:ddTdd:dd:dd"]
+        guard let numbers = layouts.lazy.compactMap({ fixedWidthNumbers(in: head, layout: $0) }).first else {
+            return .invalid(form)
+        }
+        var rest = characters[19...]
+        var fractionDigits: String?
+        if rest.first == UInt8(ascii: ".") {
+            let digits = rest.dropFirst().prefix { (0x30...0x39).contains($0) }
+            guard !digits.isEmpty else { return .invalid(form) }
+            fractionDigits = String(decoding: digits, as: UTF8.self)
+            rest = rest.dropFirst(1 + digits.count)
+        }
+        var utcOffset: UTCOffset?
+        if !rest.isEmpty {
+            var zone = String(decoding: rest, as: UTF8.self)
+            if zone == "Z" { zone = "+00:00" }
+            if zone.utf8.count == 5, zone.utf8.dropFirst().allSatisfy({ (0x30...0x39).contains($0) }) {
+                zone = zone.prefix(3) + ":" + zone.suffix(2)
+            }
+            guard case .value(let offset) = UTCOffset.reading(exif: zone) else {
+                return .invalid("ends in a time zone that is not Z or ±HH:MM within -12:00…+14:00")
+            }
+            utcOffset = offset
         }
         let (year, month, day) = (numbers[0], numbers[1], numbers[2])
         let (hour, minute, second) = (numbers[3], numbers[4], numbers[5])
         guard isDate(year: year, month: month, day: day), hour < 24, minute < 60, second < 60 else {
             return .invalid("names a date or time that does not exist")
         }
-        return .value(LocalDateTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second))
+        let local = LocalDateTime(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+            fractionDigits: fractionDigits)
+        return .value(EXIFDateTime(local: local, utcOffset: utcOffset))
     }
 
     /// Reads a SubSecTime tag: the digits of the fraction of a second, kept exactly as written
@@ -280,6 +342,12 @@ extension LocalDateTime {
         if let number = current { numbers.append(number) }
         return numbers
     }
+}
+
+/// A date tag once read: the wall-clock time, and the time zone when the tag itself carries one.
+struct EXIFDateTime: Equatable, Sendable {
+    var local: LocalDateTime
+    var utcOffset: UTCOffset?
 }
 
 extension UTCOffset {

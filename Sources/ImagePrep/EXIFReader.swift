@@ -22,34 +22,50 @@ enum EXIFReader {
     ) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
         var warnings: [PhotoWarning] = []
         var metadata = PhotoMetadata(originalSize: layout.frame?.size ?? PixelSize(width: 0, height: 0))
+        // First, because it explains why whatever comes after the stop is missing.
+        if let stop = layout.stop { warnings.append(stop.warning) }
         if let comment = layout.commentSegments.first {
             metadata.comment = text(commentBytes: bytes[comment.payload])
         }
         guard let segment = layout.exifSegment(in: bytes) else { return (metadata, warnings) }
+        let tiff = segment.payload.dropFirst(JPEGLayout.exifSignature.count)
+        read(tiff: UnsafeRawBufferPointer(rebasing: bytes[tiff]), into: &metadata, warnings: &warnings)
+        return (metadata, warnings)
+    }
 
-        let tags = EXIFTags.load(UnsafeRawBufferPointer(rebasing: bytes[segment.payload]), warnings: &warnings)
+    /// Reads orientation, camera, capture time and position from a TIFF block (from `II` or `MM`
+    /// on), whichever container it came in: a JPEG's APP1 after `Exif\0\0`, or a HEIF Exif item
+    /// after its header offset. Never throws: malformed EXIF gives warnings.
+    static func read(tiff: UnsafeRawBufferPointer, into metadata: inout PhotoMetadata, warnings: inout [PhotoWarning]) {
+        let tags = EXIFTags.load(tiff: tiff, warnings: &warnings)
         metadata.orientation = orientation(tags, warnings: &warnings)
         metadata.cameraMake = tags.text(.make)
         metadata.cameraModel = tags.text(.model)
+        // TIFF/EP puts DateTimeOriginal and DateTimeDigitized in IFD0; the Exif IFD's come first.
+        let dates: [(EXIFTag, CaptureTime.Source, EXIFTag, EXIFTag)] = [
+            (.dateTimeOriginal, .dateTimeOriginal, .subSecTimeOriginal, .offsetTimeOriginal),
+            (.ifd0DateTimeOriginal, .ifd0DateTimeOriginal, .subSecTimeOriginal, .offsetTimeOriginal),
+            (.dateTimeDigitized, .dateTimeDigitized, .subSecTimeDigitized, .offsetTimeDigitized),
+            (.ifd0DateTimeDigitized, .ifd0DateTimeDigitized, .subSecTimeDigitized, .offsetTimeDigitized),
+            (.dateTime, .dateTime, .subSecTime, .offsetTime),
+        ]
         metadata.captureTime = CaptureTime(
-            exif: [
+            exif: dates.map { date, source, subSecond, offset in
                 .init(
-                    source: .dateTimeOriginal, dateTime: tags.text(.dateTimeOriginal),
-                    subSecond: tags.text(.subSecTimeOriginal), offset: tags.text(.offsetTimeOriginal)),
-                .init(
-                    source: .dateTimeDigitized, dateTime: tags.text(.dateTimeDigitized),
-                    subSecond: tags.text(.subSecTimeDigitized), offset: tags.text(.offsetTimeDigitized)),
-                .init(
-                    source: .dateTime, dateTime: tags.text(.dateTime), subSecond: tags.text(.subSecTime),
-                    offset: tags.text(.offsetTime)),
-            ],
+                    source: source, dateTime: tags.text(date), subSecond: tags.text(subSecond),
+                    offset: tags.text(offset))
+            },
             gpsClock: GPSClock.reading(dateStamp: tags.text(.gpsDateStamp), timeStamp: tags.rationals(.gpsTimeStamp)),
             warnings: &warnings)
+        // A coordinate in the wrong type has been warned about (and why the location is left out).
+        guard !tags.isUnreadable(.gpsLatitude), !tags.isUnreadable(.gpsLongitude) else { return }
+        // exiftool reads a GPSAltitudeRef with no value (count 0, as the Pixel 7 writes it) as 0,
+        // above sea level; an absent one still gives no altitude.
+        let altitudeRef = tags.integer(.gpsAltitudeRef) ?? (tags.isEmpty(.gpsAltitudeRef) ? 0 : nil)
         metadata.location = GeoPoint(
             exifLatitude: tags.rationals(.gpsLatitude), latitudeRef: tags.text(.gpsLatitudeRef),
             longitude: tags.rationals(.gpsLongitude), longitudeRef: tags.text(.gpsLongitudeRef),
-            altitude: tags.rationals(.gpsAltitude), altitudeRef: tags.integer(.gpsAltitudeRef), warnings: &warnings)
-        return (metadata, warnings)
+            altitude: tags.rationals(.gpsAltitude), altitudeRef: altitudeRef, warnings: &warnings)
     }
 
     /// IFD0's Orientation; a value outside 1–8 is treated as absent (shown as stored), with a warning.
@@ -102,12 +118,16 @@ struct EXIFRational: Equatable, Sendable {
 ///
 /// Tags are looked up in their own IFD only: a tag of the same number in another IFD is another
 /// thing (IFD1's Orientation is the thumbnail's; GPS tag numbers 0x00–0x1F are reused elsewhere).
+/// The exception is TIFF/EP's DateTimeOriginal and DateTimeDigitized in IFD0, which are cases of
+/// their own, tried after the Exif IFD's.
 enum EXIFTag: String, CaseIterable, Sendable {
     // Raw values are the EXIF names, as exiftool also spells them, for warnings.
     case make = "Make"
     case model = "Model"
     case orientation = "Orientation"
     case dateTime = "DateTime"
+    case ifd0DateTimeOriginal = "IFD0:DateTimeOriginal"
+    case ifd0DateTimeDigitized = "IFD0:DateTimeDigitized"
     case dateTimeOriginal = "DateTimeOriginal"
     case dateTimeDigitized = "DateTimeDigitized"
     case subSecTime = "SubSecTime"
@@ -125,28 +145,28 @@ enum EXIFTag: String, CaseIterable, Sendable {
     case gpsTimeStamp = "GPSTimeStamp"
     case gpsDateStamp = "GPSDateStamp"
 
-    /// The IFD the EXIF standard puts the tag in.
-    fileprivate var ifd: ExifIfd {
+    /// The IFD the tag is read from.
+    var directory: EXIFDirectory {
         switch self {
-        case .make, .model, .orientation, .dateTime: EXIF_IFD_0
+        case .make, .model, .orientation, .dateTime, .ifd0DateTimeOriginal, .ifd0DateTimeDigitized: .ifd0
         case .dateTimeOriginal, .dateTimeDigitized, .subSecTime, .subSecTimeOriginal, .subSecTimeDigitized,
             .offsetTime, .offsetTimeOriginal, .offsetTimeDigitized:
-            EXIF_IFD_EXIF
+            .exif
         case .gpsLatitudeRef, .gpsLatitude, .gpsLongitudeRef, .gpsLongitude, .gpsAltitudeRef, .gpsAltitude,
             .gpsTimeStamp, .gpsDateStamp:
-            EXIF_IFD_GPS
+            .gps
         }
     }
 
     /// The tag number in its IFD. (libexif names the GPS ones only as macros.)
-    fileprivate var number: UInt32 {
+    var number: UInt16 {
         switch self {
         case .make: 0x010F
         case .model: 0x0110
         case .orientation: 0x0112
         case .dateTime: 0x0132
-        case .dateTimeOriginal: 0x9003
-        case .dateTimeDigitized: 0x9004
+        case .dateTimeOriginal, .ifd0DateTimeOriginal: 0x9003
+        case .dateTimeDigitized, .ifd0DateTimeDigitized: 0x9004
         case .offsetTime: 0x9010
         case .offsetTimeOriginal: 0x9011
         case .offsetTimeDigitized: 0x9012
@@ -171,7 +191,7 @@ enum EXIFTag: String, CaseIterable, Sendable {
         var description: String {
             switch self {
             case .text: "ASCII"
-            case .integer: "BYTE, SHORT or LONG"
+            case .integer: "an integer type"
             case .rationals: "RATIONAL"
             }
         }
@@ -184,6 +204,29 @@ enum EXIFTag: String, CaseIterable, Sendable {
         default: .text
         }
     }
+
+    /// What ignoring the tag costs, for the warning that says so.
+    var costOfIgnoring: String {
+        switch self {
+        case .gpsLatitude, .gpsLatitudeRef, .gpsLongitude, .gpsLongitudeRef: "the location is left out"
+        case .gpsAltitude, .gpsAltitudeRef: "the altitude is left out"
+        case .orientation: "the photo is shown as stored"
+        default: "it is ignored"
+        }
+    }
+}
+
+extension EXIFDirectory {
+    /// libexif's index for the directory.
+    fileprivate var libexifIFD: ExifIfd {
+        switch self {
+        case .ifd0: EXIF_IFD_0
+        case .ifd1: EXIF_IFD_1
+        case .exif: EXIF_IFD_EXIF
+        case .gps: EXIF_IFD_GPS
+        case .interoperability: EXIF_IFD_INTEROPERABILITY
+        }
+    }
 }
 
 /// The values of the tags in `EXIFTag`, decoded while libexif's memory is alive and kept as Swift
@@ -193,21 +236,30 @@ struct EXIFTags {
     enum Value {
         /// ASCII up to its first NUL (where exiftool also stops), trimmed; nil when empty.
         case text(String?)
-        /// The first value of a BYTE, SHORT or LONG.
-        case integer(UInt32)
+        /// The first value of a BYTE, SHORT or LONG, or of their signed forms.
+        case integer(Int64)
         /// Every value of a RATIONAL or SRATIONAL, zero denominators included.
         case rationals([EXIFRational])
+        /// Stored as a type that is not the tag's own: ignored, with a warning.
+        case unreadable
     }
 
     private var values: [EXIFTag: Value] = [:]
+    /// Present with a count of 0: libexif drops these, exiftool reads them as empty.
+    private var emptyTags: Set<EXIFTag> = []
 
     func text(_ tag: EXIFTag) -> String? { if case .text(let text)? = values[tag] { text } else { nil } }
-    func integer(_ tag: EXIFTag) -> UInt32? { if case .integer(let value)? = values[tag] { value } else { nil } }
+    func integer(_ tag: EXIFTag) -> Int64? { if case .integer(let value)? = values[tag] { value } else { nil } }
     func rationals(_ tag: EXIFTag) -> [EXIFRational]? {
         if case .rationals(let values)? = values[tag] { values } else { nil }
     }
+    func isUnreadable(_ tag: EXIFTag) -> Bool { if case .unreadable? = values[tag] { true } else { false } }
+    func isEmpty(_ tag: EXIFTag) -> Bool { emptyTags.contains(tag) }
 
-    /// Loads an APP1 payload (`Exif\0\0` and a TIFF block) with libexif and decodes our tags.
+    /// Loads a TIFF block with libexif and decodes our tags.
+    ///
+    /// libexif loads the sanitised copy that `EXIFSanitizer` makes, so that an entry that would
+    /// make it give up on the rest of an IFD costs only itself, with our own warning.
     ///
     /// Both of libexif's loader options are turned off, because with them (its default) the values
     /// are no longer the file's. In 0.6.24, `FOLLOW_SPECIFICATION` runs `exif_data_fix`, which
@@ -215,9 +267,14 @@ struct EXIFTags {
     /// X/YResolution), removes tags it thinks are in the wrong IFD (a whole uncompressed-thumbnail
     /// IFD1), and converts types; `IGNORE_UNKNOWN_TAGS` drops tags missing from its table (an
     /// iPhone's HostComputer, a GoPro's 0xEA1D). 0.6.24 does know OffsetTime* (0x9010–0x9012).
-    static func load(_ payload: UnsafeRawBufferPointer, warnings: inout [PhotoWarning]) -> EXIFTags {
+    static func load(tiff: UnsafeRawBufferPointer, warnings: inout [PhotoWarning]) -> EXIFTags {
+        let sanitized = EXIFSanitizer.sanitize(tiff: tiff)
         var log = LibexifLog()
         var tags = EXIFTags()
+        tags.emptyTags = Set(
+            EXIFTag.allCases.filter {
+                sanitized.emptyEntries.contains(EXIFSanitizer.EmptyEntry(directory: $0.directory, tag: $0.number))
+            })
         var typeWarnings: [PhotoWarning] = []
         let loadedEntryCount = withUnsafeMutablePointer(to: &log) { logPointer in
             guard let exifLog = exif_log_new() else { preconditionFailure("libexif could not allocate a log") }
@@ -228,15 +285,16 @@ struct EXIFTags {
             exif_data_log(data, exifLog)
             exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
             exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
-            exif_data_load_data(data, payload.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(payload.count))
+            sanitized.loadable.withUnsafeBufferPointer { loadable in
+                exif_data_load_data(data, loadable.baseAddress, UInt32(loadable.count))
+            }
             tags.decode(data, warnings: &typeWarnings)
-            let ifds = [EXIF_IFD_0, EXIF_IFD_1, EXIF_IFD_EXIF, EXIF_IFD_GPS, EXIF_IFD_INTEROPERABILITY]
-            return ifds.reduce(0) { $0 + cexif_entry_count(data, $1) }
+            return EXIFDirectory.allCases.reduce(0) { $0 + cexif_entry_count(data, $1.libexifIFD) }
         }
-        // libexif's own reports come first: they explain the values that are missing.
-        warnings += log.warnings + typeWarnings
+        // What was repaired, then libexif's own reports: they explain the values that are missing.
+        warnings += sanitized.repairs.map(\.warning) + log.warnings + typeWarnings
         // libexif gives up without a word on some broken headers (a TIFF magic number that is not 42).
-        if loadedEntryCount == 0 && log.warnings.isEmpty {
+        if loadedEntryCount == 0 && log.warnings.isEmpty && sanitized.repairs.isEmpty {
             warnings.append(PhotoWarning(.metadata, "The EXIF block holds no tag that libexif could read."))
         }
         return tags
@@ -245,9 +303,10 @@ struct EXIFTags {
     private mutating func decode(_ data: UnsafeMutablePointer<ExifData>, warnings: inout [PhotoWarning]) {
         let order = exif_data_get_byte_order(data)
         for tag in EXIFTag.allCases {
-            guard let entry = cexif_entry_in_ifd(data, tag.ifd, ExifTag(rawValue: tag.number))?.pointee else {
-                continue
-            }
+            guard
+                let entry = cexif_entry_in_ifd(data, tag.directory.libexifIFD, ExifTag(rawValue: UInt32(tag.number)))?
+                    .pointee
+            else { continue }
             let format = entry.format
             let size = exif_format_get_size(format)
             let count = size == 0 ? 0 : min(Int(entry.components), Int(entry.size) / Int(size))
@@ -257,12 +316,14 @@ struct EXIFTags {
                 let characters = UnsafeBufferPointer(start: bytes, count: count).prefix { $0 != 0 }
                 let text = EXIFReader.text(Array(characters)).trimmed(where: \.isWhitespace)
                 values[tag] = .text(text.isEmpty ? nil : text)
-            case (.integer, EXIF_FORMAT_BYTE):
-                values[tag] = .integer(UInt32(bytes[0]))
-            case (.integer, EXIF_FORMAT_SHORT):
-                values[tag] = .integer(UInt32(exif_get_short(bytes, order)))
-            case (.integer, EXIF_FORMAT_LONG):
-                values[tag] = .integer(exif_get_long(bytes, order))
+            // Every integer type: EXIF says SHORT for Orientation, some Fuji cameras and Pillow
+            // write SLONG, and exiftool reads them all.
+            case (.integer, EXIF_FORMAT_BYTE): values[tag] = .integer(Int64(bytes[0]))
+            case (.integer, EXIF_FORMAT_SBYTE): values[tag] = .integer(Int64(Int8(bitPattern: bytes[0])))
+            case (.integer, EXIF_FORMAT_SHORT): values[tag] = .integer(Int64(exif_get_short(bytes, order)))
+            case (.integer, EXIF_FORMAT_SSHORT): values[tag] = .integer(Int64(exif_get_sshort(bytes, order)))
+            case (.integer, EXIF_FORMAT_LONG): values[tag] = .integer(Int64(exif_get_long(bytes, order)))
+            case (.integer, EXIF_FORMAT_SLONG): values[tag] = .integer(Int64(exif_get_slong(bytes, order)))
             case (.rationals, EXIF_FORMAT_RATIONAL):
                 values[tag] = .rationals(
                     (0..<count).map { index in
@@ -276,10 +337,14 @@ struct EXIFTags {
                         return EXIFRational(numerator: Int64(value.numerator), denominator: Int64(value.denominator))
                     })
             default:
+                // exiftool converts what it can (it pulls numbers out of a text coordinate, and
+                // misreads "52,00000,50,00000,34,01180"); a value in the wrong type is not trusted.
+                values[tag] = .unreadable
+                let type = TIFFBlock.typeName(UInt16(truncatingIfNeeded: format.rawValue))
                 warnings.append(
                     PhotoWarning(
                         .metadata,
-                        "\(tag.rawValue) is stored as TIFF type \(format.rawValue) rather than \(tag.kind), so it is ignored."
+                        "\(tag.rawValue) is stored as \(type) rather than \(tag.kind), so \(tag.costOfIgnoring)."
                     ))
             }
         }

@@ -10,7 +10,8 @@ public struct GeoPoint: Sendable, Hashable, Codable {
     /// Degrees east of Greenwich, -180...180 (west is negative).
     public var longitude: Double
     /// Metres above sea level (below sea level is negative: GPSAltitudeRef 1); nil when the photo
-    /// does not say, or does not say on which side of sea level (no GPSAltitudeRef).
+    /// does not say, or does not say on which side of sea level (no GPSAltitudeRef; one present
+    /// with no value, as the Pixel 7 writes it, counts as above, as exiftool reads it).
     public var altitude: Double?
 
     public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
@@ -44,7 +45,7 @@ extension GeoPoint {
     /// position, with a warning.
     init?(
         exifLatitude latitude: [EXIFRational]?, latitudeRef: String?, longitude: [EXIFRational]?,
-        longitudeRef: String?, altitude: [EXIFRational]?, altitudeRef: UInt32?, warnings: inout [PhotoWarning]
+        longitudeRef: String?, altitude: [EXIFRational]?, altitudeRef: Int64?, warnings: inout [PhotoWarning]
     ) {
         if latitude == nil && longitude == nil { return nil }
         let readings = [
@@ -99,8 +100,10 @@ extension GeoPoint {
     }
 
     /// Signed metres from the unsigned GPSAltitude and GPSAltitudeRef (0 above, 1 below sea level).
-    /// Without a reference the sign is unknown, so there is no altitude (exiftool agrees).
-    static func signedAltitude(_ altitude: [EXIFRational]?, ref: UInt32?) -> EXIFReading<Double> {
+    /// Without a reference the sign is unknown, so there is no altitude (exiftool agrees). A
+    /// reference of 2 or more is not one EXIF 2.3 defines: exiftool reads any such value as below
+    /// sea level, we give no altitude.
+    static func signedAltitude(_ altitude: [EXIFRational]?, ref: Int64?) -> EXIFReading<Double> {
         guard let altitude else { return .unknown }
         guard altitude.count == 1 else { return .invalid("has \(altitude.count) values where EXIF has one") }
         guard let metres = altitude[0].value else { return .invalid("has a zero denominator") }

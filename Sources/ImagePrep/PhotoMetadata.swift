@@ -51,13 +51,7 @@ extension PhotoMetadata {
     /// - Returns: The metadata, and the problems met while reading it, in the order they were found.
     public static func read(fromJPEG jpeg: Data) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
         jpeg.withUnsafeBytes { bytes in
-            let layout = SegmentWalker.walk(bytes)
-            var (metadata, warnings) = EXIFReader.metadata(of: bytes, layout: layout)
-            if let problem = layout.problem {
-                warnings.insert(
-                    PhotoWarning(.metadata, "Not every JPEG segment could be read for metadata: \(problem)."), at: 0)
-            }
-            return (metadata, warnings)
+            EXIFReader.metadata(of: bytes, layout: SegmentWalker.walk(bytes))
         }
     }
 }

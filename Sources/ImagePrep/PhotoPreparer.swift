@@ -168,7 +168,9 @@ private struct PreparationRun {
             throw .corruptJPEG(file: file, detail: problem)
         }
         try checkPixelLimit(header.size)
-        let (metadata, metadataWarnings) = EXIFReader.metadata(of: bytes, layout: layout)
+        var (metadata, metadataWarnings) = EXIFReader.metadata(of: bytes, layout: layout)
+        // Where the marker walk stopped before the frame header, libjpeg-turbo still found it.
+        if layout.frame == nil { metadata.originalSize = header.size }
         warnings += metadataWarnings
         let (profile, profileWarning) = ICCProfile.assemble(from: bytes, layout: layout)
         warnings += profileWarning.map { [$0] } ?? []

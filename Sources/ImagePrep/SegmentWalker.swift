@@ -52,8 +52,10 @@ struct JPEGLayout: Sendable {
     var segments: [JPEGSegment] = []
     /// The frame header, when the walk found one.
     var frame: FrameHeader?
-    /// Why the walk stopped before reaching a scan, or nil when it reached one.
-    var problem: String?
+    /// Where and why the walk stopped before reaching a scan, or nil when it reached one.
+    var stop: WalkStop?
+    /// Why the walk stopped before reaching a scan, for an error message; nil when it reached one.
+    var problem: String? { stop?.detail }
     /// Bytes between segments that were not part of any marker and were skipped.
     var extraneousByteCount = 0
 
@@ -74,16 +76,69 @@ struct JPEGLayout: Sendable {
     static let iccSignature: [UInt8] = Array("ICC_PROFILE\0".utf8)
 }
 
+/// Where the marker walk stopped before the first scan, and why.
+struct WalkStop: Equatable, Sendable {
+    enum Reason: Equatable, Sendable {
+        case noStartOfImage
+        case endsBeforeImageData
+        /// EOI or SOI.
+        case unexpectedMarker(UInt8)
+        case endsInSegmentHeader
+        /// A length (the file's own number) that runs past the end of the file.
+        case segmentPastEnd(length: Int)
+        /// A length below 2, which cannot even cover itself; exiftool stops here too.
+        case segmentTooShort(length: Int)
+    }
+
+    var reason: Reason
+    /// Where the marker (or the byte) the walk stopped at is in the file.
+    var offset: Int
+
+    /// For an error message, which may quote the file.
+    var detail: String {
+        switch reason {
+        case .noStartOfImage: "no start-of-image marker"
+        case .endsBeforeImageData: "the file ends before the image data"
+        case .unexpectedMarker(let marker):
+            "an unexpected \(marker == JPEGSegment.endOfImage ? "EOI" : "SOI") marker before the image data"
+        case .endsInSegmentHeader: "the file ends inside a segment header"
+        case .segmentPastEnd(let length):
+            "a segment length of \(length) at offset \(offset) that runs past the end of the file"
+        case .segmentTooShort(let length):
+            "a segment length of \(length) at offset \(offset), less than the two bytes of the length itself"
+        }
+    }
+
+    /// Our own sentence, with no value from the file: metadata missing because the walk stopped
+    /// is never silent.
+    var warning: PhotoWarning {
+        let why =
+            switch reason {
+            case .noStartOfImage: "there is no start-of-image marker"
+            case .endsBeforeImageData: "the file ends before the image data"
+            case .unexpectedMarker(let marker):
+                "an \(marker == JPEGSegment.endOfImage ? "EOI" : "SOI") marker comes before the image data"
+            case .endsInSegmentHeader: "the file ends inside a segment header"
+            case .segmentPastEnd: "a segment's length runs past the end of the file"
+            case .segmentTooShort: "a segment's length is less than 2"
+            }
+        return PhotoWarning(
+            .metadata,
+            "The JPEG marker walk stopped early, at byte \(offset), because \(why), so no metadata after that point is read."
+        )
+    }
+}
+
 /// Walks the markers of a JPEG file from SOI to the first SOS.
 ///
 /// The walk is defensive: every length is checked against the bytes that are there, and a
-/// malformed header ends the walk with `problem` set instead of trapping. The entropy-coded data
+/// malformed header ends the walk with `stop` set instead of trapping. The entropy-coded data
 /// is left to libjpeg-turbo.
 enum SegmentWalker {
     static func walk(_ bytes: UnsafeRawBufferPointer) -> JPEGLayout {
         var layout = JPEGLayout()
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == JPEGSegment.startOfImage else {
-            layout.problem = "no start-of-image marker"
+            layout.stop = WalkStop(reason: .noStartOfImage, offset: 0)
             return layout
         }
         var offset = 2
@@ -96,31 +151,42 @@ enum SegmentWalker {
             }
             // Markers may be preceded by any number of 0xFF fill bytes.
             guard offset < bytes.count else {
-                layout.problem = "the file ends before the image data"
+                layout.stop = WalkStop(reason: .endsBeforeImageData, offset: offset)
                 return layout
             }
             while offset < bytes.count, bytes[offset] == 0xFF { offset += 1 }
             guard offset < bytes.count else {
-                layout.problem = "the file ends before the image data"
+                layout.stop = WalkStop(reason: .endsBeforeImageData, offset: offset)
                 return layout
             }
             let marker = bytes[offset]
             let start = offset - 1
             offset += 1
+            // FF 00 is no marker: libjpeg's next_marker discards both bytes and looks on (and so
+            // does exiftool), so a COM or APP1 after them is still found.
+            if marker == 0x00 {
+                layout.extraneousByteCount += 2
+                continue
+            }
             // Standalone markers carry no length.
             if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
             if marker == JPEGSegment.endOfImage || marker == JPEGSegment.startOfImage {
-                layout.problem =
-                    "an unexpected \(marker == JPEGSegment.endOfImage ? "EOI" : "SOI") marker before the image data"
+                layout.stop = WalkStop(reason: .unexpectedMarker(marker), offset: start)
                 return layout
             }
             guard offset + 2 <= bytes.count else {
-                layout.problem = "the file ends inside a segment header"
+                layout.stop = WalkStop(reason: .endsInSegmentHeader, offset: start)
                 return layout
             }
             let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
-            guard length >= 2, offset + length <= bytes.count else {
-                layout.problem = "a segment length of \(length) at offset \(start) that runs past the end of the file"
+            // libjpeg skips a length below 2 in an APPn or COM and reads on; exiftool stops, and
+            // with it what it reads after that point. We stop as exiftool does, and say so.
+            guard length >= 2 else {
+                layout.stop = WalkStop(reason: .segmentTooShort(length: length), offset: start)
+                return layout
+            }
+            guard offset + length <= bytes.count else {
+                layout.stop = WalkStop(reason: .segmentPastEnd(length: length), offset: start)
                 return layout
             }
             let segment = JPEGSegment(

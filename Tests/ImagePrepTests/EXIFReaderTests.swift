@@ -3,199 +3,10 @@ import Testing
 
 @testable import ImagePrep
 
-/// What exiftool reads from a file (`corpus/expected.json` or `crafted/expected.json`, which use
-/// the same field names), put in the shape of `PhotoMetadata`.
-struct ExiftoolReading: Equatable, Sendable {
-    struct Capture: Equatable, Sendable {
-        var iso8601: String
-        var source: CaptureTime.Source
-        var offsetSource: CaptureTime.OffsetSource?
-    }
-
-    struct Location: Equatable, Sendable {
-        var latitude: Double
-        var longitude: Double
-        var altitude: Double?
-    }
-
-    var captureTime: Capture?
-    var location: Location?
-    var orientation: Int?
-    var comment: String?
-    var make: String?
-    var model: String?
-    var size: PixelSize
-
-    init(_ file: JSONValue) {
-        // EXIF's fallback chain, each date with its own sub-second and offset tags (exiftool names
-        // DateTimeDigitized "CreateDate" and DateTime "ModifyDate").
-        let chain: [(date: String, subSecond: String, offset: String, CaptureTime.Source, CaptureTime.OffsetSource)] = [
-            ("DateTimeOriginal", "SubSecTimeOriginal", "OffsetTimeOriginal", .dateTimeOriginal, .offsetTimeOriginal),
-            ("CreateDate", "SubSecTimeDigitized", "OffsetTimeDigitized", .dateTimeDigitized, .offsetTimeDigitized),
-            ("ModifyDate", "SubSecTime", "OffsetTime", .dateTime, .offsetTime),
-        ]
-        for (dateKey, subSecondKey, offsetKey, source, offsetSource) in chain {
-            // exiftool prints EXIF's "unknown" placeholders (zeros, blanks) as they are.
-            guard let date = file[dateKey]?.string, date.contains(where: { ("1"..."9").contains($0) }) else { continue }
-            var iso8601 = date.replacingOccurrences(of: " ", with: "T")
-            iso8601 = String(iso8601.prefix(10)).replacingOccurrences(of: ":", with: "-") + iso8601.dropFirst(10)
-            if let subSecond = file[subSecondKey]?.string { iso8601 += "." + subSecond }
-            var capture = Capture(iso8601: iso8601, source: source, offsetSource: nil)
-            if let offset = file[offsetKey]?.string {
-                capture.iso8601 += offset
-                capture.offsetSource = offsetSource
-            } else if let inferred = file["inferred_offset_from_gps"]?.string {
-                // The corpus's own hint: DateTimeOriginal minus GPSDateStamp+GPSTimeStamp, rounded
-                // to 15 minutes. Its `inferred_offset_from_gps_time_only` (no GPSDateStamp) is not
-                // used: a clock time without its date cannot place a photo taken near midnight.
-                capture.iso8601 += inferred
-                capture.offsetSource = .gpsDateTime
-            }
-            captureTime = capture
-            break
-        }
-        // Composite GPSLatitude/GPSLongitude/GPSAltitude: signed, and null without a Ref. For a
-        // zero denominator exiftool prints "" (not a number), which is no coordinate either.
-        if let latitude = file["GPSLatitude"]?.number, let longitude = file["GPSLongitude"]?.number {
-            location = Location(latitude: latitude, longitude: longitude, altitude: file["GPSAltitude"]?.number)
-        }
-        orientation = file["orientation"]?.int
-        comment = file["Comment"]?.string
-        make = file["Make"]?.string
-        model = file["Model"]?.string
-        size = PixelSize(width: file["width"]?.int ?? 0, height: file["height"]?.int ?? 0)
-    }
-
-    init(_ metadata: PhotoMetadata) {
-        captureTime = metadata.captureTime.map {
-            Capture(iso8601: $0.iso8601, source: $0.source, offsetSource: $0.offsetSource)
-        }
-        location = metadata.location.map {
-            Location(latitude: $0.latitude, longitude: $0.longitude, altitude: $0.altitude)
-        }
-        orientation = metadata.orientation?.rawValue
-        comment = metadata.comment
-        make = metadata.cameraMake
-        model = metadata.cameraModel
-        size = metadata.originalSize
-    }
-
-    /// Equal, with GPS within 1e-6 degrees and altitude within 0.01 m (exiftool prints 15 digits).
-    func agrees(with other: ExiftoolReading) -> Bool {
-        func close(_ a: Double?, _ b: Double?, _ tolerance: Double) -> Bool {
-            switch (a, b) {
-            case (nil, nil): true
-            case (let a?, let b?): abs(a - b) <= tolerance
-            default: false
-            }
-        }
-        var rest = self
-        var otherRest = other
-        rest.location = nil
-        otherRest.location = nil
-        guard rest == otherRest, (location == nil) == (other.location == nil) else { return false }
-        guard let location, let otherLocation = other.location else { return true }
-        return close(location.latitude, otherLocation.latitude, 1e-6)
-            && close(location.longitude, otherLocation.longitude, 1e-6)
-            && close(location.altitude, otherLocation.altitude, 0.01)
-    }
-}
-
-/// A file that we read differently from exiftool on purpose: what we expect instead, and why.
-struct Disagreement: Sendable {
-    let why: String
-    let adjust: @Sendable (inout ExiftoolReading) -> Void
-}
-
-@Suite("EXIF metadata agrees with exiftool")
-struct EXIFReaderTests {
+/// Reading one fixture as `PhotoMetadata.read(fromJPEG:)` reads it.
+enum EXIFReaderTests {
     static func read(_ relativePath: String) throws -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
         PhotoMetadata.read(fromJPEG: try Fixtures.data(relativePath))
-    }
-
-    /// Every difference from exiftool's reading of our fixtures. Each one must still change what
-    /// is expected, so a stale entry fails too.
-    static let disagreements: [String: Disagreement] = [
-        // exiftool prints the tag as it is; February 29th 2023 does not exist, so we do not place
-        // the photo on a timeline with it and take the next date tag instead.
-        "impossible-date.jpg": Disagreement(why: "DateTimeOriginal names a day that does not exist") {
-            $0.captureTime = .init(
-                iso8601: "2023-02-28T23:59:59+01:00", source: .dateTimeDigitized, offsetSource: .offsetTimeDigitized)
-        },
-        // exiftool's Composite GPSLatitude signs anything that is not /^S/i as north. A reference
-        // of "X" says nothing about the hemisphere, and a wrong sign puts the photo on another
-        // continent, so we give no location.
-        "gps-latitude-ref-invalid.jpg": Disagreement(why: "GPSLatitudeRef is neither N nor S") { $0.location = nil },
-        // exiftool prints 95 degrees north, which is not a place on Earth.
-        "gps-latitude-out-of-range.jpg": Disagreement(why: "GPSLatitude is more than 90 degrees") { $0.location = nil },
-        // exiftool prints any number; EXIF defines 1–8, and PhotoMetadata.orientation is an
-        // Orientation, so anything else is absent (the photo is shown as stored), with a warning.
-        "orientation-invalid.jpg": Disagreement(why: "Orientation 9 is not one of 1–8") { $0.orientation = nil },
-        // exiftool's JSON turns each byte that is not UTF-8 into "?"; the comment is Latin-1, so
-        // the 0xE9 is "é" (our documented fallback), and no character is lost.
-        "comment-latin1-nul.jpg": Disagreement(why: "exiftool's JSON replaces Latin-1 bytes with '?'") {
-            $0.comment = "Café au lait\nsecond line"
-        },
-    ]
-
-    /// The files whose reading must give warnings; every other file must give none.
-    static let filesWithWarnings: Set<String> = [
-        "corrupt-exif-ifd1-offsets.jpg", "corrupt-exif-malformed-app1.jpg", "corrupt-header.jpg", "not-a-jpeg.png",
-        "gps-north-west-display-p3-nikon.jpg",  // GPSAltitude without GPSAltitudeRef
-        "impossible-date.jpg", "gps-latitude-ref-invalid.jpg", "gps-latitude-out-of-range.jpg",
-        "orientation-invalid.jpg", "gps-missing-latitude-ref.jpg", "gps-zero-denominator.jpg",
-        "gps-altitude-zero-denominator.jpg",
-    ]
-
-    func check(_ name: String, in folder: String, expected file: JSONValue) throws {
-        let (metadata, warnings) = try Self.read(folder + "/" + name)
-        var expected = ExiftoolReading(file)
-        if let disagreement = Self.disagreements[name] {
-            let exiftool = expected
-            disagreement.adjust(&expected)
-            #expect(expected != exiftool, "stale disagreement for \(name): \(disagreement.why)")
-        }
-        let ours = ExiftoolReading(metadata)
-        #expect(ours.agrees(with: expected), "\(name): ours \(ours), expected \(expected)")
-        #expect(warnings.isEmpty != Self.filesWithWarnings.contains(name), "\(name): \(warnings)")
-    }
-
-    @Test("every corpus file reads as exiftool reads it", arguments: Fixtures.corpusNames)
-    func corpusFile(name: String) throws {
-        try check(name, in: "corpus", expected: try #require(ExpectedValues.file(name)))
-    }
-
-    static let crafted: [String: JSONValue] = {
-        let root = try! JSONDecoder().decode(JSONValue.self, from: try! Fixtures.data("crafted/expected.json"))
-        guard case .object(let files)? = root["files"] else { fatalError("crafted/expected.json has no 'files'") }
-        return files
-    }()
-
-    @Test("every crafted file reads as exiftool reads it", arguments: crafted.keys.sorted())
-    func craftedFile(name: String) throws {
-        try check(name, in: "crafted", expected: try #require(Self.crafted[name]))
-    }
-
-    @Test("reading many photos at once gives what reading them one at a time gives")
-    func concurrentReads() async throws {
-        let names = Fixtures.corpusNames.map { "corpus/" + $0 } + Self.crafted.keys.map { "crafted/" + $0 }
-        let oneAtATime = try names.map { try Self.read($0).metadata }
-        let atOnce = try await withThrowingTaskGroup(of: (Int, PhotoMetadata).self) { group in
-            for (index, name) in names.enumerated() {
-                group.addTask { (index, try Self.read(name).metadata) }
-            }
-            var results = [PhotoMetadata?](repeating: nil, count: names.count)
-            for try await (index, metadata) in group { results[index] = metadata }
-            return results
-        }
-        #expect(atOnce == oneAtATime)
-    }
-
-    @Test("the crafted files are all there and all checked")
-    func craftedFilesAreListed() throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.url("crafted").path)
-        #expect(Set(names.filter { $0.hasSuffix(".jpg") }) == Set(Self.crafted.keys))
-        #expect(Set(Self.disagreements.keys).isSubset(of: Set(Self.crafted.keys).union(Fixtures.corpusNames)))
     }
 }
 
@@ -293,23 +104,120 @@ struct CaptureTimeTests {
     }
 
     @Test(
-        "EXIF date text",
+        "EXIF date text: EXIF's layout or ISO 8601's, then an optional fraction and time zone",
         arguments: [
             ("2024:02:29 23:59:59", "2024-02-29T23:59:59"),
             ("0000:00:00 00:00:00", "unknown"),
             ("    :  :     :  :  ", "unknown"),
+            ("0000-00-00T00:00:00", "unknown"),
             ("2023:02:29 12:00:00", "invalid"),
             ("2024:13:01 00:00:00", "invalid"),
             ("2024:01:01 24:00:00", "invalid"),
             ("2024:01:01 12:60:00", "invalid"),
-            ("2024-01-01 12:00:00", "invalid"),
-            ("2024:01:01T12:00:00", "invalid"),
             ("2024:01:01", "invalid"),
             ("1900:02:29 00:00:00", "invalid"),
             ("2000:02:29 00:00:00", "2000-02-29T00:00:00"),
+            // Fractions and zones in the date itself (issue 13, cases 1 and 4).
+            ("2018:06:26 17:46:33.847", "2018-06-26T17:46:33.847"),
+            ("2018:06:26 17:46:33.0", "2018-06-26T17:46:33.0"),
+            ("2018:06:26 17:46:33.847Z", "2018-06-26T17:46:33.847+00:00"),
+            ("2018:06:26 17:46:33+05:45", "2018-06-26T17:46:33+05:45"),
+            ("2018:06:26 17:46:33.5-0330", "2018-06-26T17:46:33.5-03:30"),
+            ("2004-07-13T21:23:44Z", "2004-07-13T21:23:44+00:00"),
+            ("2004-07-13T21:23:44", "2004-07-13T21:23:44"),
+            ("2004-07-13 21:23:44", "2004-07-13T21:23:44"),
+            ("2018:06:26 17:46:33.", "invalid"),
+            ("2018:06:26 17:46:33 ", "invalid"),
+            ("2018:06:26 17:46:33.847 PM", "invalid"),
+            ("2018:06:26 17:46:33+15:00", "invalid"),
+            ("2018:06:26 17:46:33+5:45", "invalid"),
+            ("2018-06:26 17:46:33", "invalid"),
+            ("2004-07-13T24:00:00Z", "invalid"),
         ])
     func dateText(text: String, expected: String) {
-        #expect(Self.describe(LocalDateTime.reading(exif: text)) { $0.iso8601 } == expected)
+        #expect(
+            Self.describe(LocalDateTime.reading(exif: text)) { $0.local.iso8601 + ($0.utcOffset?.description ?? "") }
+                == expected)
+    }
+
+    @Test("a date's own fraction of a second is the sub-second when SubSecTimeOriginal is absent")
+    func fractionInTheDate() throws {
+        // The real file had DateTimeDigitized in 2011, seven years off.
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/datetimeoriginal-fraction.jpg")
+        let capture = try #require(metadata.captureTime)
+        #expect(capture.source == .dateTimeOriginal)
+        #expect(capture.local.fractionDigits == "847")
+        #expect(capture.iso8601 == "2018-06-26T17:46:33.847")
+        #expect(warnings.isEmpty)
+    }
+
+    @Test("a date's own time zone is the offset when no OffsetTime tag is present, and gives an instant")
+    func zoneInTheDate() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/datetimeoriginal-fraction-zone.jpg")
+        let capture = try #require(metadata.captureTime)
+        #expect(capture.iso8601 == "2018-06-26T17:46:33.847+02:00")
+        #expect(capture.offsetSource == .dateTag)
+        #expect(!capture.isOffsetInferred)
+        #expect(abs(try #require(capture.instant).timeIntervalSince1970 - 1_530_027_993.847) < 0.001)
+        #expect(warnings.isEmpty)
+    }
+
+    @Test("what the date carries wins over SubSecTime and OffsetTime, as in exiftool, with a warning")
+    func datesOwnPartsWin() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/datetimeoriginal-own-parts-win.jpg")
+        #expect(metadata.captureTime?.iso8601 == "2018-06-26T17:46:33.847-05:00")
+        #expect(metadata.captureTime?.offsetSource == .dateTag)
+        #expect(
+            warnings == [
+                PhotoWarning(
+                    .metadata,
+                    "DateTimeOriginal carries its own fraction of a second, which SubSecTimeOriginal contradicts; "
+                        + "the date's own is used, as exiftool uses it."),
+                PhotoWarning(
+                    .metadata,
+                    "DateTimeOriginal carries its own time zone, which OffsetTimeOriginal contradicts; the date's own "
+                        + "is used, as exiftool uses it."),
+            ])
+    }
+
+    @Test("a date's own Z wins over OffsetTimeOriginal (exiftool appends the offset after the Z)")
+    func zAndOffsetTag() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/datetimeoriginal-utc-z-and-offset-tag.jpg")
+        #expect(metadata.captureTime?.iso8601 == "2004-07-13T21:23:44+00:00")
+        #expect(metadata.captureTime?.offsetSource == .dateTag)
+        #expect(
+            warnings == [
+                PhotoWarning(
+                    .metadata,
+                    "DateTimeOriginal carries its own time zone, which OffsetTimeOriginal contradicts; the date's own "
+                        + "is used, as exiftool uses it.")
+            ])
+    }
+
+    @Test("an ISO 8601 date with Z reads as UTC")
+    func iso8601Date() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/datetimeoriginal-iso8601.jpg")
+        let capture = try #require(metadata.captureTime)
+        #expect(capture.iso8601 == "2004-07-13T21:23:44+00:00")
+        #expect(capture.utcOffset == UTCOffset(minutes: 0))
+        #expect(capture.source == .dateTimeOriginal)
+        #expect(warnings.isEmpty)
+    }
+
+    @Test(
+        "DateTimeOriginal or DateTimeDigitized in IFD0 is read when the Exif IFD has none, and says so",
+        arguments: [
+            ("crafted/datetimeoriginal-in-ifd0.jpg", CaptureTime.Source.ifd0DateTimeOriginal),
+            ("crafted/createdate-in-ifd0.jpg", .ifd0DateTimeDigitized),
+        ])
+    func dateInIFD0(path: String, source: CaptureTime.Source) throws {
+        let (metadata, warnings) = try EXIFReaderTests.read(path)
+        let capture = try #require(metadata.captureTime)
+        // Not IFD0's DateTime (2010-01-01), when the file was last changed.
+        #expect(capture.iso8601 == "2009-10-11T12:13:14")
+        #expect(capture.source == source)
+        #expect(source.rawValue.hasPrefix("IFD0:"))
+        #expect(warnings.isEmpty)
     }
 
     @Test(
@@ -347,7 +255,7 @@ struct CaptureTimeTests {
         let clock = GPSClock(
             date: LocalDateTime(year: 2023, month: 10, day: 6, hour: 0, minute: 0, second: 0),
             secondsSinceMidnight: gpsSeconds)
-        #expect(UTCOffset(local: localTime, gpsClock: clock)?.minutes == minutes)
+        #expect(UTCOffset(local: localTime.local, gpsClock: clock)?.minutes == minutes)
     }
 
     @Test("a GPS clock is read only from a real date and a time of day with non-zero denominators")
@@ -406,6 +314,8 @@ struct LocationTests {
             ("gps-zero-denominator.jpg", "GPSLatitude has a zero denominator"),
             ("gps-latitude-out-of-range.jpg", "GPSLatitude is more than 90 degrees"),
             ("gps-latitude-ref-invalid.jpg", "GPSLatitude has a GPSLatitudeRef that is neither N nor S"),
+            ("gps-longitude-out-of-range.jpg", "GPSLongitude is more than 180 degrees"),
+            ("gps-latitude-negative.jpg", "GPSLatitude is negative where the sign belongs to GPSLatitudeRef"),
         ])
     func untrustworthyPosition(name: String, reason: String) throws {
         let (metadata, warnings) = try EXIFReaderTests.read("crafted/" + name)
@@ -427,6 +337,57 @@ struct LocationTests {
         let (metadata, _) = try EXIFReaderTests.read("corpus/gps-north-west-display-p3-nikon.jpg")
         let location = try #require(metadata.location)
         #expect(location.altitude == nil)
+    }
+
+    @Test("a GPSAltitudeRef with count 0 is above sea level, as exiftool reads it")
+    func altitudeRefWithoutValue() throws {
+        // As the Pixel 7 writes it; libexif drops such an entry without a word.
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/gps-altitude-ref-count-zero.jpg")
+        let location = try #require(metadata.location)
+        #expect(abs(try #require(location.altitude) - 31.5) < 1e-9)
+        #expect(location.longitude < 0)
+        #expect(warnings.isEmpty)
+    }
+
+    @Test("a GPSAltitudeRef that is neither 0 nor 1 gives no altitude (exiftool puts it below sea level)")
+    func altitudeRefTwo() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/gps-altitude-ref-2.jpg")
+        #expect(metadata.location.map { $0.latitude > 35 && $0.altitude == nil } == true)
+        #expect(
+            warnings == [
+                PhotoWarning(
+                    .metadata,
+                    "GPSAltitude has a GPSAltitudeRef that is neither 0 (above sea level) nor 1 (below), so the "
+                        + "altitude is left out.")
+            ])
+    }
+
+    @Test("coordinates stored as text are not read, even where exiftool pulls numbers out of them")
+    func coordinatesAsText() throws {
+        // "52,00000,50,00000,34,01180": exiftool reads 52.0139 N; the photo was taken at 52.8428 N.
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/gps-coordinates-text-comma-decimals.jpg")
+        #expect(metadata.location == nil)
+        #expect(
+            warnings == [
+                PhotoWarning(
+                    .metadata, "GPSLatitude is stored as ASCII rather than RATIONAL, so the location is left out."),
+                PhotoWarning(
+                    .metadata, "GPSLongitude is stored as ASCII rather than RATIONAL, so the location is left out."),
+            ])
+    }
+
+    @Test("an altitude without a latitude and longitude gives no location (exiftool prints the altitude)")
+    func altitudeWithoutPosition() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/gps-altitude-without-position.jpg")
+        #expect(metadata.location == nil)
+        #expect(warnings.isEmpty)
+    }
+
+    @Test("an altitude that only XMP has is not read (EXIF and COM only)")
+    func altitudeFromXMP() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/gps-altitude-in-xmp.jpg")
+        #expect(metadata.location == GeoPoint(latitude: 46.5584, longitude: 7.9853, altitude: nil))
+        #expect(warnings.isEmpty)
     }
 
     @Test(
@@ -466,6 +427,34 @@ struct PhotoDetailsTests {
         #expect(metadata.cameraModel == "HERO11 Black")
     }
 
+    @Test("an Orientation stored as SLONG is read, as exiftool reads it")
+    func orientationAsSLONG() throws {
+        // As some Fuji cameras and Pillow write it.
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/orientation-slong.jpg")
+        #expect(metadata.orientation == .right)
+        #expect(warnings.isEmpty)
+    }
+
+    @Test("an Orientation stored as text is ignored with a warning, though exiftool reads the number")
+    func orientationAsText() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/orientation-text.jpg")
+        #expect(metadata.orientation == nil)
+        #expect(
+            warnings == [
+                PhotoWarning(
+                    .metadata,
+                    "Orientation is stored as ASCII rather than an integer type, so the photo is shown as stored.")
+            ])
+    }
+
+    @Test("a comment in APP10 (PhotoStudio) is not read: comments come from COM segments")
+    func commentInAPP10() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/comment-app10-photostudio.jpg")
+        #expect(metadata.comment == nil)
+        #expect(metadata.captureTime?.iso8601 == "2003-03-03T03:03:03")
+        #expect(warnings.isEmpty)
+    }
+
     @Test("an Orientation outside 1–8 is absent, with a warning")
     func invalidOrientation() throws {
         let (metadata, warnings) = try EXIFReaderTests.read("crafted/orientation-invalid.jpg")
@@ -490,6 +479,55 @@ struct DamagedEXIFTests {
         // IFD0 is intact.
         #expect(metadata.orientation == .up)
         #expect(metadata.captureTime?.iso8601 == "2017-03-13T23:03:09")
+    }
+
+    @Test("a thumbnail length past the end of the block costs only itself: the Exif and GPS IFDs are read")
+    func badThumbnailLengthInIFD0() throws {
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/ifd0-bad-thumbnail-length.jpg")
+        #expect(metadata.cameraMake == "ExampleCam")
+        #expect(metadata.orientation == .right)
+        #expect(metadata.captureTime?.iso8601 == "2015-07-31T18:20:05+02:00")
+        #expect(metadata.captureTime?.source == .dateTimeOriginal)
+        let location = try #require(metadata.location)
+        #expect(abs(location.latitude - 45.4371) < 1e-9 && abs(location.longitude - 12.3326) < 1e-9)
+        #expect(location.altitude == 2)
+        #expect(
+            warnings == [
+                PhotoWarning(
+                    .metadata,
+                    "IFD0 had a damaged entry (JPEGInterchangeFormatLength points past the end of the EXIF block), "
+                        + "skipped so that the rest of IFD0 could be read.")
+            ])
+    }
+
+    @Test("the upload copy carries a repaired block's APP1 byte for byte")
+    func repairedBlockIsCarriedUnchanged() throws {
+        for name in ["ifd0-bad-thumbnail-length.jpg", "exif-pointer-ascii.jpg", "gps-altitude-ref-count-zero.jpg"] {
+            let original = try Fixtures.data("crafted/" + name)
+            let photo = try PhotoPreparer().prepare(original, name: name)
+            let segments = [original, photo.upload.data].map { data in
+                data.withUnsafeBytes { bytes in
+                    SegmentWalker.walk(bytes).exifSegment(in: bytes).map { Array(bytes[$0.bytes]) }
+                }
+            }
+            // Neither has PixelXDimension or PixelYDimension to patch.
+            #expect(segments[0] != nil && segments[0] == segments[1], "\(name)")
+        }
+    }
+
+    @Test("a pointer stored as ASCII is not followed, as exiftool does not follow it")
+    func pointerAsText() throws {
+        // Its four bytes are the Exif IFD's offset, which libexif would follow whatever the type.
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/exif-pointer-ascii.jpg")
+        #expect(metadata.captureTime?.source == .dateTime)
+        #expect(metadata.captureTime?.iso8601 == "2016-02-04T00:00:00")
+        #expect(
+            warnings == [
+                PhotoWarning(
+                    .metadata,
+                    "IFD0's pointer to the Exif IFD does not hold an integer offset, so the Exif IFD is not read; the "
+                        + "rest of IFD0 is.")
+            ])
     }
 
     @Test("a block libexif cannot parse gives a warning and no values")

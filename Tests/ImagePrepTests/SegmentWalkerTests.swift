@@ -92,3 +92,62 @@ extension SegmentWalkerTests {
         #expect(layout.problem == nil)
     }
 }
+
+extension SegmentWalkerTests {
+    @Test("FF 00 between segments is skipped as libjpeg's next_marker skips it, and what follows is read")
+    func ffZeroIsNotAMarker() throws {
+        let bytes: [UInt8] = [
+            0xFF, 0xD8, 0xFF, 0x00, 0xFF, 0xFF, 0x00, 0xFF, 0xFE, 0x00, 0x03, 0x41, 0xFF, 0xDA, 0x00, 0x02,
+        ]
+        let layout = bytes.withUnsafeBytes { SegmentWalker.walk($0) }
+        #expect(layout.segments.map(\.marker) == [0xFE, 0xDA])
+        #expect(layout.extraneousByteCount == 4)
+        #expect(layout.stop == nil)
+
+        // A real photo with FF 00 before its APP1: exiftool reads its EXIF and comment (and libjpeg
+        // warns of 2 extraneous bytes).
+        let (metadata, warnings) = try EXIFReaderTests.read("crafted/marker-ff00-before-exif.jpg")
+        #expect(metadata.comment == "after")
+        #expect(metadata.captureTime?.iso8601 == "2019-04-05T06:07:08")
+        #expect(metadata.originalSize == PixelSize(width: 250, height: 188))
+        #expect(warnings.isEmpty)
+    }
+
+    @Test("a length below 2 stops the walk as it stops exiftool's, with a warning that says so")
+    func lengthBelowTwo() throws {
+        let bytes: [UInt8] = [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x01, 0xFF, 0xDA, 0x00, 0x02]
+        let layout = bytes.withUnsafeBytes { SegmentWalker.walk($0) }
+        #expect(layout.stop == WalkStop(reason: .segmentTooShort(length: 1), offset: 2))
+        #expect(layout.problem == "a segment length of 1 at offset 2, less than the two bytes of the length itself")
+
+        let path = "crafted/marker-walk-stops-at-bad-length.jpg"
+        let stopped = PhotoWarning(
+            .metadata,
+            "The JPEG marker walk stopped early, at byte 20, because a segment's length is less than 2, so no "
+                + "metadata after that point is read.")
+        let (metadata, warnings) = try EXIFReaderTests.read(path)
+        #expect(warnings == [stopped])
+        // exiftool reads nothing from it either, not even the size.
+        #expect(metadata == PhotoMetadata(originalSize: PixelSize(width: 0, height: 0)))
+        // libjpeg reads on and decodes it; the prepared photo says why its metadata is missing.
+        let photo = try PhotoPreparer().prepare(try Fixtures.data(path), name: path)
+        #expect(photo.warnings.contains(stopped))
+        #expect(photo.metadata.originalSize == PixelSize(width: 250, height: 188))
+        #expect(photo.metadata.captureTime == nil)
+    }
+
+    @Test(
+        "every way the walk can stop has a warning without values from the file",
+        arguments: [
+            ([0xFF, 0xD9, 0x00, 0x00], "there is no start-of-image marker"),
+            ([0xFF, 0xD8, 0xFF, 0xFE, 0x41, 0x41, 0x41], "a segment's length runs past the end of the file"),
+            ([0xFF, 0xD8, 0xFF, 0xD9, 0xFF, 0xDA], "an EOI marker comes before the image data"),
+            ([0xFF, 0xD8, 0xFF, 0xFE], "the file ends inside a segment header"),
+            ([0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x02, 0xFF], "the file ends before the image data"),
+        ] as [([UInt8], String)])
+    func stopWarnings(bytes: [UInt8], why: String) {
+        let (_, warnings) = PhotoMetadata.read(fromJPEG: Data(bytes))
+        #expect(warnings.first?.message.contains("because \(why), so no metadata after that point is read.") == true)
+        #expect(warnings.first.map { !$0.message.contains("16705") } == true)  // 0x4141
+    }
+}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates every crafted fixture in this folder, and expected.json beside them, from
+# Regenerates every crafted fixture in this folder, and exiftool.json beside them, from
 # ../corpus/no-exif.jpg (MikeKovarik/exifr, MIT; a JFIF with no EXIF, so each crafted file holds
 # exactly the tags written here). Needs exiftool 12.57 and python3. See ../README.md, "crafted/".
 #
@@ -17,25 +17,11 @@ craft() {
     exiftool -q -q -n -o "$here/$name" "$@" "$base"
 }
 
-# zero_denominator NAME TAG INDEX: sets the denominator of the INDEX-th (0-based) rational of GPS
-# tag TAG to 0. exiftool cannot write such a rational (it rejects 'inf' and 'undef' for GPS
-# coordinates), so this walks the TIFF structure and patches the one 4-byte field in place.
-zero_denominator() {
-    python3 - "$here/$1" "$2" "$3" <<'PY'
-import struct, sys
-path, tag, index = sys.argv[1], int(sys.argv[2], 0), int(sys.argv[3])
-data = bytearray(open(path, "rb").read())
-tiff = data.index(b"Exif\0\0") + 6
-order = ">" if data[tiff:tiff + 2] == b"MM" else "<"
-def u16(at): return struct.unpack_from(order + "H", data, tiff + at)[0]
-def u32(at): return struct.unpack_from(order + "I", data, tiff + at)[0]
-def entries(ifd):
-    return [(u16(ifd + 2 + 12 * i), ifd + 2 + 12 * i) for i in range(u16(ifd))]
-gps = next(u32(at + 8) for t, at in entries(u32(4)) if t == 0x8825)
-value = next(u32(at + 8) for t, at in entries(gps) if t == tag)
-struct.pack_into(order + "I", data, tiff + value + 8 * index + 4, 0)
-open(path, "wb").write(data)
-PY
+# edit NAME COMMAND ARG...: a byte edit that exiftool will not make (see exifedit.py).
+edit() {
+    name=$1
+    shift
+    python3 -B "$here/exifedit.py" "$here/$name" "$@"
 }
 
 # All four hemisphere combinations; the north-west one is below sea level (AltitudeRef 1), like
@@ -54,14 +40,14 @@ craft gps-south-west.jpg -GPSLatitude=34.603694 -GPSLatitudeRef=S -GPSLongitude=
 craft gps-missing-latitude-ref.jpg -GPSLatitude=48.8584 -GPSLongitude=2.2945 -GPSLongitudeRef=E
 craft gps-zero-denominator.jpg -GPSLatitude=48.8584 -GPSLatitudeRef=N -GPSLongitude=2.2945 \
     -GPSLongitudeRef=E
-zero_denominator gps-zero-denominator.jpg 0x0002 2
+edit gps-zero-denominator.jpg zero-denominator GPS 0x0002 2
 craft gps-latitude-out-of-range.jpg -GPSLatitude=95 -GPSLatitudeRef=N -GPSLongitude=2.2945 \
     -GPSLongitudeRef=E
 craft gps-latitude-ref-invalid.jpg -GPSLatitude=48.8584 -GPSLatitudeRef=X -GPSLongitude=2.2945 \
     -GPSLongitudeRef=E
 craft gps-altitude-zero-denominator.jpg -GPSLatitude=46.5 -GPSLatitudeRef=N -GPSLongitude=7.5 \
     -GPSLongitudeRef=E -GPSAltitude=4158 -GPSAltitudeRef=0
-zero_denominator gps-altitude-zero-denominator.jpg 0x0006 0
+edit gps-altitude-zero-denominator.jpg zero-denominator GPS 0x0006 0
 
 # Offsets that are not whole hours, with sub-seconds; each date pairs with its own offset tag.
 craft offset-plus0545-subsec.jpg '-DateTimeOriginal=2024:11:02 06:15:30' -SubSecTimeOriginal=25 \
@@ -90,53 +76,83 @@ printf 'Caf\351 au lait\nsecond line\000\000' >"$here/comment.tmp"
 craft comment-latin1-nul.jpg "-Comment<=$here/comment.tmp"
 rm -f "$here/comment.tmp"
 
-# What exiftool reads from each crafted file, under the field names of ../corpus/expected.json.
-cd "$here"
-exiftool -q -j -n -G1:4 -a *.jpg | python3 -c '
-import datetime, json, re, sys
 
-def offset_from_gps(local, date, time):
-    """local - GPS UTC, rounded to 15 minutes, as ../corpus/expected.json derives it."""
-    if not (local and date and time):
-        return None
-    utc = datetime.datetime.strptime(date + " " + time.split(".")[0], "%Y:%m:%d %H:%M:%S")
-    minutes = round((datetime.datetime.strptime(local, "%Y:%m:%d %H:%M:%S") - utc).total_seconds() / 900) * 15
-    sign = "-" if minutes < 0 else "+"
-    return "%s%02d:%02d" % (sign, abs(minutes) // 60, abs(minutes) % 60)
+# Dates that carry their own fraction of a second or time zone, as some cameras and tools write
+# them (issue 13). exiftool's Composite SubSecDateTimeOriginal keeps what the date itself carries
+# and adds SubSecTimeOriginal and OffsetTimeOriginal only where it carries none; so do we.
+craft datetimeoriginal-fraction.jpg '-DateTimeOriginal=2018:06:26 17:46:33.847' \
+    '-CreateDate=2011:05:01 10:00:00'
+craft datetimeoriginal-fraction-zone.jpg '-DateTimeOriginal=2018:06:26 17:46:33.847+02:00'
+craft datetimeoriginal-own-parts-win.jpg '-DateTimeOriginal=2018:06:26 17:46:33.847-05:00' \
+    -SubSecTimeOriginal=5 -OffsetTimeOriginal=+01:00
+# ISO 8601's layout, with Z for UTC.
+craft datetimeoriginal-iso8601.jpg '-DateTimeOriginal=2004-07-13T21:23:44Z'
+# Z and an OffsetTimeOriginal: exiftool appends the offset after the Z ("...Z+02:00").
+craft datetimeoriginal-utc-z-and-offset-tag.jpg '-DateTimeOriginal=2004:07:13 21:23:44Z' \
+    -OffsetTimeOriginal=+02:00
+# DateTimeOriginal or DateTimeDigitized in IFD0, where TIFF/EP puts them, and no Exif IFD; the
+# later ModifyDate must not be taken instead.
+craft datetimeoriginal-in-ifd0.jpg '-IFD0:DateTimeOriginal=2009:10:11 12:13:14' \
+    '-ModifyDate=2010:01:01 00:00:00'
+craft createdate-in-ifd0.jpg '-IFD0:CreateDate=2009:10:11 12:13:14' '-ModifyDate=2010:01:01 00:00:00'
 
-text = lambda value: None if value is None else str(value)
-files = {}
-for tags in json.load(sys.stdin):
-    get = tags.get
-    files[tags["SourceFile"]] = {
-        "DateTimeOriginal": text(get("ExifIFD:DateTimeOriginal")),
-        "CreateDate": text(get("ExifIFD:CreateDate")),
-        "ModifyDate": text(get("IFD0:ModifyDate")),
-        "SubSecTimeOriginal": text(get("ExifIFD:SubSecTimeOriginal")),
-        "SubSecTimeDigitized": text(get("ExifIFD:SubSecTimeDigitized")),
-        "SubSecTime": text(get("ExifIFD:SubSecTime")),
-        "OffsetTimeOriginal": text(get("ExifIFD:OffsetTimeOriginal")),
-        "OffsetTimeDigitized": text(get("ExifIFD:OffsetTimeDigitized")),
-        "OffsetTime": text(get("ExifIFD:OffsetTime")),
-        "GPSLatitude": get("Composite:GPSLatitude"),
-        "GPSLongitude": get("Composite:GPSLongitude"),
-        "GPSAltitude": get("Composite:GPSAltitude"),
-        "GPSLatitude_unsigned": get("GPS:GPSLatitude"),
-        "GPSLongitude_unsigned": get("GPS:GPSLongitude"),
-        "GPSAltitude_unsigned": get("GPS:GPSAltitude"),
-        "GPSDateStamp": text(get("GPS:GPSDateStamp")),
-        "GPSTimeStamp": text(get("GPS:GPSTimeStamp")),
-        "inferred_offset_from_gps": offset_from_gps(
-            get("ExifIFD:DateTimeOriginal"), get("GPS:GPSDateStamp"), text(get("GPS:GPSTimeStamp"))),
-        "orientation": get("IFD0:Orientation"),
-        "Make": text(get("IFD0:Make")),
-        "Model": text(get("IFD0:Model")),
-        "Comment": text(get("File:Comment")),
-        "width": get("File:ImageWidth"),
-        "height": get("File:ImageHeight"),
-        "exiftool_warnings": [value for key, value in tags.items() if key.endswith(":Warning")],
-    }
-meta = {"generated_by": "make.sh", "exiftool": "exiftool -j -n -G1:4 -a, fields renamed as in ../corpus/expected.json"}
-json.dump({"_meta": meta, "files": files}, sys.stdout, indent=1, sort_keys=True)
-print()
-' >expected.json
+# A JPEGInterchangeFormatLength (0x0202) in IFD0 that points 16 MB past the end of the block,
+# sorted before the Exif and GPS IFD pointers: libexif 0.6.24 stops reading IFD0 there.
+craft ifd0-bad-thumbnail-length.jpg -Make=ExampleCam '-Model=X 100' -Orientation=6 \
+    '-ModifyDate=2015:08:01 09:00:00' '-DateTimeOriginal=2015:07:31 18:20:05' \
+    -OffsetTimeOriginal=+02:00 -GPSLatitude=45.4371 -GPSLatitudeRef=N -GPSLongitude=12.3326 \
+    -GPSLongitudeRef=E -GPSAltitude=2 -GPSAltitudeRef=0
+edit ifd0-bad-thumbnail-length.jpg add-long IFD0 0x0202 0x00FFFFFF
+
+# The marker stream: FF 00 between two segments, which libjpeg's next_marker skips as fill, before
+# the EXIF APP1 and the comment; and a COM whose length is 1, where exiftool stops reading (and
+# libjpeg reads on).
+craft marker-ff00-before-exif.jpg '-DateTimeOriginal=2019:04:05 06:07:08' -Comment=after
+edit marker-ff00-before-exif.jpg insert-after 0xE0 FF00
+craft marker-walk-stops-at-bad-length.jpg '-DateTimeOriginal=2019:04:05 06:07:08' -Comment=after
+edit marker-walk-stops-at-bad-length.jpg insert-after 0xE0 FFFE0001
+
+# GPSAltitudeRef with count 0, as the Pixel 7 writes it: exiftool reads "above sea level".
+craft gps-altitude-ref-count-zero.jpg -GPSLatitude=37.4220 -GPSLatitudeRef=N \
+    -GPSLongitude=122.0841 -GPSLongitudeRef=W -GPSAltitude=31.5 -GPSAltitudeRef=0
+edit gps-altitude-ref-count-zero.jpg set-count GPS 0x0005 0
+# Orientation stored as SLONG, as some Fuji cameras and Pillow write it.
+craft orientation-slong.jpg -Orientation=6
+edit orientation-slong.jpg set-integer IFD0 0x0112 SLONG 6
+
+# Orientation stored as text, which exiftool reads as the number and we ignore.
+craft orientation-text.jpg -Orientation=6
+edit orientation-text.jpg set-text IFD0 0x0112 6
+
+# What is stored as ASCII that should be a number: the Exif IFD pointer (its four bytes still the
+# offset, so that libexif follows it and exiftool does not), and GPS coordinates written as text
+# with decimal commas (52°50'34.0118" N, 4°53'26.4822" E), which exiftool misreads as 52.0139 N.
+craft exif-pointer-ascii.jpg '-DateTimeOriginal=2016:02:03 04:05:06' '-ModifyDate=2016:02:04 00:00:00'
+edit exif-pointer-ascii.jpg retype IFD0 0x8769 ASCII 4
+craft gps-coordinates-text-comma-decimals.jpg -GPSLatitude=52.842781 -GPSLatitudeRef=N \
+    -GPSLongitude=4.890689 -GPSLongitudeRef=E
+edit gps-coordinates-text-comma-decimals.jpg set-text GPS 0x0002 52,00000,50,00000,34,01180
+edit gps-coordinates-text-comma-decimals.jpg set-text GPS 0x0004 4,00000,53,00000,26,48220
+
+# What exiftool takes from outside EXIF: an altitude from XMP (the EXIF GPS IFD has none), and a
+# PhotoStudio comment in APP10 ("UNICODE\0", then UCS-2 big-endian) with no COM segment.
+craft gps-altitude-in-xmp.jpg -GPSLatitude=46.5584 -GPSLatitudeRef=N -GPSLongitude=7.9853 \
+    -GPSLongitudeRef=E -XMP-exif:GPSAltitude=3454 -XMP-exif:GPSAltitudeRef=0
+craft comment-app10-photostudio.jpg '-DateTimeOriginal=2003:03:03 03:03:03'
+edit comment-app10-photostudio.jpg insert-after 0xE1 \
+    FFEA0016554E49434F44450000480065006C006C006F0021
+
+# Values that EXIF does not allow and exiftool prints anyway.
+craft gps-longitude-out-of-range.jpg -GPSLatitude=48.8584 -GPSLatitudeRef=N -GPSLongitude=190 \
+    -GPSLongitudeRef=E
+craft gps-latitude-negative.jpg -GPSLatitude=36.45 -GPSLatitudeRef=N -GPSLongitude=116.855 \
+    -GPSLongitudeRef=W
+edit gps-latitude-negative.jpg retype GPS 0x0002 SRATIONAL 3
+edit gps-latitude-negative.jpg set-rational GPS 0x0002 0 -36 1
+# An altitude with no position: PhotoMetadata holds an altitude only as part of a location.
+craft gps-altitude-without-position.jpg -GPSAltitude=1200 -GPSAltitudeRef=0
+craft gps-altitude-ref-2.jpg -GPSLatitude=35.3606 -GPSLatitudeRef=N -GPSLongitude=138.7274 \
+    -GPSLongitudeRef=E -GPSAltitude=3776 -GPSAltitudeRef=2
+
+# exiftool's own reading of every file here, beside them.
+sh "$here/../exiftool-readings.sh" crafted
