@@ -3,7 +3,9 @@ import PackageDescription
 
 /// Test targets that share `Tests/Fixtures` as a resource: each one's path is `Tests`, so it must
 /// leave out the others' folders.
-let fixtureTestTargets = ["ImagePrepTests", "OutboxTests", "PrepPhotoTests", "EngineTests"]
+let fixtureTestTargets = [
+    "ImagePrepTests", "OutboxTests", "PrepPhotoTests", "EngineTests", "CommandLineParserTests",
+]
 
 func fixtureTestTarget(_ name: String, dependencies: [Target.Dependency]) -> Target {
     .testTarget(
@@ -34,12 +36,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CExif", "CLCMS2"]),
-        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep"]),
+        // The one command-line parser and help layout of the three commands; not a product.
+        .target(name: "CommandLineParser"),
+        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser"]),
         .target(name: "Outbox", dependencies: ["ImagePrep", "CSQLite"]),
         // Not Sources/outbox: beside Sources/Outbox it would collide on a case-insensitive file system.
-        .executableTarget(name: "OutboxCommand", dependencies: ["Outbox", "ImagePrep"]),
+        .executableTarget(name: "OutboxCommand", dependencies: ["Outbox", "ImagePrep", "CommandLineParser"]),
         // The whole-job benchmark against vipsthumbnail; run it from a release build (README, "Benchmark").
-        .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG"]),
+        .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser"]),
 
         // CTurboJPEG directly, so that tests decode the copies independently of our decoder.
         fixtureTestTarget("ImagePrepTests", dependencies: ["ImagePrep", "CTurboJPEG"]),
@@ -48,6 +52,9 @@ let package = Package(
         fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo"]),
         // Runs the reference engine (python3) and the built outbox as subprocesses.
         fixtureTestTarget("EngineTests", dependencies: ["Outbox", "ImagePrep", "OutboxCommand"]),
+        // The parser on its own, and the three commands' help and usage errors as golden text.
+        fixtureTestTarget(
+            "CommandLineParserTests", dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench"]),
         // The benchmark's reference, SSIM and goal checks, on made-up numbers (never its timings).
         .testTarget(name: "PrepBenchTests", dependencies: ["prep-bench"], path: "Tests/PrepBenchTests"),
     ],

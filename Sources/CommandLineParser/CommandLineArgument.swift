@@ -1,0 +1,95 @@
+/// One word of a command line, kept as the bytes the program was given.
+///
+/// A file name on Linux is any bytes but `/` and NUL, so a path that is not UTF-8 is still a path:
+/// it is opened by its bytes, and shown with its odd bytes escaped (`caf\xE9.jpg`).
+public struct CommandLineArgument: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let bytes: [UInt8]
+
+    public init(bytes: [UInt8]) { self.bytes = bytes }
+
+    public init(_ text: String) { bytes = Array(text.utf8) }
+
+    public init(stringLiteral text: String) { self.init(text) }
+
+    /// The process's own arguments, program name dropped, byte for byte (`CommandLine.arguments`
+    /// replaces bytes that are not UTF-8, which would open another file).
+    public static var processArguments: [CommandLineArgument] {
+        (1..<Int(CommandLine.argc)).map { index in
+            guard let pointer = CommandLine.unsafeArgv[index] else { return CommandLineArgument(bytes: []) }
+            var length = 0
+            while pointer[length] != 0 { length += 1 }
+            return CommandLineArgument(
+                bytes: UnsafeRawBufferPointer(start: pointer, count: length).map { $0 })
+        }
+    }
+
+    /// The word as text, or nil when its bytes are not UTF-8.
+    public var text: String? { String(validating: bytes, as: UTF8.self) }
+
+    /// The word as text, for an argument that must be text.
+    ///
+    /// - Parameter placeholder: the argument's name in the usage line, `<folder>`.
+    /// - Throws: `UsageError` when the bytes are not UTF-8.
+    public func text(for placeholder: String) throws(UsageError) -> String {
+        guard let text else { throw UsageError("The value '\(self)' is invalid for '\(placeholder)': it is not UTF-8 text") }
+        return text
+    }
+
+    /// The word as a person reads it: see `escapedForDisplay(_:)`.
+    public var description: String { escapedForDisplay(bytes) }
+}
+
+/// Bytes shown as text: UTF-8 as it is, and each byte that is not part of valid UTF-8, or that is a
+/// control character (a newline, or an escape sequence that would drive the terminal), as `\xHH`.
+///
+/// - Parameter bytes: a file name, a path or any word from outside.
+/// - Returns: text that is safe to print and says which bytes were there.
+public func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
+    var shown = ""
+    var rest = bytes[...]
+    while !rest.isEmpty {
+        let length = validUTF8Length(rest)
+        if length > 0 {
+            let scalarBytes = rest.prefix(length)
+            let scalar = String(decoding: scalarBytes, as: UTF8.self).unicodeScalars.first!
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                for byte in scalarBytes { shown += hexEscape(byte) }
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+            rest = rest.dropFirst(length)
+        } else {
+            shown += hexEscape(rest.first!)
+            rest = rest.dropFirst()
+        }
+    }
+    return shown
+}
+
+private func hexEscape(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return "\\x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+}
+
+/// The length of the UTF-8 sequence that starts `bytes`, or 0 when it does not start one
+/// (a stray continuation byte, a sequence cut short, an overlong form or a surrogate).
+private func validUTF8Length(_ bytes: some Collection<UInt8>) -> Int {
+    let lead = bytes.first!
+    let length: Int
+    let lowest: UInt32
+    switch lead {
+    case 0x00...0x7F: return 1
+    case 0xC2...0xDF: (length, lowest) = (2, 0x80)
+    case 0xE0...0xEF: (length, lowest) = (3, 0x800)
+    case 0xF0...0xF4: (length, lowest) = (4, 0x10000)
+    default: return 0
+    }
+    guard bytes.count >= length else { return 0 }
+    var value = UInt32(lead) & (0xFF >> (length + 1))
+    for byte in bytes.dropFirst().prefix(length - 1) {
+        guard byte & 0xC0 == 0x80 else { return 0 }
+        value = value << 6 | UInt32(byte & 0x3F)
+    }
+    guard value >= lowest, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else { return 0 }
+    return length
+}
