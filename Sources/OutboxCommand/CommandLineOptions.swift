@@ -1,10 +1,9 @@
+import CommandLineParser
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
 #endif
 
 /// What the user asked for on the command line.
@@ -33,216 +32,93 @@ struct CommandLineOptions {
         case showVersion
     }
 
-    /// A usage error, worded as swift-argument-parser words them, with the usage line of the
-    /// command it is about.
-    struct UsageError: Error {
-        let message: String
+    /// A usage error, with the command it is about (nil for the tool as a whole), whose usage
+    /// line is printed with it.
+    struct CommandUsageError: Error {
+        let error: UsageError
         var command: String?
     }
 
     static let version = "outbox 0.1.0"
 
-    static let commandNames = ["add", "list", "drain", "send-now", "discard"]
-
     /// The action, or, for a usage error, the error and the usage line on stderr and exit status 2.
-    static func parseOrExit(_ arguments: [String]) -> Action {
+    static func parseOrExit(_ arguments: [CommandLineArgument]) -> Action {
         do {
             return try parse(arguments)
         } catch {
-            let help = error.command.map { "outbox \($0) --help" } ?? "outbox --help"
-            Terminal.writeError(
-                "Error: \(error.message)\n\(CommandHelp.usage(for: error.command))\n"
-                    + "  See '\(help)' for more information.\n")
-            exit(2)
+            error.error.exit(
+                usage: CommandHelp.usage(for: error.command),
+                command: error.command.map { "outbox \($0)" } ?? "outbox")
         }
     }
 
-    static func parse(_ arguments: [String]) throws(UsageError) -> Action {
-        var remaining = arguments[...]
-        var store: String?
-        var commandName: String?
-        var rest: [String] = []
-        // --store and the help and version flags may stand before or after the command.
-        while let argument = remaining.popFirst() {
-            switch argument {
-            case "--store":
-                guard let value = remaining.popFirst() else {
-                    throw UsageError(message: "Missing value for '--store <folder>'.", command: commandName)
-                }
-                store = value
-            case "-h", "--help":
-                return .showHelp(commandName.flatMap(CommandHelp.text(for:)) ?? CommandHelp.overview)
-            case "--version" where commandName == nil:
-                return .showVersion
-            case "--" where commandName != nil:
-                rest.append(argument)
-                rest += remaining
-                remaining = []
-            default:
-                if commandName == nil, !argument.hasPrefix("-") {
-                    guard commandNames.contains(argument) else {
-                        throw UsageError(message: "Unknown command '\(argument)'.")
-                    }
-                    commandName = argument
-                } else if commandName == nil {
-                    throw UsageError(message: "Unknown option '\(argument)'.")
-                } else {
-                    rest.append(argument)
-                }
+    /// `--store` and `--help` may stand before or after the command; `--version` only before it.
+    static func parse(_ arguments: [CommandLineArgument]) throws(CommandUsageError) -> Action {
+        let global: ParsedArguments
+        do {
+            global = try ArgumentParser(options: CommandHelp.toolOptions).parse(arguments, stopsAtFirstArgument: true)
+        } catch {
+            throw CommandUsageError(error: error)
+        }
+        if global.has("help") { return .showHelp(CommandHelp.overview) }
+        if global.has("version") { return .showVersion }
+        guard let word = global.rest.first else {
+            throw CommandUsageError(error: UsageError("Missing expected argument '<command>'"))
+        }
+        guard let name = word.text, let commandOptions = CommandHelp.options(for: name) else {
+            let suggestion = Suggestion.nearest(to: word.text ?? "", among: CommandHelp.commandNames)
+            throw CommandUsageError(
+                error: UsageError("Unknown command '\(word)'" + (suggestion.map { ". Did you mean '\($0)'?" } ?? "")))
+        }
+        do throws(UsageError) {
+            let parsed = try ArgumentParser(options: commandOptions + CommandHelp.storeAndHelp).parse(
+                Array(global.rest.dropFirst()))
+            if parsed.has("help") { return .showHelp(CommandHelp.text(for: name)) }
+            let command = try parseCommand(name, parsed)
+            let storeBeforeCommand = try global.string("store")
+            guard let store = try parsed.string("store") ?? storeBeforeCommand else {
+                throw UsageError("Missing expected option '--store <folder>'")
             }
+            return .run(store: store, command)
+        } catch {
+            throw CommandUsageError(error: error, command: name)
         }
-        guard let commandName else { throw UsageError(message: "Missing expected argument '<command>'.") }
-        let command = try parseCommand(commandName, rest)
-        guard let store else {
-            throw UsageError(message: "Missing expected option '--store <folder>'.", command: commandName)
-        }
-        return .run(store: store, command)
     }
 
-    private static func parseCommand(_ name: String, _ arguments: [String]) throws(UsageError) -> Command {
-        var reader = ArgumentReader(command: name, arguments: arguments)
+    private static func parseCommand(_ name: String, _ parsed: ParsedArguments) throws(UsageError) -> Command {
         switch name {
         case "add":
-            var kind = "photo"
-            var note = ""
-            var maxEdge = 2048
-            var quality = 85
-            while let option = try reader.nextOption() {
-                switch option {
-                case "--kind": kind = try reader.value(for: option, placeholder: "kind")
-                case "--note": note = try reader.value(for: option, placeholder: "text")
-                case "--max-edge": maxEdge = try reader.integer(for: option, placeholder: "pixels", in: 1...65535)
-                case "--quality": quality = try reader.integer(for: option, placeholder: "1-100", in: 1...100)
-                default: throw reader.unknown(option)
-                }
-            }
-            guard !reader.positionals.isEmpty else { throw reader.missing("<photo> ...") }
-            return .add(photos: reader.positionals, kind: kind, note: note, maxEdge: maxEdge, quality: quality)
+            guard !parsed.arguments.isEmpty else { throw UsageError("Missing expected argument '<photo> ...'") }
+            return .add(
+                photos: try parsed.arguments.map { photo throws(UsageError) in try photo.text(for: "<photo>") },
+                kind: try parsed.string("kind") ?? "photo", note: try parsed.string("note") ?? "",
+                maxEdge: try parsed.integer("max-edge", in: 1...65535) ?? 2048,
+                quality: try parsed.integer("quality", in: 1...100) ?? 85)
         case "list":
-            var emitsJSON = false
-            while let option = try reader.nextOption() {
-                guard option == "--json" else { throw reader.unknown(option) }
-                emitsJSON = true
-            }
-            try reader.expectNoPositionals()
-            return .list(emitsJSON: emitsJSON)
+            try parsed.expectNoArguments()
+            return .list(emitsJSON: parsed.has("json"))
         case "drain", "send-now":
             var options = DrainOptions()
-            var engine: URL?
-            while let option = try reader.nextOption() {
-                switch option {
-                case "--engine": engine = try reader.url(for: option)
-                case "--watch" where name == "drain":
-                    options.watchInterval = try reader.seconds(for: option, atLeast: 0.01)
-                case "--timeout": options.timeout = try reader.seconds(for: option, atLeast: 0.01)
-                case "--retry-delay": options.retryDelay = try reader.seconds(for: option, atLeast: 0)
-                case "--retry-limit":
-                    options.retryLimit = try reader.integer(for: option, placeholder: "count", in: 0...1000)
-                default: throw reader.unknown(option)
-                }
+            if name == "drain" { options.watchInterval = try parsed.number("watch", in: 0.01...86_400, unit: "seconds") }
+            options.timeout = try parsed.number("timeout", in: 0.01...86_400, unit: "seconds") ?? options.timeout
+            options.retryDelay = try parsed.number("retry-delay", in: 0...86_400, unit: "seconds") ?? options.retryDelay
+            options.retryLimit = try parsed.integer("retry-limit", in: 0...1000) ?? options.retryLimit
+            guard let engine = try parsed.string("engine") else {
+                throw UsageError("Missing expected option '--engine <url>'")
             }
-            guard let engine else { throw reader.missing("--engine <url>", isOption: true) }
-            options.engineURL = engine
+            guard let url = URL(string: engine), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme), url.host?.isEmpty == false
+            else {
+                throw parsed.invalid("engine", "it must be an http:// or https:// URL with a host")
+            }
+            options.engineURL = url
             if name == "drain" {
-                try reader.expectNoPositionals()
+                try parsed.expectNoArguments()
                 return .drain(options)
             }
-            return .sendNow(id: try reader.onlyPositional("<id>"), options)
+            return .sendNow(id: try parsed.onlyArgument("<id>").text(for: "<id>"), options)
         default:
-            while let option = try reader.nextOption() { throw reader.unknown(option) }
-            return .discard(id: try reader.onlyPositional("<id>"))
+            return .discard(id: try parsed.onlyArgument("<id>").text(for: "<id>"))
         }
-    }
-}
-
-/// Reads one command's options and arguments, and words what is wrong with them.
-private struct ArgumentReader {
-    typealias UsageError = CommandLineOptions.UsageError
-
-    let command: String
-    var remaining: ArraySlice<String>
-    var positionals: [String] = []
-    private var onlyPositionalsFollow = false
-
-    init(command: String, arguments: [String]) {
-        self.command = command
-        remaining = arguments[...]
-    }
-
-    /// The next option, collecting the positional arguments met on the way; nil at the end.
-    mutating func nextOption() throws(UsageError) -> String? {
-        while let argument = remaining.popFirst() {
-            if argument == "--", !onlyPositionalsFollow {
-                onlyPositionalsFollow = true
-            } else if onlyPositionalsFollow || !argument.hasPrefix("-") || argument == "-" {
-                positionals.append(argument)
-            } else {
-                return argument
-            }
-        }
-        return nil
-    }
-
-    mutating func value(for option: String, placeholder: String) throws(UsageError) -> String {
-        guard let value = remaining.popFirst() else {
-            throw UsageError(message: "Missing value for '\(option) <\(placeholder)>'.", command: command)
-        }
-        return value
-    }
-
-    mutating func integer(for option: String, placeholder: String, in range: ClosedRange<Int>) throws(UsageError)
-        -> Int
-    {
-        let text = try value(for: option, placeholder: placeholder)
-        guard let number = Int(text), range.contains(number) else {
-            throw invalid(
-                text, option, placeholder, "it must be a whole number \(range.lowerBound) to \(range.upperBound)")
-        }
-        return number
-    }
-
-    mutating func seconds(for option: String, atLeast minimum: Double) throws(UsageError) -> Double {
-        let text = try value(for: option, placeholder: "seconds")
-        guard let number = Double(text), number.isFinite, number >= minimum, number <= 86_400 else {
-            throw invalid(text, option, "seconds", "it must be a number of seconds from \(minimum) to 86400")
-        }
-        return number
-    }
-
-    mutating func url(for option: String) throws(UsageError) -> URL {
-        let text = try value(for: option, placeholder: "url")
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            url.host?.isEmpty == false
-        else {
-            throw invalid(text, option, "url", "it must be an http:// or https:// URL with a host")
-        }
-        return url
-    }
-
-    mutating func onlyPositional(_ name: String) throws(UsageError) -> String {
-        guard let first = positionals.first else { throw missing(name) }
-        guard positionals.count == 1 else {
-            throw UsageError(message: "Unexpected argument '\(positionals[1])'.", command: command)
-        }
-        return first
-    }
-
-    func expectNoPositionals() throws(UsageError) {
-        if let first = positionals.first {
-            throw UsageError(message: "Unexpected argument '\(first)'.", command: command)
-        }
-    }
-
-    func unknown(_ option: String) -> UsageError {
-        UsageError(message: "Unknown option '\(option)'.", command: command)
-    }
-
-    func missing(_ name: String, isOption: Bool = false) -> UsageError {
-        UsageError(message: "Missing expected \(isOption ? "option" : "argument") '\(name)'.", command: command)
-    }
-
-    private func invalid(_ text: String, _ option: String, _ placeholder: String, _ rule: String) -> UsageError {
-        UsageError(
-            message: "The value '\(text)' is invalid for '\(option) <\(placeholder)>': \(rule).", command: command)
     }
 }

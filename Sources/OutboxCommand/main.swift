@@ -1,3 +1,4 @@
+import CommandLineParser
 import Outbox
 
 #if canImport(FoundationEssentials)
@@ -10,11 +11,11 @@ import Foundation
 import Glibc
 #endif
 
-let action = CommandLineOptions.parseOrExit(Array(CommandLine.arguments.dropFirst()))
+let action = CommandLineOptions.parseOrExit(CommandLineArgument.processArguments)
 
 switch action {
 case .showHelp(let text):
-    Terminal.writeOutput(text + "\n")
+    Terminal.writeOutput(text)
 case .showVersion:
     Terminal.writeOutput(CommandLineOptions.version + "\n")
 case .run(let folder, let command):

@@ -1,3 +1,4 @@
+import CommandLineParser
 import Foundation
 
 /// What the benchmark was asked to do, parsed from the command line.
@@ -31,116 +32,103 @@ struct BenchOptions {
     /// Whether to skip SSIM (it needs a full decode and a float resample per photo and tool).
     var skipsQuality = false
 
-    static let usage = "Usage: prep-bench [options] <folder-of-jpegs>"
+    static let usage = "prep-bench [options] <folder-of-jpegs>"
 
-    static let help = """
-        OVERVIEW: Time ImagePrep's whole job (upload copy with EXIF, display copy, thumbnail,
-        metadata) beside vipsthumbnail making only its 2048 copy, in the same run, and print
-        ratios, peak RSS, bytes and SSIM-Y against a float Lanczos3 reference.
+    static let options: [Option] = [
+        Option(
+            "extra", value: .required(placeholder: "file"),
+            help: "One more photo, e.g. the 48 MP one that Benchmarks/make-48mp.sh makes. Repeatable."),
+        Option(
+            "runs", value: .required(placeholder: "count"),
+            help: "Timed runs per photo and tool, after a warm-up. (default: 5)"),
+        Option(
+            "batch-runs", value: .required(placeholder: "count"),
+            help: "Timed whole-folder batches per tool. (default: 5)"),
+        Option(
+            "jobs", short: "j", value: .required(placeholder: "count"),
+            help: "Batch workers. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"),
+        Option("fast", help: "Add rows for the speed mode (prep-photo --fast)."),
+        Option(
+            "check", value: .optional(placeholder: "file.json", separateWordSuffix: ".json"),
+            help: "Exit 1 naming each goal missed. (default: Benchmarks/thresholds.json)"),
+        Option(
+            "prep-photo", value: .required(placeholder: "path"),
+            help: "The prep-photo to time. (default: the one beside prep-bench)"),
+        Option(
+            "vips", value: .required(placeholder: "path|none"),
+            help: "The vipsthumbnail to compare with. (default: from PATH)"),
+        Option("limit", value: .required(placeholder: "count"), help: "Only the first <count> photos of the folder."),
+        Option("json", value: .required(placeholder: "file"), help: "Write every raw number there."),
+        Option("work", value: .required(placeholder: "folder"), help: "Where outputs go. (default: a new folder in /tmp)"),
+        Option("no-quality", help: "Skip SSIM (faster; --check then cannot judge quality)."),
+        Option(
+            "report", value: .required(placeholder: "file.json"),
+            help: "Print the tables of an earlier --json run (no folder needed)."),
+        Option("help", short: "h", help: "Show this help."),
+    ]
 
-        \(usage)
-
-        ARGUMENTS:
-          <folder-of-jpegs>       The benchmark photos (e.g. ../shared/bench/photos). Photos of more
-                                  than \(PhotoSet.largePhotoMegapixels) MP get rows of their own.
-
-        OPTIONS:
-          --extra <file>          One more photo, e.g. the 48 MP one that Benchmarks/make-48mp.sh
-                                  makes. Repeatable.
-          --runs <count>          Timed runs per photo and tool, after a warm-up. (default: 5)
-          --batch-runs <count>    Timed whole-folder batches per tool. (default: 5)
-          --jobs <count>          Batch workers. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)
-          --fast                  Add rows for the speed mode (prep-photo --fast).
-          --check [<file.json>]   Exit 1 naming each goal missed. (default: Benchmarks/thresholds.json)
-          --prep-photo <path>     The prep-photo to time. (default: the one beside prep-bench)
-          --vips <path|none>      The vipsthumbnail to compare with. (default: from PATH)
-          --limit <count>         Only the first <count> photos of the folder.
-          --json <file>           Write every raw number there.
-          --work <folder>         Where outputs go. (default: a new folder in /tmp)
-          --no-quality            Skip SSIM (faster; --check then cannot judge quality).
-          --report <file.json>    Print the tables of an earlier --json run (no folder needed).
-          -h, --help              Show this help.
-
-        EXIT STATUS:
-          0 when done (and, with --check, every goal met), 1 when a goal is missed or a tool
-          fails, 64 for a usage error.
-
-        The machine may be shared: read the ratios, which come from the same run, and rerun when
-        in doubt. Build with -c release first.
-        """
-
-    /// A usage error, worded as swift-argument-parser words them.
-    struct UsageError: Error {
-        let message: String
-    }
+    static let help = HelpText(
+        overview: """
+            Time ImagePrep's whole job (upload copy with EXIF, display copy, thumbnail, metadata) beside \
+            vipsthumbnail making only its 2048 copy, in the same run, and print ratios, peak RSS, bytes and \
+            SSIM-Y against a float Lanczos3 reference.
+            """,
+        usage: usage,
+        sections: [
+            .entries(
+                title: "ARGUMENTS",
+                [
+                    .init(
+                        "<folder-of-jpegs>",
+                        "The benchmark photos (e.g. ../shared/bench/photos). Photos of more than \(PhotoSet.largePhotoMegapixels) MP get rows of their own."
+                    )
+                ]),
+            .options(title: "OPTIONS", options),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when done (and, with --check, every goal met), 1 when a goal is missed or a tool
+                fails, 2 for a usage error.
+                """),
+            .text(
+                title: nil,
+                """
+                The machine may be shared: read the ratios, which come from the same run, and rerun when
+                in doubt. Build with -c release first.
+                """),
+        ]
+    ).rendered
 
     enum Action {
         case run(BenchOptions)
         case showHelp
     }
 
-    static func parse(_ arguments: [String]) throws(UsageError) -> Action {
+    static func parse(_ arguments: [CommandLineArgument]) throws(UsageError) -> Action {
+        let parsed = try ArgumentParser(options: options).parse(arguments)
+        if parsed.has("help") { return .showHelp }
         var options = BenchOptions()
-        var remaining = arguments[...]
-        var folders: [String] = []
-        while let argument = remaining.popFirst() {
-            guard argument.hasPrefix("-") else {
-                folders.append(argument)
-                continue
-            }
-            func value(for name: String, placeholder: String) throws(UsageError) -> String {
-                guard let value = remaining.popFirst() else {
-                    throw UsageError(message: "Missing value for '\(name) <\(placeholder)>'.")
-                }
-                return value
-            }
-            func count(for name: String) throws(UsageError) -> Int {
-                let text = try value(for: name, placeholder: "count")
-                guard let number = Int(text), number >= 1 else {
-                    throw UsageError(
-                        message:
-                            "The value '\(text)' is invalid for '\(name) <count>': it must be a whole number at least 1."
-                    )
-                }
-                return number
-            }
-            switch argument {
-            case "-h", "--help": return .showHelp
-            case "--extra": options.extraPhotos.append(try value(for: argument, placeholder: "file"))
-            case "--runs": options.runs = try count(for: argument)
-            case "--batch-runs": options.batchRuns = try count(for: argument)
-            case "--jobs": options.jobs = try count(for: argument)
-            case "--fast": options.includesFastMode = true
-            case "--check":
-                // The file is optional; a following argument is taken as it only when it names JSON,
-                // so that `--check FOLDER` still reads FOLDER as the photos.
-                if let next = remaining.first, next.hasSuffix(".json") {
-                    options.thresholdsPath = next
-                    remaining.removeFirst()
-                } else {
-                    options.thresholdsPath = defaultThresholdsPath()
-                }
-            case "--prep-photo": options.prepPhotoPath = try value(for: argument, placeholder: "path")
-            case "--vips":
-                let path = try value(for: argument, placeholder: "path|none")
-                options.vipsthumbnailPath = path == "none" ? nil : path
-            case "--limit": options.limit = try count(for: argument)
-            case "--json": options.jsonPath = try value(for: argument, placeholder: "file")
-            case "--work": options.workFolder = try value(for: argument, placeholder: "folder")
-            case "--no-quality": options.skipsQuality = true
-            case "--report": options.reportPath = try value(for: argument, placeholder: "file.json")
-            default: throw UsageError(message: "Unknown option '\(argument)'.")
-            }
+        options.extraPhotos = try parsed.strings("extra")
+        options.runs = try parsed.integer("runs", in: 1...Int.max) ?? options.runs
+        options.batchRuns = try parsed.integer("batch-runs", in: 1...Int.max) ?? options.batchRuns
+        options.jobs = try parsed.integer("jobs", in: 1...Int.max) ?? options.jobs
+        options.includesFastMode = parsed.has("fast")
+        if parsed.has("check") {
+            options.thresholdsPath = try parsed.string("check") ?? defaultThresholdsPath()
         }
+        options.prepPhotoPath = try parsed.string("prep-photo") ?? options.prepPhotoPath
+        if let vips = try parsed.string("vips") { options.vipsthumbnailPath = vips == "none" ? nil : vips }
+        options.limit = try parsed.integer("limit", in: 1...Int.max)
+        options.jsonPath = try parsed.string("json")
+        options.workFolder = try parsed.string("work")
+        options.skipsQuality = parsed.has("no-quality")
+        options.reportPath = try parsed.string("report")
+
+        let folders = parsed.arguments
         if options.reportPath != nil, folders.isEmpty { return .run(options) }
-        guard folders.count == 1 else {
-            throw UsageError(
-                message: folders.isEmpty
-                    ? "Missing expected argument '<folder-of-jpegs>'."
-                    : "Expected one folder of JPEGs, got \(folders.count): \(folders.map { "'\($0)'" }.joined(separator: ", "))."
-            )
-        }
-        options.photoFolder = folders[0]
+        guard let folder = folders.first else { throw UsageError("Missing expected argument '<folder-of-jpegs>'") }
+        try parsed.expectNoArguments(after: 1)
+        options.photoFolder = try folder.text(for: "<folder-of-jpegs>")
         return .run(options)
     }
 

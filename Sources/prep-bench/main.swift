@@ -1,3 +1,4 @@
+import CommandLineParser
 import Foundation
 import ImagePrep
 
@@ -14,16 +15,14 @@ if CommandLine.arguments.dropFirst().first == SpawnHelper.argument { SpawnHelper
 
 let options: BenchOptions
 do {
-    switch try BenchOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+    switch try BenchOptions.parse(CommandLineArgument.processArguments) {
     case .showHelp:
-        print(BenchOptions.help)
+        print(BenchOptions.help, terminator: "")
         exit(0)
     case .run(let parsed): options = parsed
     }
 } catch {
-    FileHandle.standardError.write(
-        Data("Error: \(error.message)\n\(BenchOptions.usage)\n  See 'prep-bench --help' for more information.\n".utf8))
-    exit(64)
+    error.exit(usage: BenchOptions.usage, command: "prep-bench")
 }
 
 /// Every measurement; throws the first failure of any tool.

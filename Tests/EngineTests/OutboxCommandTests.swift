@@ -12,36 +12,36 @@ struct OutboxCommandTests {
     @Test(arguments: [
         (
             ["--store", "s", "frobnicate"],
-            "Error: Unknown command 'frobnicate'.\nUsage: outbox --store <folder> <command> [options]\n"
+            "Error: Unknown command 'frobnicate'\nUsage: outbox --store <folder> <command> [options]\n"
                 + "  See 'outbox --help' for more information.\n"
         ),
         (
             ["add", "a.jpg"],
-            "Error: Missing expected option '--store <folder>'.\n"
+            "Error: Missing expected option '--store <folder>'\n"
                 + "Usage: outbox --store <folder> add <photo> ... [--kind <kind>] [--note <text>]\n"
                 + "  See 'outbox add --help' for more information.\n"
         ),
         (
             ["--store", "s", "drain"],
-            "Error: Missing expected option '--engine <url>'.\n"
+            "Error: Missing expected option '--engine <url>'\n"
                 + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>]\n"
                 + "  See 'outbox drain --help' for more information.\n"
         ),
         (
             ["--store", "s", "drain", "--engine", "http://127.0.0.1:9", "--watch", "soon"],
-            "Error: The value 'soon' is invalid for '--watch <seconds>': it must be a number of seconds from 0.01 to 86400.\n"
+            "Error: The value 'soon' is invalid for '--watch <seconds>': it must be a number of seconds from 0.01 to 86400\n"
                 + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>]\n"
                 + "  See 'outbox drain --help' for more information.\n"
         ),
         (
             ["--store", "s", "send-now", "--engine", "127.0.0.1:9", "plate-1"],
-            "Error: The value '127.0.0.1:9' is invalid for '--engine <url>': it must be an http:// or https:// URL with a host.\n"
+            "Error: The value '127.0.0.1:9' is invalid for '--engine <url>': it must be an http:// or https:// URL with a host\n"
                 + "Usage: outbox --store <folder> send-now <id> --engine <url>\n"
                 + "  See 'outbox send-now --help' for more information.\n"
         ),
         (
             ["--store", "s", "discard"],
-            "Error: Missing expected argument '<id>'.\nUsage: outbox --store <folder> discard <id>\n"
+            "Error: Missing expected argument '<id>'\nUsage: outbox --store <folder> discard <id>\n"
                 + "  See 'outbox discard --help' for more information.\n"
         ),
     ])
