@@ -46,25 +46,27 @@ struct CommandTool: Sendable {
     }
 
     /// One photo: `vipsthumbnail PHOTO --size 2048 -o FOLDER/STEM.jpg[Q=85]` (the form
-    /// `../shared/bench/bench.py` times), or `prep-photo --out FOLDER PHOTO`.
+    /// `../shared/bench/bench.py` times), or `prep-photo --overwrite --out FOLDER PHOTO` (each run
+    /// writes over the last one's copies, as vipsthumbnail does).
     func arguments(for photo: BenchPhoto, into folder: String) -> [String] {
         switch kind {
         case .vipsthumbnail:
             // An absolute -o path: a relative one would land next to the input, in the read-only set.
             [executable, photo.path, "--size", "2048", "-o", "\(folder)/\(photo.stem).jpg[Q=85]"]
         case .prepPhoto(let isFast):
-            [executable] + (isFast ? ["--fast"] : []) + ["--out", folder, photo.path]
+            [executable] + (isFast ? ["--fast"] : []) + ["--overwrite", "--out", folder, photo.path]
         }
     }
 
     /// All photos in one process: `vipsthumbnail FILES --size 2048 -o 'FOLDER/%s.jpg[Q=85]'`
-    /// (bench.py's one-process batch form), or `prep-photo --jobs N --out FOLDER FILES`.
+    /// (bench.py's one-process batch form), or `prep-photo --overwrite --jobs N --out FOLDER FILES`.
     func batchArguments(for photos: [BenchPhoto], into folder: String) -> [String] {
         switch kind {
         case .vipsthumbnail:
             [executable] + photos.map(\.path) + ["--size", "2048", "-o", "\(folder)/%s.jpg[Q=85]"]
         case .prepPhoto(let isFast):
-            [executable] + (isFast ? ["--fast"] : []) + ["--jobs", "\(jobs)", "--out", folder] + photos.map(\.path)
+            [executable] + (isFast ? ["--fast"] : []) + ["--overwrite", "--jobs", "\(jobs)", "--out", folder]
+                + photos.map(\.path)
         }
     }
 

@@ -1,130 +1,130 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// One input of a batch and where its copies go.
+/// One input of a batch: a photo and where its copies go, or an input decided before any work.
 struct PlannedPhoto: Sendable {
-    /// The path as the user gave it (or as found in a folder they gave).
-    let input: String
-    let upload: URL
-    let display: URL
-    let thumbnail: URL
-    /// Why this input is not prepared at all, decided before any work starts.
-    var refusal: String?
+    /// What was decided before any work: the input is left out, or it fails.
+    enum Verdict: Sendable {
+        case skipped(SkipCause, message: String)
+        case failed(code: String, message: String)
+    }
+
+    /// The path as the user gave it, or as found in a folder they gave.
+    let input: BytePath
+    /// Its copies' path without the suffix: `OUT/2024/trip/IMG_0001`; nil when it has a verdict.
+    let stem: BytePath?
+    let status: FileStatus?
+    var verdict: Verdict?
+
+    /// Whether it counts among the photos of the summary ("Prepared 3 of 4 photos"): all but
+    /// the inputs left out.
+    var isPhoto: Bool {
+        if case .skipped = verdict { return false }
+        return true
+    }
+
+    /// The copies it would write: upload, and display and thumbnail when asked for.
+    func copies(writesDisplay: Bool, writesThumbnail: Bool) -> [BytePath] {
+        guard let stem else { return [] }
+        return BatchPlan.suffixes(writesDisplay: writesDisplay, writesThumbnail: writesThumbnail).map {
+            BytePath(bytes: stem.bytes + Array($0.utf8))
+        }
+    }
 }
 
-/// Turns the command line's files and folders into the list of photos and their output names.
+/// Turns the inputs into the batch's photos and their output names.
 ///
 /// Problems that only the batch as a whole can see are caught here, before anything is written:
-/// two inputs that would write the same copies, and a copy that would land on an input.
+/// one file met under two names (a link beside its target: it is one photo, prepared once), and
+/// two photos that would write the same copies.
 enum BatchPlan {
-    /// File name extensions taken from a folder: JPEGs, and other image formats so that a PNG
-    /// or HEIC in a folder is reported as "not a JPEG" rather than skipped without a word.
-    static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "jfif", "png", "heic", "heif", "avif", "gif", "webp", "tif", "tiff", "bmp",
-    ]
+    static let uploadSuffix = ".jpg"
+    static let displaySuffix = ".display.jpg"
+    static let thumbnailSuffix = ".thumb.jpg"
 
-    struct Result {
+    static func suffixes(writesDisplay: Bool, writesThumbnail: Bool) -> [String] {
+        [uploadSuffix] + (writesDisplay ? [displaySuffix] : []) + (writesThumbnail ? [thumbnailSuffix] : [])
+    }
+
+    struct Result: Sendable {
         var photos: [PlannedPhoto]
-        /// Files in the given folders that are not images.
-        var skippedFileCount: Int
+        /// The identity of every input photo, so that no copy ever replaces one.
+        var inputIdentities: Set<FileIdentity>
     }
 
     /// - Parameters:
-    ///   - writesDisplay, writesThumbnail: which copies besides the upload will be written, so
+    ///   - writesDisplay, writesThumbnail: which copies besides the upload are written, so
     ///     that only real clashes are refused.
-    ///   - folderProblem: why the output folder cannot be used; every input is refused with it,
-    ///     so that each is still reported.
     static func make(
-        inputs: [String], outputFolder: URL, writesDisplay: Bool, writesThumbnail: Bool, folderProblem: String? = nil
+        _ found: [FoundInput], outputFolder: BytePath, writesDisplay: Bool, writesThumbnail: Bool
     ) -> Result {
-        var paths: [(input: String, refusal: String?)] = []
-        var skipped = 0
-        for input in inputs {
-            guard isDirectory(input) else {
-                paths.append((input, nil))
-                continue
+        // The name under which each file is prepared: its first name that is not a link, else its first.
+        var chosen: [FileIdentity: Int] = [:]
+        for (index, input) in found.enumerated() {
+            guard case .photo(let photo) = input else { continue }
+            if let earlier = chosen[photo.status.identity] {
+                guard case .photo(let first) = found[earlier], first.isLink, !photo.isLink else { continue }
             }
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: input)) ?? []).sorted()
-            let files = names.filter { !$0.hasPrefix(".") && isRegularFile(Self.path(input, $0)) }
-            let images = files.filter { imageExtensions.contains(Self.fileExtension(of: $0)) }
-            skipped += files.count - images.count
-            if images.isEmpty {
-                paths.append((input, "'\(input)' is a folder with no photos in it."))
-            }
-            paths += images.map { (Self.path(input, $0), nil) }
+            chosen[photo.status.identity] = index
         }
 
-        let inputIdentities = Set(paths.compactMap { fileIdentity($0.input) })
-        var writerOfOutput: [String: String] = [:]
-        var inputOfIdentity: [[UInt64]: String] = [:]
-        let photos = paths.map { path -> PlannedPhoto in
-            let file =
-                path.input.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path.input
-            let fileExtension = Self.fileExtension(of: file)
-            let name = fileExtension.isEmpty ? file : String(file.dropLast(fileExtension.count + 1))
-            var photo = PlannedPhoto(
-                input: path.input,
-                upload: outputFolder.appendingPathComponent(name + ".jpg"),
-                display: outputFolder.appendingPathComponent(name + ".display.jpg"),
-                thumbnail: outputFolder.appendingPathComponent(name + ".thumb.jpg"),
-                refusal: path.refusal ?? folderProblem)
-            guard photo.refusal == nil else { return photo }
-            if let identity = fileIdentity(path.input) {
-                if let earlier = inputOfIdentity[identity] {
-                    photo.refusal =
-                        "'\(path.input)' was not prepared: it is the same file as '\(earlier)', given twice."
-                    return photo
+        // Copies are named stem + suffix, so two photos' copies meet only when their stems are
+        // equal, or one is the other's plus ".display" or ".thumb" (IMG.display.jpg is both the
+        // display copy of IMG.jpg and the upload copy of IMG.display.jpg).
+        let variants = (writesDisplay ? [".display"] : []) + (writesThumbnail ? [".thumb"] : [])
+        var writerOfStem: [[UInt8]: BytePath] = [:]
+        func clash(_ stem: [UInt8]) -> BytePath? {
+            if let writer = writerOfStem[stem] { return writer }
+            for variant in variants.map({ Array($0.utf8) }) {
+                if let writer = writerOfStem[stem + variant] { return writer }
+                if stem.count > variant.count, stem.suffix(variant.count).elementsEqual(variant),
+                    let writer = writerOfStem[Array(stem.dropLast(variant.count))]
+                {
+                    return writer
                 }
-                inputOfIdentity[identity] = path.input
             }
-            let outputs =
-                [photo.upload] + (writesDisplay ? [photo.display] : []) + (writesThumbnail ? [photo.thumbnail] : [])
-            if let clash = outputs.first(where: { writerOfOutput[$0.lastPathComponent] != nil }) {
-                let earlier = writerOfOutput[clash.lastPathComponent]!
-                photo.refusal =
-                    "'\(path.input)' was not prepared: its copy \(clash.lastPathComponent) would replace the one made from '\(earlier)'; rename one of them or prepare them into different folders."
-                return photo
-            }
-            if let clash = outputs.first(where: { fileIdentity($0.path).map(inputIdentities.contains) ?? false }) {
-                photo.refusal =
-                    "'\(path.input)' was not prepared: its copy '\(clash.relativePath)' would overwrite an input."
-                return photo
-            }
-            for output in outputs { writerOfOutput[output.lastPathComponent] = path.input }
-            return photo
+            return nil
         }
-        return Result(photos: photos, skippedFileCount: skipped)
+
+        var identities: Set<FileIdentity> = []
+        let photos = found.enumerated().map { index, input -> PlannedPhoto in
+            switch input {
+            case .skipped(let path, let cause, let message):
+                return PlannedPhoto(input: path, stem: nil, status: nil, verdict: .skipped(cause, message: message))
+            case .failed(let path, let code, let message):
+                return PlannedPhoto(input: path, stem: nil, status: nil, verdict: .failed(code: code, message: message))
+            case .photo(let photo):
+                identities.insert(photo.status.identity)
+                let chosenIndex = chosen[photo.status.identity]!
+                if chosenIndex != index, case .photo(let kept) = found[chosenIndex] {
+                    return PlannedPhoto(
+                        input: photo.path, stem: nil, status: photo.status,
+                        verdict: .skipped(
+                            .duplicate,
+                            message: "'\(photo.path)' is the same file as '\(kept.path)'; it is prepared once, as '\(kept.path)'."
+                        ))
+                }
+                let relativeStem = stem(of: photo.mirrored)
+                if let earlier = clash(relativeStem.bytes) {
+                    return PlannedPhoto(
+                        input: photo.path, stem: nil, status: photo.status,
+                        verdict: .failed(
+                            code: "output_clash",
+                            message: "'\(photo.path)' was not prepared: its copies would replace those made from '\(earlier)' ('\(outputFolder.appending(relativeStem.bytes))\(uploadSuffix)'); prepare their folder with -r, or give --base, so that each keeps its folder under --out."
+                        ))
+                }
+                writerOfStem[relativeStem.bytes] = photo.path
+                return PlannedPhoto(
+                    input: photo.path, stem: outputFolder.appending(relativeStem.bytes), status: photo.status,
+                    verdict: nil)
+            }
+        }
+        return Result(photos: photos, inputIdentities: identities)
     }
 
-    /// The lowercased extension of a file name, without the dot; empty for ".hidden" and "README".
-    static func fileExtension(of name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
-        return name[name.index(after: dot)...].lowercased()
-    }
-
-    private static func path(_ folder: String, _ name: String) -> String {
-        folder.hasSuffix("/") ? folder + name : folder + "/" + name
-    }
-
-    static func isDirectory(_ path: String) -> Bool { fileType(path) == S_IFDIR }
-
-    private static func isRegularFile(_ path: String) -> Bool { fileType(path) == S_IFREG }
-
-    private static func fileType(_ path: String) -> mode_t? {
-        var info = stat()
-        return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
-    }
-
-    /// Device and inode, so that two spellings of one file (./a.jpg, a.jpg, a link) are equal.
-    private static func fileIdentity(_ path: String) -> [UInt64]? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    /// The mirrored path without the file's extension: `2024/trip/IMG_0001` for
+    /// `2024/trip/IMG_0001.JPG`; a name without one (`.jpg`, `README`) is kept whole.
+    static func stem(of mirrored: BytePath) -> BytePath {
+        let name = Array(mirrored.lastComponent)
+        let fileExtension = InputDiscovery.fileExtension(of: name)
+        let kept = fileExtension.isEmpty ? name.count : name.count - name.reversed().firstIndex(of: UInt8(ascii: "."))! - 1
+        return BytePath(bytes: mirrored.bytes.dropLast(name.count - kept))
     }
 }

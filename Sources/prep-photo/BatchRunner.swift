@@ -7,13 +7,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A copy that was written, as the report describes it.
 struct WrittenCopy: Sendable {
-    let path: String
+    let path: BytePath
     let size: PixelSize
     let byteCount: Int
 }
@@ -29,17 +26,61 @@ enum PhotoOutcome: Sendable {
     }
 
     case prepared(Prepared)
-    case failed(String)
+    /// `--skip-existing`: all its copies are there, newer than it.
+    case alreadyPrepared
+    case skipped(SkipCause, message: String)
+    case failed(code: String, message: String)
+}
+
+/// What to do with copies that are already there when a photo is prepared.
+enum ExistingCopies: Sendable {
+    /// Fail the photo (`output_exists`), replacing nothing: the default, so that two inputs of
+    /// one name never silently replace each other across runs.
+    case refuse
+    /// `--skip-existing`: keep a photo whose copies are all there and newer than it; prepare
+    /// again, replacing its copies, a photo whose set is partial or older.
+    case skipFinished
+    /// `--overwrite`: replace them.
+    case replace
+}
+
+/// How many inputs ended which way, for the summary.
+struct BatchTally: Sendable {
+    /// The inputs that count as photos: all but those left out.
+    var photos = 0
+    var prepared = 0
+    var alreadyPrepared = 0
+    var failed = 0
+    /// Photos never started because a signal stopped the run.
+    var notStarted = 0
+    var skipped: [SkipCause: Int] = [:]
+    /// The first few subfolders left out without `-r`, to name them.
+    var subfoldersNamed: [BytePath] = []
 }
 
 /// Prepares a batch on `jobs` threads, each with its own reusable workspace, and reports every
 /// result in input order as soon as it and all before it are done.
 final class BatchRunner: Sendable {
+    struct Settings: Sendable {
+        var jobs = 1
+        var emitsJSON = false
+        var showsProgress = false
+        var isQuiet = false
+        var isVerbose = false
+        var existingCopies = ExistingCopies.refuse
+        var writesDisplay = true
+        var writesThumbnail = true
+    }
+
+    static let namedSubfolders = 5
+
     private let photos: [PlannedPhoto]
+    private let inputIdentities: Set<FileIdentity>
     private let preparer: PhotoPreparer
-    private let jobs: Int
-    private let emitsJSON: Bool
-    private let showsProgress: Bool
+    private let settings: Settings
+    private let writer: OutputWriter
+    private let signals: StopSignals
+    private let photoCount: Int
     private let nextIndex = Atomic<Int>(0)
     private let state: Mutex<State>
     private let started = ContinuousClock.now
@@ -47,67 +88,154 @@ final class BatchRunner: Sendable {
     private struct State {
         var outcomes: [PhotoOutcome?]
         var nextToReport = 0
-        var finished = 0
-        var failed = 0
+        var tally = BatchTally()
+        var finishedPhotos = 0
+        var warnings = WarningTally()
         var lastProgress = ContinuousClock.now - .seconds(1)
     }
 
-    init(photos: [PlannedPhoto], preparer: PhotoPreparer, jobs: Int, emitsJSON: Bool, showsProgress: Bool) {
-        self.photos = photos
+    init(
+        plan: BatchPlan.Result, preparer: PhotoPreparer, settings: Settings, writer: OutputWriter,
+        signals: StopSignals
+    ) {
+        photos = plan.photos
+        inputIdentities = plan.inputIdentities
         self.preparer = preparer
-        self.jobs = max(1, min(jobs, photos.count))
-        self.emitsJSON = emitsJSON
-        self.showsProgress = showsProgress
-        state = Mutex(State(outcomes: Array(repeating: nil, count: photos.count)))
+        self.settings = settings
+        self.writer = writer
+        self.signals = signals
+        photoCount = plan.photos.count { $0.isPhoto }
+        var state = State(outcomes: Array(repeating: nil, count: plan.photos.count))
+        state.tally.photos = photoCount
+        self.state = Mutex(state)
     }
 
-    /// Runs the batch and returns how many photos failed.
-    func run() -> (failed: Int, elapsed: Duration) {
+    /// Runs the batch until it is done or a signal stops it.
+    func run() -> (tally: BatchTally, elapsed: Duration) {
+        let jobs = max(1, min(settings.jobs, photoCount))
         let group = DispatchGroup()
         for _ in 0..<jobs {
-            DispatchQueue.global().async(group: group) { [self] in work() }
+            DispatchQueue.global().async(group: group) { [self] in work(workers: jobs) }
         }
         group.wait()
-        if showsProgress { Terminal.writeError("\r\u{1B}[K") }
-        return (state.withLock { $0.failed }, ContinuousClock.now - started)
+        return state.withLock { state in
+            if settings.showsProgress { Terminal.writeError("\r\u{1B}[K") }
+            if !settings.isQuiet { Terminal.writeError(state.warnings.lines.joined()) }
+            state.tally.notStarted = photos[state.nextToReport...].count { $0.isPhoto }
+            return (state.tally, ContinuousClock.now - started)
+        }
     }
 
-    private func work() {
+    private func work(workers: Int) {
         // A worker with one photo keeps no buffers for a next one, which lowers its peak memory.
-        let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: photos.count > jobs)
-        while true {
+        let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: photoCount > workers)
+        while signals.stopSignal == nil {
             let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < photos.count else { return }
-            let outcome = prepare(photos[index], workspace: workspace)
-            record(outcome, at: index)
+            record(prepare(photos[index], workspace: workspace), at: index)
         }
     }
 
     private func prepare(_ photo: PlannedPhoto, workspace: PreparationWorkspace) -> PhotoOutcome {
-        if let refusal = photo.refusal { return .failed(refusal) }
-        var written: [URL] = []
-        do {
-            let prepared = try preparer.prepare(contentsOf: URL(fileURLWithPath: photo.input), workspace: workspace)
-            func write(_ copy: EncodedJPEG, to url: URL) throws(OutputWriter.WriteError) -> WrittenCopy {
-                try OutputWriter.write(copy.data, to: url)
-                written.append(url)
-                return WrittenCopy(path: url.relativePath, size: copy.size, byteCount: copy.data.count)
+        switch photo.verdict {
+        case .skipped(let cause, let message): return .skipped(cause, message: message)
+        case .failed(let code, let message): return .failed(code: code, message: message)
+        case nil: break
+        }
+        let input = photo.input
+        let destinations = photo.copies(writesDisplay: settings.writesDisplay, writesThumbnail: settings.writesThumbnail)
+        if let decided = checkExisting(destinations, of: photo) { return decided }
+        if let folder = destinations[0].parent, let error = FileSystem.makeFolders(folder) {
+            return .failed(
+                code: "write_failed", message: "'\(input)' was not prepared: could not create the folder '\(folder)': \(error.reason).")
+        }
+
+        let prepared: PreparedPhoto
+        do throws(ImagePrepError) {
+            let data: Data
+            do throws(ReadFailure) {
+                data = try FileSystem.contents(of: input)
+            } catch {
+                switch error {
+                case .system(let error):
+                    throw .unreadable(file: input.description, reason: error.reason)
+                case .notRegularFile(let kind):
+                    throw .unreadable(
+                        file: input.description, reason: kind == .folder ? "it is a folder" : "it is not a regular file")
+                }
             }
-            let upload = try write(prepared.upload, to: photo.upload)
-            let display = try prepared.display.map { try write($0, to: photo.display) }
-            let thumbnail = try prepared.thumbnail.map { try write($0, to: photo.thumbnail) }
-            return .prepared(
-                .init(
-                    upload: upload, display: display, thumbnail: thumbnail, metadata: prepared.metadata,
-                    warnings: prepared.warnings))
-        } catch let error as ImagePrepError {
-            return .failed(error.description)
-        } catch let error as OutputWriter.WriteError {
-            // A photo whose copies cannot all be written leaves none: the report says it failed.
-            for url in written { unlink(url.path) }
-            return .failed("'\(photo.input)' was prepared but \(error.message).")
+            prepared = try preparer.prepare(data, name: input.description, workspace: workspace)
         } catch {
-            return .failed("'\(photo.input)': \(error)")
+            return .failed(code: error.code, message: error.description)
+        }
+
+        let encoded = [prepared.upload, prepared.display, prepared.thumbnail].compactMap { $0 }
+        precondition(encoded.count == destinations.count, "the copies made are the copies asked for")
+        var staged: [OutputWriter.StagedCopy] = []
+        do throws(OutputWriter.Failure) {
+            for (copy, destination) in zip(encoded, destinations) {
+                staged.append(try writer.stage(copy.data, for: destination))
+            }
+            try writer.publish(staged, replacing: settings.existingCopies != .refuse)
+        } catch {
+            writer.discard(staged)
+            return Self.failure(error, input: input)
+        }
+        let written = zip(encoded, destinations).map { WrittenCopy(path: $1, size: $0.size, byteCount: $0.data.count) }
+        return .prepared(
+            .init(
+                upload: written[0], display: prepared.display == nil ? nil : written[1],
+                thumbnail: prepared.thumbnail == nil ? nil : written.last, metadata: prepared.metadata,
+                warnings: prepared.warnings))
+    }
+
+    /// What the copies already there decide, before any work: a photo whose copy would land on
+    /// an input, or on a folder, fails; `--skip-existing` keeps a finished photo; by default a
+    /// photo any of whose copies exists fails.
+    private func checkExisting(_ destinations: [BytePath], of photo: PlannedPhoto) -> PhotoOutcome? {
+        let input = photo.input
+        var finished = 0
+        for destination in destinations {
+            guard case .success(let existing) = FileSystem.status(of: destination, followingLinks: false) else { continue }
+            if inputIdentities.contains(existing.identity) {
+                return .failed(
+                    code: "overwrites_input",
+                    message: "'\(input)' was not prepared: its copy '\(destination)' would overwrite an input.")
+            }
+            if existing.kind == .folder {
+                return .failed(
+                    code: "write_failed",
+                    message: "'\(input)' was not prepared: its copy cannot be written to '\(destination)': \(SystemError.isAFolder.reason)."
+                )
+            }
+            switch settings.existingCopies {
+            case .refuse:
+                return .failed(
+                    code: "output_exists",
+                    message: "'\(input)' was not prepared: its copy '\(destination)' already exists; pass --skip-existing to keep finished photos, or --overwrite to replace them."
+                )
+            case .skipFinished:
+                if existing.kind == .regular, existing.modified > photo.status!.modified { finished += 1 }
+            case .replace:
+                break
+            }
+        }
+        return finished == destinations.count ? .alreadyPrepared : nil
+    }
+
+    private static func failure(_ error: OutputWriter.Failure, input: BytePath) -> PhotoOutcome {
+        switch error {
+        case .cannotWrite(let path, let error):
+            .failed(code: "write_failed", message: "'\(input)' was prepared but could not write '\(path)': \(error.reason).")
+        case .cannotMove(let path, let error):
+            .failed(
+                code: "write_failed",
+                message: "'\(input)' was prepared but could not move the finished copy to '\(path)': \(error.reason).")
+        case .appeared(let path):
+            .failed(
+                code: "output_exists",
+                message: "'\(input)' was prepared but its copy '\(path)' appeared meanwhile, made by another process; nothing was replaced."
+            )
         }
     }
 
@@ -115,29 +243,48 @@ final class BatchRunner: Sendable {
     private func record(_ outcome: PhotoOutcome, at index: Int) {
         state.withLock { state in
             state.outcomes[index] = outcome
-            state.finished += 1
-            if case .failed = outcome { state.failed += 1 }
+            if photos[index].isPhoto { state.finishedPhotos += 1 }
             var lines: [String] = []
             var messages: [String] = []
             while state.nextToReport < photos.count, let ready = state.outcomes[state.nextToReport] {
                 let photo = photos[state.nextToReport]
-                if emitsJSON { lines.append(JSONReport.line(for: photo, outcome: ready)) }
+                if settings.emitsJSON { lines.append(JSONReport.line(for: photo.input, outcome: ready)) }
                 switch ready {
-                case .failed(let message): messages.append("prep-photo: error: \(message)")
+                case .failed(_, let message):
+                    state.tally.failed += 1
+                    messages.append("prep-photo: error: \(message)")
+                case .skipped(let cause, let message):
+                    state.tally.skipped[cause, default: 0] += 1
+                    if cause == .subfolder, state.tally.subfoldersNamed.count < Self.namedSubfolders {
+                        state.tally.subfoldersNamed.append(photo.input)
+                    }
+                    if settings.isVerbose { messages.append("prep-photo: skipped: \(message)") }
+                case .alreadyPrepared:
+                    state.tally.alreadyPrepared += 1
+                    if settings.isVerbose {
+                        messages.append("prep-photo: skipped: '\(photo.input)' is already prepared (its copies are newer).")
+                    }
                 case .prepared(let prepared):
-                    messages += prepared.warnings.map { "prep-photo: warning: '\(photo.input)': \($0.message)" }
+                    state.tally.prepared += 1
+                    guard !settings.isQuiet else { break }
+                    for warning in prepared.warnings {
+                        if settings.isVerbose || !state.warnings.add(warning.message, from: photo.input) {
+                            messages.append("prep-photo: warning: '\(photo.input)': \(warning.message)")
+                        }
+                    }
                 }
-                state.outcomes[state.nextToReport] = .failed("")  // reported; keep no copy around
+                state.outcomes[state.nextToReport] = .alreadyPrepared  // reported; keep no copy around
                 state.nextToReport += 1
             }
-            if showsProgress, !messages.isEmpty { Terminal.writeError("\r\u{1B}[K") }
+            if settings.showsProgress, !messages.isEmpty { Terminal.writeError("\r\u{1B}[K") }
             if !messages.isEmpty { Terminal.writeError(messages.joined(separator: "\n") + "\n") }
             if !lines.isEmpty { Terminal.writeOutput(lines.joined(separator: "\n") + "\n") }
             let now = ContinuousClock.now
-            if showsProgress, now - state.lastProgress >= .milliseconds(100) || state.finished == photos.count {
+            if settings.showsProgress,
+                now - state.lastProgress >= .milliseconds(100) || state.finishedPhotos == photoCount
+            {
                 state.lastProgress = now
-                Terminal.writeError(
-                    "\r\u{1B}[K" + progressLine(finished: state.finished, failed: state.failed, now: now))
+                Terminal.writeError("\r\u{1B}[K" + progressLine(finished: state.finishedPhotos, failed: state.tally.failed, now: now))
             }
         }
     }
@@ -145,35 +292,42 @@ final class BatchRunner: Sendable {
     private func progressLine(finished: Int, failed: Int, now: ContinuousClock.Instant) -> String {
         let seconds = Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds)
         let rate = seconds > 0 ? Double(finished) / seconds : 0
-        let remaining = rate > 0 ? Int((Double(photos.count - finished) / rate).rounded(.up)) : 0
-        var line = "\(finished)/\(photos.count) photos, \(Terminal.format(rate)) photos/s, ETA \(remaining / 60):"
+        let remaining = rate > 0 ? Int((Double(photoCount - finished) / rate).rounded(.up)) : 0
+        var line = "\(finished)/\(photoCount) photos, \(Terminal.format(rate)) photos/s, ETA \(remaining / 60):"
         line += (remaining % 60 < 10 ? "0" : "") + "\(remaining % 60)"
         if failed > 0 { line += ", \(failed) failed" }
         return line
     }
 }
 
-/// Writing to the standard streams without the C globals, which Swift 6 does not allow.
-enum Terminal {
-    static func writeError(_ text: String) { write(text, to: STDERR_FILENO) }
-    static func writeOutput(_ text: String) { write(text, to: STDOUT_FILENO) }
+/// Warnings that many photos share, printed once each with a count at the end of the batch
+/// instead of once per photo.
+struct WarningTally {
+    /// Past this many different messages, further ones are printed as they come, so that a
+    /// batch of photos with all different warnings does not hold them all.
+    static let limit = 100
 
-    private static func write(_ text: String, to descriptor: Int32) {
-        var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { return }
-                offset += count
-            }
+    private var order: [String] = []
+    private var seen: [String: (count: Int, first: BytePath)] = [:]
+
+    /// Counts `message`; false when it was not kept, and is to be printed now.
+    mutating func add(_ message: String, from input: BytePath) -> Bool {
+        if let entry = seen[message] {
+            seen[message] = (entry.count + 1, entry.first)
+            return true
         }
+        guard order.count < Self.limit else { return false }
+        order.append(message)
+        seen[message] = (1, input)
+        return true
     }
-    static var isErrorATerminal: Bool { isatty(STDERR_FILENO) == 1 }
 
-    static func format(_ value: Double) -> String {
-        let tenths = Int((value * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
+    /// "prep-photo: warning: 'a.jpg' and 11 more photos: MESSAGE", in the order first seen.
+    var lines: [String] {
+        order.map { message in
+            let (count, first) = seen[message]!
+            let photos = count == 1 ? "'\(first)'" : "'\(first)' and \(count - 1) more photo\(count == 2 ? "" : "s")"
+            return "prep-photo: warning: \(photos): \(message)\n"
+        }
     }
 }

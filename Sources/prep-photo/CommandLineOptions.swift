@@ -1,3 +1,4 @@
+import CommandLineParser
 import ImagePrep
 
 #if canImport(FoundationEssentials)
@@ -8,71 +9,118 @@ import Foundation
 
 /// What the user asked for on the command line.
 struct CommandLineOptions {
-    var inputs: [String] = []
-    var outputFolder = "prepared"
+    var inputs: [BytePath] = []
+    var fileLists: [BytePath] = []
+    var listSeparator = UInt8(ascii: "\n")
+    var outputFolder = BytePath("prepared")
+    var base: BytePath?
+    var isRecursive = false
+    var existingCopies = ExistingCopies.refuse
     var configuration = PhotoPreparer.Configuration()
     var jobs = ProcessInfo.processInfo.activeProcessorCount
     var emitsJSON = false
+    var isQuiet = false
+    var isVerbose = false
 
     static let version = "prep-photo 0.1.0"
 
-    static let usageLine = "prep-photo [--out <folder>] [options] <photo-or-folder> ..."
-    static let usage = "Usage: \(usageLine)"
+    static let usage = "prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>"
 
-    static let help = """
-        OVERVIEW: Prepare JPEG photos for upload: an upload copy with the original EXIF, a stripped
-        upright display copy and a thumbnail, plus the capture time and place.
+    static let options: [Option] = [
+        Option("out", short: "o", value: .required(placeholder: "folder"), help: "Where the copies go. (default: ./prepared)"),
+        Option(
+            "recursive", short: "r",
+            help: "Also prepare the photos in the subfolders of the folders given, keeping their folders under --out."),
+        Option(
+            "files-from", value: .required(placeholder: "file"),
+            help: "Also prepare the paths listed in <file>, one per line ('-' reads standard input). Repeatable."),
+        Option("null", short: "0", help: "The --files-from paths are separated by NUL bytes, as find -print0 writes them."),
+        Option(
+            "base", value: .required(placeholder: "folder"),
+            help: "Keep each photo's path below <folder> under --out, for lists and -r alike, so that shards of one library fill one --out."
+        ),
+        Option(
+            "skip-existing",
+            help: "Keep a photo whose copies are all there and newer than it; prepare the others (a rerun finishes a stopped job)."
+        ),
+        Option("overwrite", help: "Replace copies that are already there. (default: refuse to, naming the copy)"),
+        Option("max-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the upload copy. (default: 2048)"),
+        Option(
+            "display-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the display copy. (default: 2048)"),
+        Option("thumb-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the thumbnail. (default: 400)"),
+        Option("quality", value: .required(placeholder: "1-100"), help: "JPEG quality of every copy. (default: 85)"),
+        Option("no-display", help: "Do not write display copies."),
+        Option("no-thumb", help: "Do not write thumbnails."),
+        Option(
+            "jobs", short: "j", value: .required(placeholder: "count"),
+            help: "Photos prepared at once. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"),
+        Option("json", help: "Print one JSON object per input on stdout, in input order."),
+        Option("quiet", short: "q", help: "Print errors only: no warnings, no summary, no progress line."),
+        Option("verbose", help: "Name every input left out and why, and print each warning with its photo."),
+        Option(
+            "accept-incomplete",
+            help: "Prepare truncated or damaged photos whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them."
+        ),
+        Option(
+            "max-pixels", value: .required(placeholder: "count"),
+            help: "Refuse photos with more pixels than this. (default: 100000000)"),
+        Option(
+            "fast",
+            help: "Speed mode: when a 1/2, 1/4 or 1/8 decode lands at most 3% below --max-edge (2016 for 2048), keep that size and skip the resample."
+        ),
+        Option("version", help: "Show the version."),
+        Option("help", short: "h", help: "Show this help."),
+    ]
 
-        USAGE: \(usageLine)
-
-        ARGUMENTS:
-          <photo-or-folder>       JPEG files, or folders whose image files (.jpg, .jpeg, .png, .heic,
-                                  ...) are all prepared; other files in a folder are skipped.
-
-        OUTPUT:
-          For each photo NAME.jpg the output folder gets:
-            NAME.jpg              upload copy: long edge at most --max-edge, with the original's
-                                  EXIF (GPS included), ICC profile and comment
-            NAME.display.jpg      display copy: upright, sRGB, only the comment kept
-            NAME.thumb.jpg        thumbnail: upright, sRGB, only the comment kept
-          Inputs are never overwritten, and every file appears complete or not at all.
-
-        OPTIONS:
-          --out <folder>          Where the copies go. (default: ./prepared)
-          --max-edge <pixels>     Longest edge of the upload copy. (default: 2048)
-          --display-edge <pixels> Longest edge of the display copy. (default: 2048)
-          --thumb-edge <pixels>   Longest edge of the thumbnail. (default: 400)
-          --quality <1-100>       JPEG quality of every copy. (default: 85)
-          --no-display            Do not write display copies.
-          --no-thumb              Do not write thumbnails.
-          --jobs <count>          Photos prepared at once. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)
-          --json                  Print one JSON object per input on stdout, in input order.
-          --accept-incomplete     Prepare truncated or damaged photos whose missing pixels
-                                  libjpeg-turbo fills in grey, with a warning, instead of
-                                  refusing them.
-          --max-pixels <count>    Refuse photos with more pixels than this. (default: 100000000)
-          --fast                  Speed mode: when a 1/2, 1/4 or 1/8 decode lands at most 3%
-                                  below --max-edge (2016 for 2048), keep that size and skip
-                                  the resample.
-          --version               Show the version.
-          -h, --help              Show this help.
-
-        EXIT STATUS:
-          0 when every photo was prepared, 1 when some failed, 2 for a usage error.
-
-        EXAMPLES:
-          prep-photo IMG_1025.jpg
-              Writes prepared/IMG_1025.jpg, .display.jpg and .thumb.jpg.
-          prep-photo --out ~/upload --jobs 4 ~/DCIM/100APPLE
-              Prepares a whole folder, four photos at a time.
-          prep-photo --json --no-display --thumb-edge 256 *.jpg > photos.jsonl
-              Thumbnails only, with one line of JSON per photo for a script.
-        """
-
-    /// A usage error, worded as swift-argument-parser words them.
-    struct UsageError: Error {
-        let message: String
-    }
+    static let help = HelpText(
+        overview: """
+            Prepare JPEG photos for upload: an upload copy with the original EXIF, a stripped upright display \
+            copy and a thumbnail, plus the capture time and place.
+            """,
+        usage: usage,
+        sections: [
+            .entries(
+                title: "ARGUMENTS",
+                [
+                    .init(
+                        "<photo-or-folder>",
+                        "JPEG files, or folders whose image files (.jpg, .jpeg, .png, .heic, ...) are all prepared; other files in a folder, hidden names, links to folders and special files are left out and counted."
+                    )
+                ]),
+            .text(
+                title: "OUTPUT",
+                """
+                For each photo NAME.jpg the output folder gets:
+                  NAME.jpg              upload copy: long edge at most --max-edge, with the original's
+                                        EXIF (GPS included), ICC profile and comment
+                  NAME.display.jpg      display copy: upright, sRGB, only the comment kept
+                  NAME.thumb.jpg        thumbnail: upright, sRGB, only the comment kept
+                A photo found in a folder keeps its path below that folder (or below --base);
+                a file given by name goes straight into the output folder. Inputs are never
+                overwritten, and a photo's copies appear complete and together, or not at all.
+                """),
+            .options(title: "OPTIONS", options),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when every photo was prepared (or kept), 1 when some failed, 2 for a usage error.
+                Ctrl-C (SIGINT) or SIGTERM lets the photos in flight finish, prints the summary and
+                ends with 130 or 143; a second one stops at once. No temporary file is left.
+                """),
+            .text(
+                title: "EXAMPLES",
+                """
+                prep-photo IMG_1025.jpg
+                    Writes prepared/IMG_1025.jpg, .display.jpg and .thumb.jpg.
+                prep-photo -r -o ~/upload -j 4 ~/Pictures/Library
+                    Prepares a whole library, four photos at a time, keeping its folders.
+                find ~/DCIM -name '*.JPG' -print0 | prep-photo -0 --files-from - --base ~/DCIM --skip-existing
+                    A list on standard input; run it again after a stop to finish the job.
+                prep-photo --json --no-display --thumb-edge 256 *.jpg > photos.jsonl
+                    Thumbnails only, with one line of JSON per photo for a script.
+                """),
+        ]
+    ).rendered
 
     enum Action {
         case run(CommandLineOptions)
@@ -80,68 +128,55 @@ struct CommandLineOptions {
         case showVersion
     }
 
-    static func parse(_ arguments: [String]) throws(UsageError) -> Action {
+    static func parse(_ arguments: [CommandLineArgument]) throws(UsageError) -> Action {
+        let parsed = try ArgumentParser(options: options).parse(arguments)
+        if parsed.has("help") { return .showHelp }
+        if parsed.has("version") { return .showVersion }
         var options = CommandLineOptions()
-        var remaining = arguments[...]
-        var onlyInputsFollow = false
-        while let argument = remaining.popFirst() {
-            if onlyInputsFollow || !argument.hasPrefix("-") || argument == "-" {
-                options.inputs.append(argument)
-                continue
-            }
-            func value(for name: String) throws(UsageError) -> String {
-                // An option in a value's place means the value was forgotten (`--out --json`);
-                // a folder that really starts with a dash can be written `./-name`.
-                guard let value = remaining.first, !value.hasPrefix("-") || value == "-" else {
-                    throw UsageError(message: "Missing value for '\(name) <\(placeholder(name))>'")
-                }
-                remaining.removeFirst()
-                return value
-            }
-            func integer(for name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
-                let text = try value(for: name)
-                guard let number = Int(text), range.contains(number) else {
-                    let bounds =
-                        range.upperBound == Int.max
-                        ? "at least \(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-                    throw UsageError(
-                        message:
-                            "The value '\(text)' is invalid for '\(name) <\(placeholder(name))>': it must be a whole number \(bounds)"
-                    )
-                }
-                return number
-            }
-            switch argument {
-            case "-h", "--help": return .showHelp
-            case "--version": return .showVersion
-            case "--": onlyInputsFollow = true
-            case "--out": options.outputFolder = try value(for: argument)
-            case "--max-edge": options.configuration.maxEdge = try integer(for: argument, in: 1...65535)
-            case "--display-edge": options.configuration.displayEdge = try integer(for: argument, in: 1...65535)
-            case "--thumb-edge": options.configuration.thumbnailEdge = try integer(for: argument, in: 1...65535)
-            case "--quality": options.configuration.quality = try integer(for: argument, in: 1...100)
-            case "--no-display": options.configuration.displayEdge = nil
-            case "--no-thumb": options.configuration.thumbnailEdge = nil
-            case "--jobs": options.jobs = try integer(for: argument, in: 1...1024)
-            case "--json": options.emitsJSON = true
-            case "--accept-incomplete": options.configuration.acceptsIncompleteData = true
-            case "--max-pixels": options.configuration.maxPixels = try integer(for: argument, in: 1...Int.max)
-            case "--fast": options.configuration.dctScaleTolerance = 0.03
-            default: throw UsageError(message: "Unknown option '\(argument)'")
-            }
+        if let out = parsed.value("out") {
+            guard !out.bytes.isEmpty else { throw parsed.invalid("out", "it must not be empty") }
+            options.outputFolder = BytePath(out)
         }
-        guard !options.inputs.isEmpty else {
-            throw UsageError(message: "Missing expected argument '<photo-or-folder> ...'")
+        if let base = parsed.value("base") {
+            guard !base.bytes.isEmpty else { throw parsed.invalid("base", "it must not be empty") }
+            options.base = BytePath(base)
+        }
+        options.isRecursive = parsed.has("recursive")
+        options.fileLists = parsed.values("files-from").map(BytePath.init)
+        if parsed.has("null") {
+            guard !options.fileLists.isEmpty else {
+                throw UsageError("'\(parsed.last("null")!.isShort ? "-0" : "--null")' says how --files-from is separated, but there is no '--files-from <file>'")
+            }
+            options.listSeparator = 0
+        }
+        try exclusive(parsed, "skip-existing", "overwrite")
+        try exclusive(parsed, "quiet", "verbose")
+        if parsed.has("skip-existing") { options.existingCopies = .skipFinished }
+        if parsed.has("overwrite") { options.existingCopies = .replace }
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = try parsed.integer("max-edge", in: 1...65535) ?? configuration.maxEdge
+        configuration.displayEdge = try parsed.integer("display-edge", in: 1...65535) ?? configuration.displayEdge
+        configuration.thumbnailEdge = try parsed.integer("thumb-edge", in: 1...65535) ?? configuration.thumbnailEdge
+        configuration.quality = try parsed.integer("quality", in: 1...100) ?? configuration.quality
+        if parsed.has("no-display") { configuration.displayEdge = nil }
+        if parsed.has("no-thumb") { configuration.thumbnailEdge = nil }
+        configuration.acceptsIncompleteData = parsed.has("accept-incomplete")
+        configuration.maxPixels = try parsed.integer("max-pixels", in: 1...Int.max) ?? configuration.maxPixels
+        if parsed.has("fast") { configuration.dctScaleTolerance = 0.03 }
+        options.configuration = configuration
+        options.jobs = try parsed.integer("jobs", in: 1...1024) ?? options.jobs
+        options.emitsJSON = parsed.has("json")
+        options.isQuiet = parsed.has("quiet")
+        options.isVerbose = parsed.has("verbose")
+        options.inputs = parsed.arguments.map(BytePath.init)
+        guard !options.inputs.isEmpty || !options.fileLists.isEmpty else {
+            throw UsageError("Missing expected argument '<photo-or-folder> ...'")
         }
         return .run(options)
     }
 
-    private static func placeholder(_ option: String) -> String {
-        switch option {
-        case "--out": "folder"
-        case "--quality": "1-100"
-        case "--jobs", "--max-pixels": "count"
-        default: "pixels"
-        }
+    private static func exclusive(_ parsed: ParsedArguments, _ first: String, _ second: String) throws(UsageError) {
+        guard parsed.has(first), parsed.has(second) else { return }
+        throw UsageError("'--\(first)' and '--\(second)' cannot be used together")
     }
 }

@@ -44,23 +44,34 @@ indirect enum JSONValue {
 }
 
 /// The `--json` line for one input: the same keys for every input, null where a value is absent.
+///
+/// `ok` is true when the photo's copies are there (made now, or kept by `--skip-existing`);
+/// `skipped` is true when this run wrote nothing for it (kept, or left out by cause); `code` is
+/// the stable reason of a line that is not a photo prepared now, and `error` its sentence.
 enum JSONReport {
-    static func line(for photo: PlannedPhoto, outcome: PhotoOutcome) -> String {
-        guard case .prepared(let prepared) = outcome else {
-            let message: String
-            if case .failed(let text) = outcome { message = text } else { message = "" }
-            return JSONValue.object([
-                ("input", .string(photo.input)), ("ok", .bool(false)), ("error", .string(message)),
-                ("upload", .null), ("display", .null), ("thumbnail", .null), ("original", .null),
-                ("orientation", .null), ("capturedAt", .null), ("location", .null), ("comment", .null),
-                ("warnings", .array([])),
-            ]).serialized
+    static func line(for input: BytePath, outcome: PhotoOutcome) -> String {
+        let (ok, skipped, code, message): (Bool, Bool, String?, String?)
+        switch outcome {
+        case .prepared(let prepared): return line(for: input, prepared: prepared)
+        case .alreadyPrepared: (ok, skipped, code, message) = (true, true, nil, nil)
+        case .skipped(let cause, let text): (ok, skipped, code, message) = (false, true, cause.code, text)
+        case .failed(let failure, let text): (ok, skipped, code, message) = (false, false, failure, text)
         }
+        return JSONValue.object([
+            ("input", .string(input.description)), ("ok", .bool(ok)), ("skipped", .bool(skipped)),
+            ("code", code.map { .string($0) } ?? .null), ("error", message.map { .string($0) } ?? .null),
+            ("upload", .null), ("display", .null), ("thumbnail", .null), ("original", .null),
+            ("orientation", .null), ("capturedAt", .null), ("location", .null), ("comment", .null),
+            ("warnings", .array([])),
+        ]).serialized
+    }
+
+    private static func line(for input: BytePath, prepared: PhotoOutcome.Prepared) -> String {
         let metadata = prepared.metadata
         func copy(_ written: WrittenCopy?) -> JSONValue {
             guard let written else { return .null }
             return .object([
-                ("path", .string(written.path)), ("width", .int(written.size.width)),
+                ("path", .string(written.path.description)), ("width", .int(written.size.width)),
                 ("height", .int(written.size.height)), ("bytes", .int(written.byteCount)),
             ])
         }
@@ -81,7 +92,8 @@ enum JSONReport {
                 ])
             } ?? .null
         return JSONValue.object([
-            ("input", .string(photo.input)), ("ok", .bool(true)), ("error", .null),
+            ("input", .string(input.description)), ("ok", .bool(true)), ("skipped", .bool(false)),
+            ("code", .null), ("error", .null),
             ("upload", copy(prepared.upload)), ("display", copy(prepared.display)),
             ("thumbnail", copy(prepared.thumbnail)),
             (

@@ -1,80 +1,134 @@
+import Synchronization
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// Writes copies so that each appears under its final name complete or not at all.
-enum OutputWriter {
-    struct WriteError: Error {
-        let message: String
+/// Writes each photo's copies so that they appear under their final names together, each one
+/// complete, or not at all, even when a signal stops the run.
+///
+/// A copy is first written to a temporary file beside its final name (`.prep-XXXXXX.tmp`: short,
+/// so that any final name that fits also fits while it is written), flushed to the disk, and only
+/// then renamed into place: after a crash or a power cut no half-written JPEG carries a final
+/// name. Every temporary file is recorded here from the moment it exists, and a photo's copies are
+/// renamed into place in one step under the same lock, so that `removeTemporariesAndExit` (the
+/// second Ctrl-C) finds every temporary file there is, and sees each photo either with all its
+/// copies in place or with none.
+final class OutputWriter: Sendable {
+    /// A copy written to its temporary file, waiting to be published.
+    struct StagedCopy: Sendable {
+        let temporary: BytePath
+        let destination: BytePath
     }
 
-    /// Writes `data` to a temporary file beside `url`, flushes it to disk and renames it into
-    /// place. A crash (of the process or of the machine), a full disk or a permission error
-    /// leaves no half-written JPEG under the final name, and the temporary file is removed on
-    /// every error path. The flush comes before the rename because after a power cut a renamed
-    /// file whose data never reached the disk can appear empty.
-    static func write(_ data: Data, to url: URL) throws(WriteError) {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(
-            ".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
-        ).path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("could not write '\(url.relativePath)'") }
-        var written = 0
-        let writeError: Int32? = data.withUnsafeBytes { bytes in
-            while written < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
+    /// Why a copy could not be written or put in place.
+    enum Failure: Error, Sendable {
+        case cannotWrite(BytePath, SystemError)
+        case cannotMove(BytePath, SystemError)
+        /// Another process made a file of that name since this run checked.
+        case appeared(BytePath)
+    }
+
+    private let temporaries = Mutex(Set<BytePath>())
+
+    /// Writes `data` to a new temporary file in `destination`'s folder and flushes it.
+    func stage(_ data: Data, for destination: BytePath) throws(Failure) -> StagedCopy {
+        let folder = destination.parent ?? BytePath(".")
+        let (temporary, descriptor) = try temporaries.withLock { temporaries throws(Failure) in
+            for _ in 0..<100 {
+                let name = ".prep-" + String((0..<6).map { _ in Self.nameCharacters.randomElement()! }) + ".tmp"
+                let temporary = folder.appending(name)
+                do throws(SystemError) {
+                    let descriptor = try FileSystem.createNew(temporary)
+                    temporaries.insert(temporary)
+                    return (temporary, descriptor)
+                } catch where error.isExists {
+                    continue
+                } catch {
+                    throw .cannotWrite(destination, error)
                 }
-                written += count
             }
-            return nil
+            throw .cannotWrite(destination, .exists)
         }
-        let syncFailed = writeError == nil && fsync(descriptor) != 0
-        let syncError = errno
-        let closeFailed = close(descriptor) != 0
-        if let writeError {
-            unlink(temporary)
-            throw WriteError(message: "could not write '\(url.relativePath)': \(String(cString: strerror(writeError)))")
+        let staged = StagedCopy(temporary: temporary, destination: destination)
+        do throws(SystemError) {
+            defer { FileSystem.close(descriptor) }
+            try FileSystem.writeAndSync(data, to: descriptor)
+        } catch {
+            discard([staged])
+            throw .cannotWrite(destination, error)
         }
-        if syncFailed {
-            unlink(temporary)
-            throw WriteError(message: "could not write '\(url.relativePath)': \(String(cString: strerror(syncError)))")
-        }
-        if closeFailed {
-            let error = failure("could not write '\(url.relativePath)'")
-            unlink(temporary)
-            throw error
-        }
-        guard rename(temporary, url.path) == 0 else {
-            let error = failure("could not move the finished copy to '\(url.relativePath)'")
-            unlink(temporary)
-            throw error
-        }
+        return staged
     }
 
-    /// Makes `path` and any missing parents, like `mkdir -p`.
+    /// Renames a photo's staged copies into place, all of them or none.
     ///
-    /// - Returns: the system's reason when it cannot, else nil.
-    static func makeFolder(_ path: String) -> String? {
-        if BatchPlan.isDirectory(path) { return nil }
-        let parent = path.split(separator: "/", omittingEmptySubsequences: true).dropLast().joined(separator: "/")
-        if !parent.isEmpty, !BatchPlan.isDirectory(path.hasPrefix("/") ? "/" + parent : parent) {
-            if let reason = makeFolder(path.hasPrefix("/") ? "/" + parent : parent) { return reason }
+    /// - Parameter replacing: whether a file already under a final name is replaced; when false,
+    ///   a name taken meanwhile (by another process) fails the photo and nothing is replaced.
+    func publish(_ copies: [StagedCopy], replacing: Bool) throws(Failure) {
+        try temporaries.withLock { temporaries throws(Failure) in
+            var published: [BytePath] = []
+            for (index, copy) in copies.enumerated() {
+                do throws(Failure) {
+                    try Self.move(copy, replacing: replacing)
+                    published.append(copy.destination)
+                    temporaries.remove(copy.temporary)
+                } catch {
+                    for destination in published { FileSystem.remove(destination) }
+                    for rest in copies[index...] {
+                        FileSystem.remove(rest.temporary)
+                        temporaries.remove(rest.temporary)
+                    }
+                    throw error
+                }
+            }
         }
-        guard mkdir(path, 0o755) == 0 || (errno == EEXIST && BatchPlan.isDirectory(path)) else {
-            return String(cString: strerror(errno))
-        }
-        return nil
     }
 
-    private static func failure(_ what: String) -> WriteError {
-        WriteError(message: "\(what): \(String(cString: strerror(errno)))")
+    /// Removes staged copies that will not be published.
+    func discard(_ copies: [StagedCopy]) {
+        temporaries.withLock { temporaries in
+            for copy in copies {
+                FileSystem.remove(copy.temporary)
+                temporaries.remove(copy.temporary)
+            }
+        }
     }
+
+    /// Removes every temporary file and, still holding the lock so that no copy is published
+    /// after it, runs `exit`, which must end the process.
+    func removeTemporariesAndExit(_ exit: () -> Never) -> Never {
+        temporaries.withLock { temporaries -> Never in
+            for temporary in temporaries { FileSystem.remove(temporary) }
+            exit()
+        }
+    }
+
+    private static func move(_ copy: StagedCopy, replacing: Bool) throws(Failure) {
+        do throws(SystemError) {
+            if replacing {
+                try FileSystem.rename(copy.temporary, to: copy.destination)
+                return
+            }
+            do throws(SystemError) {
+                try FileSystem.link(copy.temporary, to: copy.destination)
+            } catch where error.meansNoHardLinks {
+                // A file system without hard links (FAT, exFAT): check, then rename.
+                if case .success = FileSystem.status(of: copy.destination, followingLinks: false) {
+                    throw .exists
+                }
+                try FileSystem.rename(copy.temporary, to: copy.destination)
+                return
+            }
+            FileSystem.remove(copy.temporary)
+        } catch where error.isExists {
+            throw .appeared(copy.destination)
+        } catch {
+            throw .cannotMove(copy.destination, error)
+        }
+    }
+
+    private static let nameCharacters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 }

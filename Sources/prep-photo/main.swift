@@ -1,3 +1,4 @@
+import CommandLineParser
 import ImagePrep
 
 #if canImport(FoundationEssentials)
@@ -11,45 +12,110 @@ import Glibc
 
 let action: CommandLineOptions.Action
 do {
-    action = try CommandLineOptions.parse(Array(CommandLine.arguments.dropFirst()))
+    action = try CommandLineOptions.parse(CommandLineArgument.processArguments)
 } catch {
-    Terminal.writeError(
-        "Error: \(error.message)\n\(CommandLineOptions.usage)\n  See 'prep-photo --help' for more information.\n")
-    exit(2)
+    error.exit(usage: CommandLineOptions.usage, command: "prep-photo")
 }
 
 switch action {
 case .showHelp:
-    Terminal.writeOutput(CommandLineOptions.help + "\n")
+    Terminal.writeOutput(CommandLineOptions.help)
 case .showVersion:
     Terminal.writeOutput(CommandLineOptions.version + "\n")
 case .run(let options):
-    let outputFolder = URL(fileURLWithPath: options.outputFolder)
-    let folderProblem = OutputWriter.makeFolder(options.outputFolder).map {
-        "could not create the output folder '\(options.outputFolder)': \($0)."
+    let writer = OutputWriter()
+    let clearsLine = Terminal.isErrorATerminal ? "\r\u{1B}[K" : ""
+    // Before any other thread starts, so that every thread has the signals blocked.
+    let signals = StopSignals(
+        onFirstSignal: { signal in
+            guard !options.isQuiet else { return }
+            Terminal.writeError(
+                clearsLine + "prep-photo: \(StopSignals.name(of: signal)): finishing the photos in flight, then stopping; "
+                    + "once more stops at once.\n")
+        },
+        onSecondSignal: { signal in
+            writer.removeTemporariesAndExit {
+                Terminal.writeError(
+                    clearsLine + "prep-photo: stopped at once by a second \(StopSignals.name(of: signal)); "
+                        + "the photos in flight were not written.\n")
+                StopSignals.endProcess(by: signal)
+            }
+        })
+
+    var folderProblem: String?
+    if let error = FileSystem.makeFolders(options.outputFolder) {
+        folderProblem = "could not create the output folder '\(options.outputFolder)': \(error.reason)."
+        Terminal.writeError("prep-photo: error: \(folderProblem!)\n")
     }
-    if let folderProblem { Terminal.writeError("prep-photo: error: \(folderProblem)\n") }
-    let plan = BatchPlan.make(
-        inputs: options.inputs, outputFolder: outputFolder, writesDisplay: options.configuration.displayEdge != nil,
-        writesThumbnail: options.configuration.thumbnailEdge != nil,
-        folderProblem: folderProblem.map { "Nothing was prepared: \($0)" })
+    var outputIdentity: FileIdentity?
+    if case .success(let status) = FileSystem.status(of: options.outputFolder, followingLinks: true) {
+        outputIdentity = status.identity
+    }
+
+    var discovery = InputDiscovery(
+        isRecursive: options.isRecursive, base: options.base, outputFolder: outputIdentity,
+        isStopRequested: { signals.stopSignal != nil })
+    for input in options.inputs { discovery.add(input) }
+    for list in options.fileLists {
+        do {
+            try FileList.read(list, separator: options.listSeparator) { entry in
+                switch entry {
+                case .path(let path):
+                    discovery.add(path)
+                case .tooLong(let prefix):
+                    discovery.addFailure(
+                        BytePath(bytes: prefix + Array("...".utf8)), code: "name_too_long",
+                        message:
+                            "A line of the file list '\(list)' is longer than any path (\(FileList.longestPath) bytes); it starts '\(BytePath(bytes: prefix))'."
+                    )
+                case .containsNUL(let shown):
+                    discovery.addFailure(
+                        shown, code: "unreadable",
+                        message: "A line of the file list '\(list)' holds a NUL byte, which no path has; a list from find -print0 is read with -0."
+                    )
+                }
+            }
+        } catch {
+            Terminal.writeError("prep-photo: error: could not read the file list '\(list)': \(error.reason).\n")
+            exit(1)
+        }
+    }
+
+    var plan = BatchPlan.make(
+        discovery.found, outputFolder: options.outputFolder,
+        writesDisplay: options.configuration.displayEdge != nil,
+        writesThumbnail: options.configuration.thumbnailEdge != nil)
+    if let folderProblem {
+        for index in plan.photos.indices where plan.photos[index].verdict == nil {
+            plan.photos[index].verdict = .failed(
+                code: "output_folder", message: "'\(plan.photos[index].input)' was not prepared: \(folderProblem)")
+        }
+    }
+
+    var settings = BatchRunner.Settings()
+    settings.jobs = options.jobs
+    settings.emitsJSON = options.emitsJSON
+    settings.showsProgress = Terminal.isErrorATerminal && !options.isQuiet
+    settings.isQuiet = options.isQuiet
+    settings.isVerbose = options.isVerbose
+    settings.existingCopies = options.existingCopies
+    settings.writesDisplay = options.configuration.displayEdge != nil
+    settings.writesThumbnail = options.configuration.thumbnailEdge != nil
     // Fewer photos at once than cores (one photo, or --jobs 1): let each photo use two threads.
     var configuration = options.configuration
     configuration.splitsWorkAcrossCores =
-        min(options.jobs, plan.photos.count) < ProcessInfo.processInfo.activeProcessorCount
+        min(options.jobs, plan.photos.count { $0.verdict == nil }) < ProcessInfo.processInfo.activeProcessorCount
     let runner = BatchRunner(
-        photos: plan.photos, preparer: PhotoPreparer(configuration: configuration), jobs: options.jobs,
-        emitsJSON: options.emitsJSON, showsProgress: Terminal.isErrorATerminal)
-    let (failed, elapsed) = runner.run()
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    let prepared = plan.photos.count - failed
-    var summary =
-        "Prepared \(prepared) of \(plan.photos.count) photo\(plan.photos.count == 1 ? "" : "s") in "
-        + "\(Terminal.format(seconds)) s (\(Terminal.format(seconds > 0 ? Double(prepared) / seconds : 0)) photos/s) into \(options.outputFolder)/"
-    if failed > 0 { summary += "; \(failed) failed (see above)" }
-    if plan.skippedFileCount > 0 {
-        summary += "; skipped \(plan.skippedFileCount) file\(plan.skippedFileCount == 1 ? "" : "s") that are not images"
+        plan: plan, preparer: PhotoPreparer(configuration: configuration), settings: settings, writer: writer,
+        signals: signals)
+    let (tally, elapsed) = runner.run()
+
+    let stopSignal = signals.stopSignal
+    if !options.isQuiet || stopSignal != nil {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let lines = Summary.lines(tally, seconds: seconds, outputFolder: options.outputFolder, stopSignal: stopSignal)
+        Terminal.writeError((options.isQuiet ? [lines.last!] : lines).map { $0 + "\n" }.joined())
     }
-    Terminal.writeError(summary + ".\n")
-    exit(failed > 0 ? 1 : 0)
+    if let stopSignal { StopSignals.endProcess(by: stopSignal) }
+    exit(tally.failed > 0 ? 1 : 0)
 }

@@ -54,7 +54,7 @@ struct BatchTests {
         }
     }
 
-    @Test("A folder's images are prepared, a PNG in it fails as not a JPEG, other files are skipped and counted")
+    @Test("A folder's images are prepared, a PNG in it fails as not a JPEG, other files are left out and counted")
     func folderArgument() throws {
         try TemporaryFolder.with { folder in
             try folder.copy("corpus/no-exif.jpg", to: "photos/b.jpg")
@@ -66,11 +66,20 @@ struct BatchTests {
             let result = try PrepPhotoRunner.run(["--json", "--out", "out", "photos"], in: folder.url)
             #expect(result.status == 1)
             let reports = try result.reports()
-            #expect(reports.map(\.input) == ["photos/a.JPEG", "photos/b.jpg", "photos/c.png"])
-            #expect(reports.map(\.ok) == [true, true, false])
-            #expect(reports.last?.error?.contains("is not a JPEG") == true)
+            let photos = reports.filter { !$0.skipped }
+            #expect(photos.map(\.input) == ["photos/a.JPEG", "photos/b.jpg", "photos/c.png"])
+            #expect(photos.map(\.ok) == [true, true, false])
+            #expect(photos.last?.error?.contains("is not a JPEG") == true)
+            #expect(photos.last?.code == "not_jpeg")
+            // What was left out has a line too, in folder order, with its cause.
+            let leftOut = reports.filter(\.skipped)
+            #expect(leftOut.map(\.input) == ["photos/.hidden.jpg", "photos/README", "photos/notes.txt"])
+            #expect(leftOut.map(\.code) == ["hidden", "not_image", "not_image"])
+            #expect(leftOut.allSatisfy { !$0.ok && $0.error?.contains($0.input) == true })
             #expect(result.standardError.contains("Prepared 2 of 3 photos"))
-            #expect(result.standardError.contains("skipped 2 files that are not images"), "\(result.standardError)")
+            #expect(
+                result.standardError.contains("Left out: 1 hidden, 2 not images (--verbose names them)."),
+                "\(result.standardError)")
             #expect(
                 try folder.names(in: "out")
                     == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())

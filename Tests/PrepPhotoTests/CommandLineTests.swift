@@ -3,7 +3,7 @@ import Testing
 
 @Suite("prep-photo on the command line")
 struct CommandLineTests {
-    static let usageLine = "Usage: prep-photo [--out <folder>] [options] <photo-or-folder> ...\n"
+    static let usageLine = "Usage: prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>\n"
     static let helpHint = "  See 'prep-photo --help' for more information.\n"
 
     @Test("--version prints the name and a semantic version on stdout and exits 0")
@@ -32,7 +32,7 @@ struct CommandLineTests {
         let examples = try #require(help.components(separatedBy: "EXAMPLES:").last)
         #expect(examples.split(separator: "\n").filter { $0.hasPrefix("  prep-photo ") }.count >= 2)
         // argument-parser's heading in help; its errors say "Usage:".
-        #expect(help.contains("USAGE: prep-photo [--out <folder>] [options] <photo-or-folder> ...\n"))
+        #expect(help.contains("USAGE: prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>\n"))
     }
 
     /// The exact text of each usage error, in swift-argument-parser's shape: `Error: ...`, the usage line,

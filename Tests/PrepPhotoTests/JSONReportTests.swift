@@ -34,11 +34,13 @@ struct JSONReportTests {
                 #expect(
                     report.upload != nil && report.display != nil && report.thumbnail != nil && report.original != nil)
             }
+            #expect(reports.map(\.code) == [nil, nil, nil, "not_jpeg", "corrupt"])
+            #expect(reports.allSatisfy { !$0.skipped })
             for (report, line) in zip(reports, lines).suffix(2) {
                 #expect(!report.ok)
                 let error = try #require(report.error)
                 #expect(error.contains(report.input), "the error does not name the file: \(error)")
-                let others = PhotoReport.Keys.line.subtracting(["input", "ok", "error", "warnings"])
+                let others = PhotoReport.Keys.line.subtracting(["input", "ok", "skipped", "code", "error", "warnings"])
                 for key in others { #expect(line[key] is NSNull, "\(report.input): \(key) is not null") }
                 #expect(report.warnings.isEmpty)
             }

@@ -29,6 +29,8 @@ struct PhotoReport: Decodable {
 
     let input: String
     let ok: Bool
+    let skipped: Bool
+    let code: String?
     let error: String?
     let upload: Copy?
     let display: Copy?
@@ -50,7 +52,7 @@ struct PhotoReport: Decodable {
     /// The keys of every line, and of each object in it, exactly as the issue lists them.
     enum Keys {
         static let line: Set = [
-            "input", "ok", "error", "upload", "display", "thumbnail", "original", "orientation", "capturedAt",
+            "input", "ok", "skipped", "code", "error", "upload", "display", "thumbnail", "original", "orientation", "capturedAt",
             "location", "comment", "warnings",
         ]
         static let copy: Set = ["path", "width", "height", "bytes"]

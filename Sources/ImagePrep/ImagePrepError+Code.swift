@@ -1,0 +1,18 @@
+extension ImagePrepError {
+    /// A stable identifier of the kind of failure, for scripts to match on instead of the
+    /// sentence (which may be reworded): `prep-photo --json` puts it in each failed line's
+    /// `code`. The values never change meaning; new cases get new values.
+    public var code: String {
+        switch self {
+        case .unreadable: "unreadable"
+        case .empty: "empty"
+        case .notJPEG: "not_jpeg"
+        case .unsupportedJPEG: "unsupported"
+        case .tooManyPixels: "too_many_pixels"
+        case .tooManyScans: "too_many_scans"
+        case .incompleteImageData: "incomplete"
+        case .corruptJPEG: "corrupt"
+        case .encodingFailed: "encoding_failed"
+        }
+    }
+}

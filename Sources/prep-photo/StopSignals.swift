@@ -1,0 +1,89 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP as a request to stop: no new photo is started, the photos
+/// in flight finish with all their copies, the summary is printed, and the process then ends by
+/// the same signal (exit status 130, 143, 129), so that a shell loop or `xargs` around it stops
+/// too. A second signal ends it at once, through `onSecondSignal`.
+///
+/// The signals are blocked in every thread and taken by one thread of its own with `sigwait`, so
+/// that the reaction runs as ordinary code (it takes locks and removes files) rather than in a
+/// signal handler, where almost nothing is allowed.
+final class StopSignals: Sendable {
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
+    private let received = Mutex<[Int32]>([])
+    private let onFirstSignal: @Sendable (Int32) -> Void
+    private let onSecondSignal: @Sendable (Int32) -> Never
+
+    /// Blocks the signals in this thread (and so in every thread started after it) and starts
+    /// the thread that waits for them. Call it before any other thread starts.
+    ///
+    /// - Parameters:
+    ///   - onFirstSignal: runs on the signal thread when the first signal arrives.
+    ///   - onSecondSignal: runs on the signal thread when another one arrives, and ends the process.
+    init(onFirstSignal: @escaping @Sendable (Int32) -> Void, onSecondSignal: @escaping @Sendable (Int32) -> Never) {
+        self.onFirstSignal = onFirstSignal
+        self.onSecondSignal = onSecondSignal
+        var signals = Self.signalSet
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let started = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<StopSignals>.fromOpaque(context!).takeRetainedValue().waitForSignals()
+            }, context)
+        precondition(started == 0, "cannot start the signal thread: \(String(cString: strerror(started)))")
+        pthread_detach(thread)
+    }
+
+    /// The first signal received, once one has been: the run is stopping.
+    var stopSignal: Int32? { received.withLock { $0.first } }
+
+    /// "SIGINT", "SIGTERM", "SIGHUP".
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
+    }
+
+    /// Ends the process by `signal`, as if it had not been caught, so that the parent sees it
+    /// was interrupted (status 128 plus the signal's number).
+    static func endProcess(by signal: Int32) -> Never {
+        Glibc.signal(signal, SIG_DFL)
+        var only = sigset_t()
+        sigemptyset(&only)
+        sigaddset(&only, signal)
+        pthread_sigmask(SIG_UNBLOCK, &only, nil)
+        raise(signal)
+        _exit(128 + signal)
+    }
+
+    private static var signalSet: sigset_t {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in handled { sigaddset(&signals, signal) }
+        return signals
+    }
+
+    private func waitForSignals() -> UnsafeMutableRawPointer? {
+        var signals = Self.signalSet
+        while true {
+            var signal: Int32 = 0
+            guard sigwait(&signals, &signal) == 0 else { continue }
+            let count = received.withLock { received in
+                received.append(signal)
+                return received.count
+            }
+            if count > 1 { onSecondSignal(signal) }
+            onFirstSignal(signal)
+        }
+    }
+}
