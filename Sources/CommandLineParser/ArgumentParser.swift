@@ -17,9 +17,11 @@ public struct ArgumentParser: Sendable {
 
     public init(options: [Option]) {
         self.options = options
-        optionsByName = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in
-            preconditionFailure("two options named '--\(first.name)'")
-        })
+        optionsByName = Dictionary(
+            options.map { ($0.name, $0) },
+            uniquingKeysWith: { first, _ in
+                preconditionFailure("two options named '--\(first.name)'")
+            })
         optionsByShort = Dictionary(
             options.compactMap { option in option.short.map { ($0, option) } },
             uniquingKeysWith: { first, _ in preconditionFailure("two options named '-\(first.short!)'") })
@@ -151,7 +153,8 @@ public struct ArgumentParser: Sendable {
             remaining.removeFirst()
             return next
         case .optional(_, let suffix):
-            guard inline == nil, let next, next.bytes.count > suffix.utf8.count, next.bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
+            guard inline == nil, let next, next.bytes.count > suffix.utf8.count,
+                next.bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8)
             else { return nil }
             remaining.removeFirst()
             return next

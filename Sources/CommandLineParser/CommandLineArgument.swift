@@ -31,7 +31,9 @@ public struct CommandLineArgument: Sendable, Hashable, ExpressibleByStringLitera
     /// - Parameter placeholder: the argument's name in the usage line, `<folder>`.
     /// - Throws: `UsageError` when the bytes are not UTF-8.
     public func text(for placeholder: String) throws(UsageError) -> String {
-        guard let text else { throw UsageError("The value '\(self)' is invalid for '\(placeholder)': it is not UTF-8 text") }
+        guard let text else {
+            throw UsageError("The value '\(self)' is invalid for '\(placeholder)': it is not UTF-8 text")
+        }
         return text
     }
 

@@ -72,7 +72,9 @@ public struct ParsedArguments: Sendable {
         guard let occurrence = last(name), let value = occurrence.value else { return nil }
         guard let number = value.text.flatMap({ Double($0) }), number.isFinite, range.contains(number) else {
             throw invalid(
-                occurrence, "it must be a number of \(unit) from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+                occurrence,
+                "it must be a number of \(unit) from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"
+            )
         }
         return number
     }

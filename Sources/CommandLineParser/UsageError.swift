@@ -29,7 +29,9 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
         var bytes = Array(report(usage: usage, command: command).utf8)
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeMutableBytes {
+                Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset)
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             offset += count

@@ -9,7 +9,8 @@ enum CommandHelp {
 
     static let store = Option(
         "store", value: .required(placeholder: "folder"),
-        help: "The outbox: outbox.sqlite and media/ in this folder, created when absent. Several outbox commands may use it at once."
+        help:
+            "The outbox: outbox.sqlite and media/ in this folder, created when absent. Several outbox commands may use it at once."
     )
     static let help = Option("help", short: "h", help: "Show this help.")
 
@@ -98,7 +99,8 @@ enum CommandHelp {
             "note", value: .required(placeholder: "text"),
             help: "The note of every capture; surrounding whitespace is trimmed."),
         Option(
-            "max-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the upload copy. (default: 2048)"),
+            "max-edge", value: .required(placeholder: "pixels"),
+            help: "Longest edge of the upload copy. (default: 2048)"),
         Option(
             "quality", value: .required(placeholder: "1-100"), help: "JPEG quality of the upload copy. (default: 85)"),
     ]

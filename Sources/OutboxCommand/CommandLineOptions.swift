@@ -99,7 +99,9 @@ struct CommandLineOptions {
             return .list(emitsJSON: parsed.has("json"))
         case "drain", "send-now":
             var options = DrainOptions()
-            if name == "drain" { options.watchInterval = try parsed.number("watch", in: 0.01...86_400, unit: "seconds") }
+            if name == "drain" {
+                options.watchInterval = try parsed.number("watch", in: 0.01...86_400, unit: "seconds")
+            }
             options.timeout = try parsed.number("timeout", in: 0.01...86_400, unit: "seconds") ?? options.timeout
             options.retryDelay = try parsed.number("retry-delay", in: 0...86_400, unit: "seconds") ?? options.retryDelay
             options.retryLimit = try parsed.integer("retry-limit", in: 0...1000) ?? options.retryLimit

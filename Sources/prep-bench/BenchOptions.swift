@@ -59,7 +59,8 @@ struct BenchOptions {
             help: "The vipsthumbnail to compare with. (default: from PATH)"),
         Option("limit", value: .required(placeholder: "count"), help: "Only the first <count> photos of the folder."),
         Option("json", value: .required(placeholder: "file"), help: "Write every raw number there."),
-        Option("work", value: .required(placeholder: "folder"), help: "Where outputs go. (default: a new folder in /tmp)"),
+        Option(
+            "work", value: .required(placeholder: "folder"), help: "Where outputs go. (default: a new folder in /tmp)"),
         Option("no-quality", help: "Skip SSIM (faster; --check then cannot judge quality)."),
         Option(
             "report", value: .required(placeholder: "file.json"),

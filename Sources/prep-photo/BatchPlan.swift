@@ -20,12 +20,12 @@ struct PlannedPhoto: Sendable {
         return true
     }
 
+    /// Where its copy of a kind goes: the stem and the kind's suffix (`.display.jpg`).
+    func destination(_ suffix: String) -> BytePath { BytePath(bytes: stem!.bytes + Array(suffix.utf8)) }
+
     /// The copies it would write: upload, and display and thumbnail when asked for.
     func copies(writesDisplay: Bool, writesThumbnail: Bool) -> [BytePath] {
-        guard let stem else { return [] }
-        return BatchPlan.suffixes(writesDisplay: writesDisplay, writesThumbnail: writesThumbnail).map {
-            BytePath(bytes: stem.bytes + Array($0.utf8))
-        }
+        BatchPlan.suffixes(writesDisplay: writesDisplay, writesThumbnail: writesThumbnail).map(destination)
     }
 }
 
@@ -98,7 +98,8 @@ enum BatchPlan {
                         input: photo.path, stem: nil, status: photo.status,
                         verdict: .skipped(
                             .duplicate,
-                            message: "'\(photo.path)' is the same file as '\(kept.path)'; it is prepared once, as '\(kept.path)'."
+                            message:
+                                "'\(photo.path)' is the same file as '\(kept.path)'; it is prepared once, as '\(kept.path)'."
                         ))
                 }
                 let relativeStem = stem(of: photo.mirrored)
@@ -107,7 +108,8 @@ enum BatchPlan {
                         input: photo.path, stem: nil, status: photo.status,
                         verdict: .failed(
                             code: "output_clash",
-                            message: "'\(photo.path)' was not prepared: its copies would replace those made from '\(earlier)' ('\(outputFolder.appending(relativeStem.bytes))\(uploadSuffix)'); prepare their folder with -r, or give --base, so that each keeps its folder under --out."
+                            message:
+                                "'\(photo.path)' was not prepared: its copies would replace those made from '\(earlier)' ('\(outputFolder.appending(relativeStem.bytes))\(uploadSuffix)'); prepare their folder with -r, or give --base, so that each keeps its folder under --out."
                         ))
                 }
                 writerOfStem[relativeStem.bytes] = photo.path
@@ -124,7 +126,8 @@ enum BatchPlan {
     static func stem(of mirrored: BytePath) -> BytePath {
         let name = Array(mirrored.lastComponent)
         let fileExtension = InputDiscovery.fileExtension(of: name)
-        let kept = fileExtension.isEmpty ? name.count : name.count - name.reversed().firstIndex(of: UInt8(ascii: "."))! - 1
+        let kept =
+            fileExtension.isEmpty ? name.count : name.count - name.reversed().firstIndex(of: UInt8(ascii: "."))! - 1
         return BytePath(bytes: mirrored.bytes.dropLast(name.count - kept))
     }
 }

@@ -143,11 +143,13 @@ final class BatchRunner: Sendable {
         case nil: break
         }
         let input = photo.input
-        let destinations = photo.copies(writesDisplay: settings.writesDisplay, writesThumbnail: settings.writesThumbnail)
+        let destinations = photo.copies(
+            writesDisplay: settings.writesDisplay, writesThumbnail: settings.writesThumbnail)
         if let decided = checkExisting(destinations, of: photo) { return decided }
         if let folder = destinations[0].parent, let error = FileSystem.makeFolders(folder) {
             return .failed(
-                code: "write_failed", message: "'\(input)' was not prepared: could not create the folder '\(folder)': \(error.reason).")
+                code: "write_failed",
+                message: "'\(input)' was not prepared: could not create the folder '\(folder)': \(error.reason).")
         }
 
         let prepared: PreparedPhoto
@@ -161,7 +163,8 @@ final class BatchRunner: Sendable {
                     throw .unreadable(file: input.description, reason: error.reason)
                 case .notRegularFile(let kind):
                     throw .unreadable(
-                        file: input.description, reason: kind == .folder ? "it is a folder" : "it is not a regular file")
+                        file: input.description, reason: kind == .folder ? "it is a folder" : "it is not a regular file"
+                    )
                 }
             }
             prepared = try preparer.prepare(data, name: input.description, workspace: workspace)
@@ -169,11 +172,13 @@ final class BatchRunner: Sendable {
             return .failed(code: error.code, message: error.description)
         }
 
-        let encoded = [prepared.upload, prepared.display, prepared.thumbnail].compactMap { $0 }
-        precondition(encoded.count == destinations.count, "the copies made are the copies asked for")
+        // The copies made, each with its place; a copy not asked for is nil and not written.
+        let made = [prepared.upload, prepared.display, prepared.thumbnail]
+        let suffixes = [BatchPlan.uploadSuffix, BatchPlan.displaySuffix, BatchPlan.thumbnailSuffix]
+        let copies = zip(made, suffixes).map { copy, suffix in copy.map { ($0, photo.destination(suffix)) } }
         var staged: [OutputWriter.StagedCopy] = []
         do throws(OutputWriter.Failure) {
-            for (copy, destination) in zip(encoded, destinations) {
+            for case (let copy, let destination)? in copies {
                 staged.append(try writer.stage(copy.data, for: destination))
             }
             try writer.publish(staged, replacing: settings.existingCopies != .refuse)
@@ -181,11 +186,12 @@ final class BatchRunner: Sendable {
             writer.discard(staged)
             return Self.failure(error, input: input)
         }
-        let written = zip(encoded, destinations).map { WrittenCopy(path: $1, size: $0.size, byteCount: $0.data.count) }
+        let written = copies.map { copy in
+            copy.map { WrittenCopy(path: $0.1, size: $0.0.size, byteCount: $0.0.data.count) }
+        }
         return .prepared(
             .init(
-                upload: written[0], display: prepared.display == nil ? nil : written[1],
-                thumbnail: prepared.thumbnail == nil ? nil : written.last, metadata: prepared.metadata,
+                upload: written[0]!, display: written[1], thumbnail: written[2], metadata: prepared.metadata,
                 warnings: prepared.warnings))
     }
 
@@ -196,7 +202,9 @@ final class BatchRunner: Sendable {
         let input = photo.input
         var finished = 0
         for destination in destinations {
-            guard case .success(let existing) = FileSystem.status(of: destination, followingLinks: false) else { continue }
+            guard case .success(let existing) = FileSystem.status(of: destination, followingLinks: false) else {
+                continue
+            }
             if inputIdentities.contains(existing.identity) {
                 return .failed(
                     code: "overwrites_input",
@@ -205,14 +213,16 @@ final class BatchRunner: Sendable {
             if existing.kind == .folder {
                 return .failed(
                     code: "write_failed",
-                    message: "'\(input)' was not prepared: its copy cannot be written to '\(destination)': \(SystemError.isAFolder.reason)."
+                    message:
+                        "'\(input)' was not prepared: its copy cannot be written to '\(destination)': \(SystemError.isAFolder.reason)."
                 )
             }
             switch settings.existingCopies {
             case .refuse:
                 return .failed(
                     code: "output_exists",
-                    message: "'\(input)' was not prepared: its copy '\(destination)' already exists; pass --skip-existing to keep finished photos, or --overwrite to replace them."
+                    message:
+                        "'\(input)' was not prepared: its copy '\(destination)' already exists; pass --skip-existing to keep finished photos, or --overwrite to replace them."
                 )
             case .skipFinished:
                 if existing.kind == .regular, existing.modified > photo.status!.modified { finished += 1 }
@@ -226,7 +236,9 @@ final class BatchRunner: Sendable {
     private static func failure(_ error: OutputWriter.Failure, input: BytePath) -> PhotoOutcome {
         switch error {
         case .cannotWrite(let path, let error):
-            .failed(code: "write_failed", message: "'\(input)' was prepared but could not write '\(path)': \(error.reason).")
+            .failed(
+                code: "write_failed", message: "'\(input)' was prepared but could not write '\(path)': \(error.reason)."
+            )
         case .cannotMove(let path, let error):
             .failed(
                 code: "write_failed",
@@ -234,7 +246,8 @@ final class BatchRunner: Sendable {
         case .appeared(let path):
             .failed(
                 code: "output_exists",
-                message: "'\(input)' was prepared but its copy '\(path)' appeared meanwhile, made by another process; nothing was replaced."
+                message:
+                    "'\(input)' was prepared but its copy '\(path)' appeared meanwhile, made by another process; nothing was replaced."
             )
         }
     }
@@ -262,7 +275,8 @@ final class BatchRunner: Sendable {
                 case .alreadyPrepared:
                     state.tally.alreadyPrepared += 1
                     if settings.isVerbose {
-                        messages.append("prep-photo: skipped: '\(photo.input)' is already prepared (its copies are newer).")
+                        messages.append(
+                            "prep-photo: skipped: '\(photo.input)' is already prepared (its copies are newer).")
                     }
                 case .prepared(let prepared):
                     state.tally.prepared += 1
@@ -284,7 +298,8 @@ final class BatchRunner: Sendable {
                 now - state.lastProgress >= .milliseconds(100) || state.finishedPhotos == photoCount
             {
                 state.lastProgress = now
-                Terminal.writeError("\r\u{1B}[K" + progressLine(finished: state.finishedPhotos, failed: state.tally.failed, now: now))
+                Terminal.writeError(
+                    "\r\u{1B}[K" + progressLine(finished: state.finishedPhotos, failed: state.tally.failed, now: now))
             }
         }
     }

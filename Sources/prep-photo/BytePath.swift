@@ -20,6 +20,9 @@ struct BytePath: Hashable, Sendable, CustomStringConvertible {
 
     var isAbsolute: Bool { bytes.first == slash }
 
+    /// The path shown as a folder, with one slash at its end: `prepared/`.
+    var asFolder: String { bytes.last == slash ? description : description + "/" }
+
     /// `self/name`, without doubling a slash.
     func appending(_ name: some Collection<UInt8>) -> BytePath {
         guard !bytes.isEmpty else { return BytePath(bytes: name) }

@@ -27,46 +27,60 @@ struct CommandLineOptions {
     static let usage = "prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>"
 
     static let options: [Option] = [
-        Option("out", short: "o", value: .required(placeholder: "folder"), help: "Where the copies go. (default: ./prepared)"),
+        Option(
+            "out", short: "o", value: .required(placeholder: "folder"),
+            help: "Where the copies go. (default: ./prepared)"),
         Option(
             "recursive", short: "r",
             help: "Also prepare the photos in the subfolders of the folders given, keeping their folders under --out."),
         Option(
             "files-from", value: .required(placeholder: "file"),
             help: "Also prepare the paths listed in <file>, one per line ('-' reads standard input). Repeatable."),
-        Option("null", short: "0", help: "The --files-from paths are separated by NUL bytes, as find -print0 writes them."),
+        Option(
+            "null", short: "0", help: "The --files-from paths are separated by NUL bytes, as find -print0 writes them."),
         Option(
             "base", value: .required(placeholder: "folder"),
-            help: "Keep each photo's path below <folder> under --out, for lists and -r alike, so that shards of one library fill one --out."
+            help:
+                "Keep each photo's path below <folder> under --out, for lists and -r alike, so that shards of one library fill one --out."
         ),
         Option(
             "skip-existing",
-            help: "Keep a photo whose copies are all there and newer than it; prepare the others (a rerun finishes a stopped job)."
+            help:
+                "Keep a photo whose copies are all there and newer than it; prepare the others (a rerun finishes a stopped job)."
         ),
         Option("overwrite", help: "Replace copies that are already there. (default: refuse to, naming the copy)"),
-        Option("max-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the upload copy. (default: 2048)"),
         Option(
-            "display-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the display copy. (default: 2048)"),
-        Option("thumb-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the thumbnail. (default: 400)"),
+            "max-edge", value: .required(placeholder: "pixels"),
+            help: "Longest edge of the upload copy. (default: 2048)"),
+        Option(
+            "display-edge", value: .required(placeholder: "pixels"),
+            help: "Longest edge of the display copy. (default: 2048)"),
+        Option(
+            "thumb-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the thumbnail. (default: 400)"
+        ),
         Option("quality", value: .required(placeholder: "1-100"), help: "JPEG quality of every copy. (default: 85)"),
         Option("no-display", help: "Do not write display copies."),
         Option("no-thumb", help: "Do not write thumbnails."),
         Option(
             "jobs", short: "j", value: .required(placeholder: "count"),
-            help: "Photos prepared at once. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"),
+            help:
+                "Photos prepared at once. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"
+        ),
         Option("json", help: "Print one JSON object per input on stdout, in input order."),
         Option("quiet", short: "q", help: "Print errors only: no warnings, no summary, no progress line."),
         Option("verbose", help: "Name every input left out and why, and print each warning with its photo."),
         Option(
             "accept-incomplete",
-            help: "Prepare truncated or damaged photos whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them."
+            help:
+                "Prepare truncated or damaged photos whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them."
         ),
         Option(
             "max-pixels", value: .required(placeholder: "count"),
             help: "Refuse photos with more pixels than this. (default: 100000000)"),
         Option(
             "fast",
-            help: "Speed mode: when a 1/2, 1/4 or 1/8 decode lands at most 3% below --max-edge (2016 for 2048), keep that size and skip the resample."
+            help:
+                "Speed mode: when a 1/2, 1/4 or 1/8 decode lands at most 3% below --max-edge (2016 for 2048), keep that size and skip the resample."
         ),
         Option("version", help: "Show the version."),
         Option("help", short: "h", help: "Show this help."),
@@ -145,7 +159,9 @@ struct CommandLineOptions {
         options.fileLists = parsed.values("files-from").map(BytePath.init)
         if parsed.has("null") {
             guard !options.fileLists.isEmpty else {
-                throw UsageError("'\(parsed.last("null")!.isShort ? "-0" : "--null")' says how --files-from is separated, but there is no '--files-from <file>'")
+                let spelled = parsed.last("null")!.isShort ? "-0" : "--null"
+                throw UsageError(
+                    "'\(spelled)' says that --files-from is NUL-separated, but no '--files-from <file>' is given")
             }
             options.listSeparator = 0
         }

@@ -140,7 +140,8 @@ enum FileSystem {
     static func resolved(_ path: BytePath) -> BytePath? {
         guard let resolved = path.withCString({ realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return BytePath(bytes: UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) })
+        return BytePath(
+            bytes: UnsafeBufferPointer(start: resolved, count: strlen(resolved)).map { UInt8(bitPattern: $0) })
     }
 
     /// Reads a whole regular file.

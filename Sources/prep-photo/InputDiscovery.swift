@@ -98,7 +98,8 @@ struct InputDiscovery {
                         path, code: SkipCause.danglingLink.code,
                         message: "'\(path)' is a symbolic link to something that does not exist."))
             } else {
-                found.append(.failed(path, code: "unreadable", message: "'\(path)' could not be read: \(error.reason)."))
+                found.append(
+                    .failed(path, code: "unreadable", message: "'\(path)' could not be read: \(error.reason)."))
             }
             return
         }
@@ -111,7 +112,8 @@ struct InputDiscovery {
             found.append(
                 .failed(
                     path, code: SkipCause.specialFile.code,
-                    message: "'\(path)' is not a regular file (it is \(status.kindDescription)), so it was not opened."))
+                    message: "'\(path)' is not a regular file (it is \(status.kindDescription)), so it was not opened.")
+            )
         }
     }
 
@@ -158,7 +160,8 @@ struct InputDiscovery {
         switch FileSystem.names(inFolder: folder) {
         case .success(let listed): names = listed
         case .failure(let error):
-            found.append(.failed(folder, code: "unreadable", message: "'\(folder)' could not be read: \(error.reason)."))
+            found.append(
+                .failed(folder, code: "unreadable", message: "'\(folder)' could not be read: \(error.reason)."))
             return 0
         }
         var photos = 0
@@ -173,7 +176,8 @@ struct InputDiscovery {
             switch FileSystem.status(of: path, followingLinks: false) {
             case .success(let status): own = status
             case .failure(let error):
-                found.append(.failed(path, code: "unreadable", message: "'\(path)' could not be read: \(error.reason)."))
+                found.append(
+                    .failed(path, code: "unreadable", message: "'\(path)' could not be read: \(error.reason)."))
                 continue
             }
             switch own.kind {

@@ -44,7 +44,7 @@ final class OutputWriter: Sendable {
                     let descriptor = try FileSystem.createNew(temporary)
                     temporaries.insert(temporary)
                     return (temporary, descriptor)
-                } catch where error.isExists {
+                } catch  where error.isExists {
                     continue
                 } catch {
                     throw .cannotWrite(destination, error)
@@ -114,7 +114,7 @@ final class OutputWriter: Sendable {
             }
             do throws(SystemError) {
                 try FileSystem.link(copy.temporary, to: copy.destination)
-            } catch where error.meansNoHardLinks {
+            } catch  where error.meansNoHardLinks {
                 // A file system without hard links (FAT, exFAT): check, then rename.
                 if case .success = FileSystem.status(of: copy.destination, followingLinks: false) {
                     throw .exists
@@ -123,7 +123,7 @@ final class OutputWriter: Sendable {
                 return
             }
             FileSystem.remove(copy.temporary)
-        } catch where error.isExists {
+        } catch  where error.isExists {
             throw .appeared(copy.destination)
         } catch {
             throw .cannotMove(copy.destination, error)

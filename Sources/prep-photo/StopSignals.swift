@@ -11,9 +11,17 @@ import Glibc
 ///
 /// The signals are blocked in every thread and taken by one thread of its own with `sigwait`, so
 /// that the reaction runs as ordinary code (it takes locks and removes files) rather than in a
-/// signal handler, where almost nothing is allowed.
+/// signal handler, where almost nothing is allowed. A signal that was ignored when the process
+/// started (SIGHUP under `nohup`, SIGINT for a background job of a script) stays ignored, as
+/// coreutils and make leave it.
 final class StopSignals: Sendable {
-    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// The signals taken: SIGINT, SIGTERM and SIGHUP, less those the parent had ignored.
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP].filter { signal in
+        var current = sigaction()
+        guard sigaction(signal, nil, &current) == 0 else { return true }
+        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
+            != unsafeBitCast(SIG_IGN, to: Int.self)
+    }
 
     private let received = Mutex<[Int32]>([])
     private let onFirstSignal: @Sendable (Int32) -> Void
@@ -82,8 +90,11 @@ final class StopSignals: Sendable {
                 received.append(signal)
                 return received.count
             }
-            if count > 1 { onSecondSignal(signal) }
-            onFirstSignal(signal)
+            if count == 1 {
+                onFirstSignal(signal)
+            } else {
+                onSecondSignal(signal)
+            }
         }
     }
 }

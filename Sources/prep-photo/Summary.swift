@@ -7,7 +7,7 @@ enum Summary {
         let prepared = tally.prepared
         var first =
             "Prepared \(prepared) of \(tally.photos) photo\(tally.photos == 1 ? "" : "s") in \(Terminal.format(seconds)) s "
-            + "(\(Terminal.format(seconds > 0 ? Double(prepared) / seconds : 0)) photos/s) into \(outputFolder)/"
+            + "(\(Terminal.format(seconds > 0 ? Double(prepared) / seconds : 0)) photos/s) into \(outputFolder.asFolder)"
         if tally.failed > 0 { first += "; \(tally.failed) failed (see above)" }
         if tally.alreadyPrepared > 0 { first += "; \(tally.alreadyPrepared) already prepared, kept (--skip-existing)" }
         var lines = [first + "."]
@@ -18,7 +18,9 @@ enum Summary {
         }
         if let subfolders = tally.skipped[.subfolder] {
             var named = tally.subfoldersNamed.map { "'\($0)'" }.joined(separator: ", ")
-            if subfolders > tally.subfoldersNamed.count { named += " and \(subfolders - tally.subfoldersNamed.count) more" }
+            if subfolders > tally.subfoldersNamed.count {
+                named += " and \(subfolders - tally.subfoldersNamed.count) more"
+            }
             lines.append("Subfolders not entered: \(named); -r prepares the photos in them too.")
         }
         if let stopSignal {

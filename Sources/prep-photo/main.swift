@@ -30,7 +30,8 @@ case .run(let options):
         onFirstSignal: { signal in
             guard !options.isQuiet else { return }
             Terminal.writeError(
-                clearsLine + "prep-photo: \(StopSignals.name(of: signal)): finishing the photos in flight, then stopping; "
+                clearsLine
+                    + "prep-photo: \(StopSignals.name(of: signal)): finishing the photos in flight, then stopping; "
                     + "once more stops at once.\n")
         },
         onSecondSignal: { signal in
@@ -71,7 +72,8 @@ case .run(let options):
                 case .containsNUL(let shown):
                     discovery.addFailure(
                         shown, code: "unreadable",
-                        message: "A line of the file list '\(list)' holds a NUL byte, which no path has; a list from find -print0 is read with -0."
+                        message:
+                            "A line of the file list '\(list)' holds a NUL byte, which no path has; a list from find -print0 is read with -0."
                     )
                 }
             }
@@ -88,7 +90,7 @@ case .run(let options):
     if let folderProblem {
         for index in plan.photos.indices where plan.photos[index].verdict == nil {
             plan.photos[index].verdict = .failed(
-                code: "output_folder", message: "'\(plan.photos[index].input)' was not prepared: \(folderProblem)")
+                code: "write_failed", message: "'\(plan.photos[index].input)' was not prepared: \(folderProblem)")
         }
     }
 
