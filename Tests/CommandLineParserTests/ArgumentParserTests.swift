@@ -78,7 +78,8 @@ struct ArgumentParserTests {
         #expect(
             Self.error(["--jobs", "-3"])
                 == nil)
-        #expect(throws: UsageError("The value '-3' is invalid for '--jobs <count>': it must be a whole number 1 to 8")) {
+        #expect(throws: UsageError("The value '-3' is invalid for '--jobs <count>': it must be a whole number 1 to 8"))
+        {
             try Self.parse(["--jobs", "-3"]).integer("jobs", in: 1...8)
         }
     }
@@ -141,7 +142,9 @@ struct ArgumentParserTests {
         #expect(throws: UsageError("The value '0' is invalid for '-j <count>': it must be a whole number 1 to 1024")) {
             try Self.parse(["-j", "0"]).integer("jobs", in: 1...1024)
         }
-        #expect(throws: UsageError("The value 'x' is invalid for '--jobs <count>': it must be a whole number at least 1")) {
+        #expect(
+            throws: UsageError("The value 'x' is invalid for '--jobs <count>': it must be a whole number at least 1")
+        ) {
             try Self.parse(["--jobs=x"]).integer("jobs", in: 1...Int.max)
         }
         #expect(try Self.parse([]).integer("jobs", in: 1...8) == nil)
@@ -205,7 +208,9 @@ struct HelpTextTests {
         let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.allSatisfy { $0.count <= HelpText.width }, "\(help)")
         #expect(lines.allSatisfy { !$0.hasSuffix(" ") })
-        #expect(help.hasPrefix("OVERVIEW: Do a thing.\n\nUSAGE: tool [options]\n\nOPTIONS:\n  -a, --a                 word word"))
+        #expect(
+            help.hasPrefix(
+                "OVERVIEW: Do a thing.\n\nUSAGE: tool [options]\n\nOPTIONS:\n  -a, --a                 word word"))
         #expect(help.contains("\n  --a-very-long-option-name <value>\n                          Short.\n"))
         #expect(help.hasSuffix("EXAMPLES:\n  tool -a\n\n  more\n"))
     }

@@ -32,7 +32,8 @@ struct CommandLineTests {
         let examples = try #require(help.components(separatedBy: "EXAMPLES:").last)
         #expect(examples.split(separator: "\n").filter { $0.hasPrefix("  prep-photo ") }.count >= 2)
         // argument-parser's heading in help; its errors say "Usage:".
-        #expect(help.contains("USAGE: prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>\n"))
+        #expect(
+            help.contains("USAGE: prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>\n"))
     }
 
     /// The exact text of each usage error, in swift-argument-parser's shape: `Error: ...`, the usage line,

@@ -10,7 +10,10 @@ struct JPEGFile {
     let isComplete: Bool
 
     init(path: String) throws {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        self.init(bytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    init(bytes: [UInt8]) {
         byteCount = bytes.count
         isComplete = bytes.starts(with: [0xFF, 0xD8]) && bytes.suffix(2) == [0xFF, 0xD9]
         size = Self.frameSize(bytes)

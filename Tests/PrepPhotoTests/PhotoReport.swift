@@ -52,7 +52,8 @@ struct PhotoReport: Decodable {
     /// The keys of every line, and of each object in it, exactly as the issue lists them.
     enum Keys {
         static let line: Set = [
-            "input", "ok", "skipped", "code", "error", "upload", "display", "thumbnail", "original", "orientation", "capturedAt",
+            "input", "ok", "skipped", "code", "error", "upload", "display", "thumbnail", "original", "orientation",
+            "capturedAt",
             "location", "comment", "warnings",
         ]
         static let copy: Set = ["path", "width", "height", "bytes"]

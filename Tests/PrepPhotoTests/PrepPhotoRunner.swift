@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Runs the built `prep-photo` executable, as a user's shell would.
 struct PrepPhotoRunner {
     struct Result {
@@ -85,29 +89,94 @@ struct PrepPhotoRunner {
             process.arguments = ["-c", "trap '' XFSZ; exec \(prlimit) --fsize=\(bytes) \"$@\"", "sh"] + command
         }
         if let folder { process.currentDirectoryURL = folder }
+        let running = try Running(process)
+        return try running.finish()
+    }
 
-        // Files rather than pipes: reading one pipe to its end while the child waits on the other, full pipe
-        // would hang both.
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("prep-photo-capture-\(UUID())")
-        try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: capture) }
-        let outputURL = capture.appendingPathComponent("stdout")
-        let errorURL = capture.appendingPathComponent("stderr")
-        try Data().write(to: outputURL)
-        try Data().write(to: errorURL)
-        let output = try FileHandle(forWritingTo: outputURL)
-        let error = try FileHandle(forWritingTo: errorURL)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        process.waitUntilExit()
-        try output.close()
-        try error.close()
-        let status =
-            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-        return Result(
-            status: status, standardOutput: String(decoding: try Data(contentsOf: outputURL), as: UTF8.self),
-            standardError: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    /// Runs `script` with `/bin/sh -c`, with the built `prep-photo` first on PATH, as a user's
+    /// pipeline (`find -print0 | prep-photo -0 --files-from -`) or job script runs it.
+    static func runShell(_ script: String, in folder: URL, environment: [String: String] = [:]) throws -> Result {
+        try startShell(script, in: folder, environment: environment).finish()
+    }
+
+    /// Starts `script` like `runShell`, without waiting for it.
+    static func startShell(_ script: String, in folder: URL, environment: [String: String] = [:]) throws -> Running {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        process.currentDirectoryURL = folder
+        var variables = ProcessInfo.processInfo.environment
+        variables["PATH"] = executable.deletingLastPathComponent().path + ":" + (variables["PATH"] ?? "/usr/bin:/bin")
+        variables.merge(environment) { $1 }
+        process.environment = variables
+        return try Running(process)
+    }
+
+    /// Starts `prep-photo` without waiting for it, so that a test can signal it.
+    static func start(_ arguments: [String], in folder: URL) throws -> Running {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        return try Running(process)
+    }
+
+    /// A started child whose output goes to files (rather than pipes: reading one pipe to its end while
+    /// the child waits on the other, full pipe would hang both).
+    final class Running {
+        let process: Process
+        private let capture: URL
+        private let output: FileHandle
+        private let error: FileHandle
+
+        init(_ process: Process) throws {
+            self.process = process
+            capture = FileManager.default.temporaryDirectory.appendingPathComponent("prep-photo-capture-\(UUID())")
+            try FileManager.default.createDirectory(at: capture, withIntermediateDirectories: true)
+            try Data().write(to: capture.appendingPathComponent("stdout"))
+            try Data().write(to: capture.appendingPathComponent("stderr"))
+            output = try FileHandle(forWritingTo: capture.appendingPathComponent("stdout"))
+            error = try FileHandle(forWritingTo: capture.appendingPathComponent("stderr"))
+            if process.standardInput == nil { process.standardInput = FileHandle.nullDevice }
+            process.standardOutput = output
+            process.standardError = error
+            // A child inherits the signal mask of the thread that spawns it, and the test's threads
+            // (Dispatch's) block every signal: unblock the stop signals around the spawn, so that the
+            // child starts with them deliverable, as a shell starts it.
+            var stopSignals = sigset_t()
+            sigemptyset(&stopSignals)
+            for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stopSignals, signal) }
+            var previous = sigset_t()
+            pthread_sigmask(SIG_UNBLOCK, &stopSignals, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            try process.run()
+        }
+
+        var processIdentifier: Int32 { process.processIdentifier }
+
+        /// What the child wrote to stdout so far.
+        var outputSoFar: String {
+            String(decoding: (try? Data(contentsOf: capture.appendingPathComponent("stdout"))) ?? Data(), as: UTF8.self)
+        }
+
+        /// Sends `signal` to the child.
+        func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+        /// Waits for the child to end and returns what it did.
+        func finish() throws -> Result {
+            defer { try? FileManager.default.removeItem(at: capture) }
+            process.waitUntilExit()
+            try output.close()
+            try error.close()
+            let status =
+                process.terminationReason == .uncaughtSignal
+                ? 128 + process.terminationStatus : process.terminationStatus
+            return Result(
+                status: status,
+                standardOutput: String(
+                    decoding: try Data(contentsOf: capture.appendingPathComponent("stdout")), as: UTF8.self),
+                standardError: String(
+                    decoding: try Data(contentsOf: capture.appendingPathComponent("stderr")), as: UTF8.self))
+        }
     }
 }

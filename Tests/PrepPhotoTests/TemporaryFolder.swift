@@ -68,9 +68,13 @@ struct TemporaryFolder {
         return (enumerator?.allObjects as? [String] ?? []).sorted()
     }
 
-    /// The temporary files `prep-photo` writes before renaming (`.NAME.jpg.PID.RANDOM.tmp`) anywhere below
-    /// the folder, and any other name ending in `.tmp`.
-    func temporaryFiles() -> [String] { allPaths().filter { $0.hasSuffix(".tmp") } }
+    /// The temporary files `prep-photo` writes before renaming (`.prep-XXXXXX.tmp`) anywhere below
+    /// the folder, and any other name ending in `.tmp`, names that are not UTF-8 included.
+    func temporaryFiles() -> [String] {
+        allRawPaths().filter { $0.reversed().starts(with: Array(".tmp".utf8).reversed()) }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
 
     private func remove() {
         // Without write permission on a folder even its owner cannot empty it.
