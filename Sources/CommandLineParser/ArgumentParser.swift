@@ -142,11 +142,12 @@ public struct ArgumentParser: Sendable {
         remaining: inout ArraySlice<CommandLineArgument>
     ) throws(UsageError) -> CommandLineArgument? {
         if let inline, !inline.bytes.isEmpty { return inline }
-        let next = remaining.first.flatMap { isValueWord($0) ? $0 : nil }
+        var next = remaining.first.flatMap { isValueWord($0) ? $0 : nil }
         switch option.value {
         case .none:
             return nil
-        case .required:
+        case .required(_, let takesAnyWord):
+            if takesAnyWord { next = remaining.first }
             guard inline == nil, let next else {
                 throw UsageError("Missing value for '\(option.quoted(short: isShort))'")
             }

@@ -4,8 +4,10 @@ public struct Option: Sendable, Hashable {
     public enum Value: Sendable, Hashable {
         /// A flag: `--json`, `-q`.
         case none
-        /// `--out <folder>`: `--out DIR`, `--out=DIR`, `-o DIR`, `-oDIR`.
-        case required(placeholder: String)
+        /// `--out <folder>`: `--out DIR`, `--out=DIR`, `-o DIR`, `-oDIR`. The next word is not taken
+        /// when it looks like an option, unless `takesAnyWord` (free text such as a note, which may
+        /// well start with a dash).
+        case required(placeholder: String, takesAnyWord: Bool = false)
         /// `--check [<file.json>]`: the value may be left out. `--check=FILE` always gives one; a
         /// separate word is taken as the value only when it ends with `separateWordSuffix`, so
         /// that `--check FOLDER` leaves FOLDER to be an argument.
@@ -35,7 +37,7 @@ public struct Option: Sendable, Hashable {
     public func quoted(short isShort: Bool = false) -> String {
         switch value {
         case .none: spelled(short: isShort)
-        case .required(let placeholder): "\(spelled(short: isShort)) <\(placeholder)>"
+        case .required(let placeholder, _): "\(spelled(short: isShort)) <\(placeholder)>"
         case .optional(let placeholder, _): "\(spelled(short: isShort)) [<\(placeholder)>]"
         }
     }

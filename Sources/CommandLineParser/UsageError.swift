@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What is wrong with a command line, in swift-argument-parser's words: "Unknown option '--jsn'.
 /// Did you mean '--json'?", "Missing value for '--out <folder>'".
 public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -22,21 +18,5 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     ///   - command: what to run `--help` on: `prep-photo`, `outbox add`.
     public func report(usage: String, command: String) -> String {
         "Error: \(message)\nUsage: \(usage)\n  See '\(command) --help' for more information.\n"
-    }
-
-    /// Prints `report(usage:command:)` on standard error and exits with `exitStatus`.
-    public func exit(usage: String, command: String) -> Never {
-        var bytes = Array(report(usage: usage, command: command).utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes {
-                Glibc.write(STDERR_FILENO, $0.baseAddress! + offset, $0.count - offset)
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            offset += count
-        }
-        bytes.removeAll()
-        Glibc.exit(Self.exitStatus)
     }
 }

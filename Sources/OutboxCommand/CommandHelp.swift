@@ -93,10 +93,10 @@ enum CommandHelp {
 
     static let addOptions = [
         Option(
-            "kind", value: .required(placeholder: "kind"),
+            "kind", value: .required(placeholder: "kind", takesAnyWord: true),
             help: "What was captured, in the app's own words. (default: photo)"),
         Option(
-            "note", value: .required(placeholder: "text"),
+            "note", value: .required(placeholder: "text", takesAnyWord: true),
             help: "The note of every capture; surrounding whitespace is trimmed."),
         Option(
             "max-edge", value: .required(placeholder: "pixels"),

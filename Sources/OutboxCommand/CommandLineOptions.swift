@@ -5,6 +5,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the user asked for on the command line.
 struct CommandLineOptions {
@@ -46,9 +49,11 @@ struct CommandLineOptions {
         do {
             return try parse(arguments)
         } catch {
-            error.error.exit(
-                usage: CommandHelp.usage(for: error.command),
-                command: error.command.map { "outbox \($0)" } ?? "outbox")
+            Terminal.writeError(
+                error.error.report(
+                    usage: CommandHelp.usage(for: error.command),
+                    command: error.command.map { "outbox \($0)" } ?? "outbox"))
+            exit(UsageError.exitStatus)
         }
     }
 

@@ -22,7 +22,8 @@ do {
     case .run(let parsed): options = parsed
     }
 } catch {
-    error.exit(usage: BenchOptions.usage, command: "prep-bench")
+    FileHandle.standardError.write(Data(error.report(usage: BenchOptions.usage, command: "prep-bench").utf8))
+    exit(UsageError.exitStatus)
 }
 
 /// Every measurement; throws the first failure of any tool.

@@ -14,7 +14,8 @@ let action: CommandLineOptions.Action
 do {
     action = try CommandLineOptions.parse(CommandLineArgument.processArguments)
 } catch {
-    error.exit(usage: CommandLineOptions.usage, command: "prep-photo")
+    Terminal.writeError(error.report(usage: CommandLineOptions.usage, command: "prep-photo"))
+    exit(UsageError.exitStatus)
 }
 
 switch action {

@@ -84,6 +84,17 @@ struct ArgumentParserTests {
         }
     }
 
+    @Test("A value that takes any word takes the next one even when it starts with a dash, as free text may")
+    func anyWord() throws {
+        let parser = ArgumentParser(options: [
+            Option("note", value: .required(placeholder: "text", takesAnyWord: true), help: "A note."),
+            Option("json", help: "JSON."),
+        ])
+        let parsed = try parser.parse(["--note", "- gate left open", "--json"])
+        #expect(try parsed.string("note") == "- gate left open" && parsed.has("json"))
+        #expect(try parser.parse(["--note", "--json"]).string("note") == "--json")
+    }
+
     @Test(
         "An unknown option is named, with the nearest known one when there is one",
         arguments: [
