@@ -47,22 +47,22 @@ public struct CommandLineArgument: Sendable, Hashable, ExpressibleByStringLitera
 /// - Parameter bytes: a file name, a path or any word from outside.
 /// - Returns: text that is safe to print and says which bytes were there.
 public func escapedForDisplay(_ bytes: some Collection<UInt8>) -> String {
+    // Most names are printable ASCII: nothing to look at byte by byte.
+    if bytes.allSatisfy({ (0x20..<0x7F).contains($0) }) { return String(decoding: bytes, as: UTF8.self) }
+    let bytes = Array(bytes)
     var shown = ""
-    var rest = bytes[...]
-    while !rest.isEmpty {
-        let length = validUTF8Length(rest)
-        if length > 0 {
-            let scalarBytes = rest.prefix(length)
-            let scalar = String(decoding: scalarBytes, as: UTF8.self).unicodeScalars.first!
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                for byte in scalarBytes { shown += hexEscape(byte) }
-            } else {
-                shown.unicodeScalars.append(scalar)
-            }
-            rest = rest.dropFirst(length)
+    var index = 0
+    while index < bytes.count {
+        if let (scalar, length) = decodedScalar(bytes[index...]),
+            !(scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value))
+        {
+            shown.unicodeScalars.append(scalar)
+            index += length
         } else {
-            shown += hexEscape(rest.first!)
-            rest = rest.dropFirst()
+            // A control character is escaped byte by byte, as a stray byte is.
+            let length = decodedScalar(bytes[index...])?.length ?? 1
+            for byte in bytes[index..<(index + length)] { shown += hexEscape(byte) }
+            index += length
         }
     }
     return shown
@@ -73,25 +73,25 @@ private func hexEscape(_ byte: UInt8) -> String {
     return "\\x" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
 }
 
-/// The length of the UTF-8 sequence that starts `bytes`, or 0 when it does not start one
-/// (a stray continuation byte, a sequence cut short, an overlong form or a surrogate).
-private func validUTF8Length(_ bytes: some Collection<UInt8>) -> Int {
+/// The scalar whose UTF-8 sequence starts `bytes`, and its length; nil when none starts there (a
+/// stray continuation byte, a sequence cut short, an overlong form or a surrogate).
+private func decodedScalar(_ bytes: ArraySlice<UInt8>) -> (Unicode.Scalar, length: Int)? {
     let lead = bytes.first!
     let length: Int
     let lowest: UInt32
     switch lead {
-    case 0x00...0x7F: return 1
+    case 0x00...0x7F: return (Unicode.Scalar(lead), 1)
     case 0xC2...0xDF: (length, lowest) = (2, 0x80)
     case 0xE0...0xEF: (length, lowest) = (3, 0x800)
     case 0xF0...0xF4: (length, lowest) = (4, 0x10000)
-    default: return 0
+    default: return nil
     }
-    guard bytes.count >= length else { return 0 }
+    guard bytes.count >= length else { return nil }
     var value = UInt32(lead) & (0xFF >> (length + 1))
     for byte in bytes.dropFirst().prefix(length - 1) {
-        guard byte & 0xC0 == 0x80 else { return 0 }
+        guard byte & 0xC0 == 0x80 else { return nil }
         value = value << 6 | UInt32(byte & 0x3F)
     }
-    guard value >= lowest, value <= 0x10FFFF, !(0xD800...0xDFFF).contains(value) else { return 0 }
-    return length
+    guard value >= lowest, let scalar = Unicode.Scalar(value) else { return nil }
+    return (scalar, length)
 }

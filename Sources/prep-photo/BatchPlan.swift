@@ -2,7 +2,7 @@
 struct PlannedPhoto: Sendable {
     /// What was decided before any work: the input is left out, or it fails.
     enum Verdict: Sendable {
-        case skipped(SkipCause, message: String)
+        case skipped(LeftOut)
         case failed(code: String, message: String)
     }
 
@@ -86,8 +86,8 @@ enum BatchPlan {
         var identities: Set<FileIdentity> = []
         let photos = found.enumerated().map { index, input -> PlannedPhoto in
             switch input {
-            case .skipped(let path, let cause, let message):
-                return PlannedPhoto(input: path, stem: nil, status: nil, verdict: .skipped(cause, message: message))
+            case .skipped(let path, let leftOut):
+                return PlannedPhoto(input: path, stem: nil, status: nil, verdict: .skipped(leftOut))
             case .failed(let path, let code, let message):
                 return PlannedPhoto(input: path, stem: nil, status: nil, verdict: .failed(code: code, message: message))
             case .photo(let photo):
@@ -96,11 +96,7 @@ enum BatchPlan {
                 if chosenIndex != index, case .photo(let kept) = found[chosenIndex] {
                     return PlannedPhoto(
                         input: photo.path, stem: nil, status: photo.status,
-                        verdict: .skipped(
-                            .duplicate,
-                            message:
-                                "'\(photo.path)' is the same file as '\(kept.path)'; it is prepared once, as '\(kept.path)'."
-                        ))
+                        verdict: .skipped(LeftOut(cause: .duplicate, detail: .keptAs(kept.path))))
                 }
                 let relativeStem = stem(of: photo.mirrored)
                 if let earlier = clash(relativeStem.bytes) {

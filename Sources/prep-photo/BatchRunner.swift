@@ -28,7 +28,7 @@ enum PhotoOutcome: Sendable {
     case prepared(Prepared)
     /// `--skip-existing`: all its copies are there, newer than it.
     case alreadyPrepared
-    case skipped(SkipCause, message: String)
+    case skipped(LeftOut)
     case failed(code: String, message: String)
 }
 
@@ -86,7 +86,9 @@ final class BatchRunner: Sendable {
     private let started = ContinuousClock.now
 
     private struct State {
-        var outcomes: [PhotoOutcome?]
+        /// Results done but not yet reported, because one before them is still in flight: a few,
+        /// however long the batch.
+        var waiting: [Int: PhotoOutcome] = [:]
         var nextToReport = 0
         var tally = BatchTally()
         var finishedPhotos = 0
@@ -105,7 +107,7 @@ final class BatchRunner: Sendable {
         self.writer = writer
         self.signals = signals
         photoCount = plan.photos.count { $0.isPhoto }
-        var state = State(outcomes: Array(repeating: nil, count: plan.photos.count))
+        var state = State()
         state.tally.photos = photoCount
         self.state = Mutex(state)
     }
@@ -138,7 +140,7 @@ final class BatchRunner: Sendable {
 
     private func prepare(_ photo: PlannedPhoto, workspace: PreparationWorkspace) -> PhotoOutcome {
         switch photo.verdict {
-        case .skipped(let cause, let message): return .skipped(cause, message: message)
+        case .skipped(let leftOut): return .skipped(leftOut)
         case .failed(let code, let message): return .failed(code: code, message: message)
         case nil: break
         }
@@ -255,23 +257,25 @@ final class BatchRunner: Sendable {
     /// Stores a result and reports every result that is now next in input order.
     private func record(_ outcome: PhotoOutcome, at index: Int) {
         state.withLock { state in
-            state.outcomes[index] = outcome
+            state.waiting[index] = outcome
             if photos[index].isPhoto { state.finishedPhotos += 1 }
             var lines: [String] = []
             var messages: [String] = []
-            while state.nextToReport < photos.count, let ready = state.outcomes[state.nextToReport] {
+            while let ready = state.waiting.removeValue(forKey: state.nextToReport) {
                 let photo = photos[state.nextToReport]
                 if settings.emitsJSON { lines.append(JSONReport.line(for: photo.input, outcome: ready)) }
                 switch ready {
                 case .failed(_, let message):
                     state.tally.failed += 1
                     messages.append("prep-photo: error: \(message)")
-                case .skipped(let cause, let message):
-                    state.tally.skipped[cause, default: 0] += 1
-                    if cause == .subfolder, state.tally.subfoldersNamed.count < Self.namedSubfolders {
+                case .skipped(let leftOut):
+                    state.tally.skipped[leftOut.cause, default: 0] += 1
+                    if leftOut.cause == .subfolder, state.tally.subfoldersNamed.count < Self.namedSubfolders {
                         state.tally.subfoldersNamed.append(photo.input)
                     }
-                    if settings.isVerbose { messages.append("prep-photo: skipped: \(message)") }
+                    if settings.isVerbose {
+                        messages.append("prep-photo: skipped: \(leftOut.message(about: photo.input))")
+                    }
                 case .alreadyPrepared:
                     state.tally.alreadyPrepared += 1
                     if settings.isVerbose {
@@ -287,7 +291,6 @@ final class BatchRunner: Sendable {
                         }
                     }
                 }
-                state.outcomes[state.nextToReport] = .alreadyPrepared  // reported; keep no copy around
                 state.nextToReport += 1
             }
             if settings.showsProgress, !messages.isEmpty { Terminal.writeError("\r\u{1B}[K") }

@@ -26,7 +26,9 @@ struct FileStatus: Sendable {
     let modified: Int64
 
     /// "a FIFO", "a socket", "a device": what a special file is, for a message.
-    var kindDescription: String {
+    var kindDescription: String { Self.describe(kind) }
+
+    static func describe(_ kind: Kind) -> String {
         switch kind {
         case .regular: "a file"
         case .folder: "a folder"

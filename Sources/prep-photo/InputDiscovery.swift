@@ -1,34 +1,3 @@
-/// Why an input met in a folder is left out. None of these is a failure: each is counted in
-/// the summary, named with `--verbose`, and has a JSON line with `"skipped": true`.
-enum SkipCause: String, Sendable, CaseIterable {
-    case hidden
-    case notImage = "not_image"
-    case danglingLink = "dangling_link"
-    case specialFile = "special_file"
-    case subfolder
-    case linkedFolder = "linked_folder"
-    case outputFolder = "output_folder"
-    case duplicate
-
-    /// The stable code of its JSON line.
-    var code: String { rawValue }
-
-    /// "3 hidden", "1 not an image": the count in the summary.
-    func counted(_ count: Int) -> String {
-        let one = count == 1
-        return switch self {
-        case .hidden: "\(count) hidden"
-        case .notImage: one ? "1 not an image" : "\(count) not images"
-        case .danglingLink: one ? "1 dangling link" : "\(count) dangling links"
-        case .specialFile: one ? "1 special file" : "\(count) special files"
-        case .subfolder: one ? "1 subfolder without -r" : "\(count) subfolders without -r"
-        case .linkedFolder: one ? "1 linked folder" : "\(count) linked folders"
-        case .outputFolder: "the output folder"
-        case .duplicate: one ? "1 duplicate" : "\(count) duplicates"
-        }
-    }
-}
-
 /// A file to prepare, as found on the command line, in a file list or in a folder.
 struct FoundPhoto: Sendable {
     let path: BytePath
@@ -43,7 +12,7 @@ struct FoundPhoto: Sendable {
 /// One input, decided as far as can be without reading it.
 enum FoundInput: Sendable {
     case photo(FoundPhoto)
-    case skipped(BytePath, SkipCause, message: String)
+    case skipped(BytePath, LeftOut)
     case failed(BytePath, code: String, message: String)
 }
 
@@ -140,7 +109,9 @@ struct InputDiscovery {
         let added = found[start...]
         let failures = added.filter { if case .failed = $0 { true } else { false } }.count
         guard photos == 0, failures == 0, !isStopRequested() else { return }
-        let hasSubfolders = added.contains { if case .skipped(_, .subfolder, _) = $0 { true } else { false } }
+        let hasSubfolders = added.contains {
+            if case .skipped(_, let leftOut) = $0 { leftOut.cause == .subfolder } else { false }
+        }
         found.append(
             .failed(
                 folder, code: "no_photos",
@@ -169,7 +140,7 @@ struct InputDiscovery {
             let path = folder.appending(name)
             let below = mirrored.appending(name)
             if name.first == UInt8(ascii: ".") {
-                skip(path, .hidden, "'\(path)' is hidden (its name starts with a dot).")
+                skip(path, LeftOut(cause: .hidden))
                 continue
             }
             let own: FileStatus
@@ -184,34 +155,34 @@ struct InputDiscovery {
             case .link:
                 switch FileSystem.status(of: path, followingLinks: true) {
                 case .failure:
-                    skip(path, .danglingLink, "'\(path)' is a symbolic link to something that does not exist.")
+                    skip(path, LeftOut(cause: .danglingLink))
                 case .success(let target) where target.kind == .folder:
-                    skip(path, .linkedFolder, "'\(path)' is a symbolic link to a folder, which is not followed.")
+                    skip(path, LeftOut(cause: .linkedFolder))
                 case .success(let target) where target.kind == .regular:
                     photos += addFile(path, mirroredBelowFolder: below, status: target, isLink: true)
                 case .success(let target):
-                    skip(path, .specialFile, "'\(path)' links to \(target.kindDescription), not a file.")
+                    skip(path, LeftOut(cause: .specialFile, detail: .kind(target.kind, isLink: true)))
                 }
             case .folder where own.identity == outputFolder:
-                skip(path, .outputFolder, "'\(path)' is the output folder, which is not read.")
+                skip(path, LeftOut(cause: .outputFolder))
             case .folder where !isRecursive:
-                skip(path, .subfolder, "'\(path)' is a subfolder, read only with -r.")
+                skip(path, LeftOut(cause: .subfolder))
             case .folder where ancestors.contains(own.identity):
-                skip(path, .linkedFolder, "'\(path)' is a folder above it again (a loop), which is not followed.")
+                skip(path, LeftOut(cause: .linkedFolder, detail: .loop))
             case .folder:
                 guard !isStopRequested() else { return photos }
                 photos += walk(path, mirrored: below, ancestors: ancestors.union([own.identity]))
             case .regular:
                 photos += addFile(path, mirroredBelowFolder: below, status: own, isLink: false)
             default:
-                skip(path, .specialFile, "'\(path)' is \(own.kindDescription), not a file.")
+                skip(path, LeftOut(cause: .specialFile, detail: .kind(own.kind, isLink: false)))
             }
         }
         return photos
     }
 
-    private mutating func skip(_ path: BytePath, _ cause: SkipCause, _ message: String) {
-        found.append(.skipped(path, cause, message: message))
+    private mutating func skip(_ path: BytePath, _ leftOut: LeftOut) {
+        found.append(.skipped(path, leftOut))
     }
 
     /// Adds a regular file: from a folder only when its name is an image's.
@@ -224,7 +195,7 @@ struct InputDiscovery {
         _ path: BytePath, mirroredBelowFolder: BytePath?, status: FileStatus, isLink: Bool
     ) -> Int {
         if mirroredBelowFolder != nil, !Self.imageExtensions.contains(Self.fileExtension(of: path.lastComponent)) {
-            skip(path, .notImage, "'\(path)' is not an image (by its name).")
+            skip(path, LeftOut(cause: .notImage))
             return 0
         }
         let mirrored: BytePath

@@ -54,7 +54,8 @@ enum JSONReport {
         switch outcome {
         case .prepared(let prepared): return line(for: input, prepared: prepared)
         case .alreadyPrepared: (ok, skipped, code, message) = (true, true, nil, nil)
-        case .skipped(let cause, let text): (ok, skipped, code, message) = (false, true, cause.code, text)
+        case .skipped(let leftOut):
+            (ok, skipped, code, message) = (false, true, leftOut.cause.code, leftOut.message(about: input))
         case .failed(let failure, let text): (ok, skipped, code, message) = (false, false, failure, text)
         }
         return JSONValue.object([

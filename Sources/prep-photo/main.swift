@@ -10,6 +10,42 @@ import Foundation
 import Glibc
 #endif
 
+/// The inputs of the command line and of the file lists, expanded; exits when a list cannot be read.
+func findInputs(
+    _ options: CommandLineOptions, outputFolder: FileIdentity?, isStopRequested: @escaping () -> Bool
+) -> [FoundInput] {
+    var discovery = InputDiscovery(
+        isRecursive: options.isRecursive, base: options.base, outputFolder: outputFolder,
+        isStopRequested: isStopRequested)
+    for input in options.inputs { discovery.add(input) }
+    for list in options.fileLists {
+        do {
+            try FileList.read(list, separator: options.listSeparator) { entry in
+                switch entry {
+                case .path(let path):
+                    discovery.add(path)
+                case .tooLong(let prefix):
+                    discovery.addFailure(
+                        BytePath(bytes: prefix + Array("...".utf8)), code: "name_too_long",
+                        message:
+                            "A line of the file list '\(list)' is longer than any path (\(FileList.longestPath) bytes); it starts '\(BytePath(bytes: prefix))'."
+                    )
+                case .containsNUL(let shown):
+                    discovery.addFailure(
+                        shown, code: "unreadable",
+                        message:
+                            "A line of the file list '\(list)' holds a NUL byte, which no path has; a list from find -print0 is read with -0."
+                    )
+                }
+            }
+        } catch {
+            Terminal.writeError("prep-photo: error: could not read the file list '\(list)': \(error.reason).\n")
+            exit(1)
+        }
+    }
+    return discovery.found
+}
+
 let action: CommandLineOptions.Action
 do {
     action = try CommandLineOptions.parse(CommandLineArgument.processArguments)
@@ -54,38 +90,9 @@ case .run(let options):
         outputIdentity = status.identity
     }
 
-    var discovery = InputDiscovery(
-        isRecursive: options.isRecursive, base: options.base, outputFolder: outputIdentity,
-        isStopRequested: { signals.stopSignal != nil })
-    for input in options.inputs { discovery.add(input) }
-    for list in options.fileLists {
-        do {
-            try FileList.read(list, separator: options.listSeparator) { entry in
-                switch entry {
-                case .path(let path):
-                    discovery.add(path)
-                case .tooLong(let prefix):
-                    discovery.addFailure(
-                        BytePath(bytes: prefix + Array("...".utf8)), code: "name_too_long",
-                        message:
-                            "A line of the file list '\(list)' is longer than any path (\(FileList.longestPath) bytes); it starts '\(BytePath(bytes: prefix))'."
-                    )
-                case .containsNUL(let shown):
-                    discovery.addFailure(
-                        shown, code: "unreadable",
-                        message:
-                            "A line of the file list '\(list)' holds a NUL byte, which no path has; a list from find -print0 is read with -0."
-                    )
-                }
-            }
-        } catch {
-            Terminal.writeError("prep-photo: error: could not read the file list '\(list)': \(error.reason).\n")
-            exit(1)
-        }
-    }
-
     var plan = BatchPlan.make(
-        discovery.found, outputFolder: options.outputFolder,
+        findInputs(options, outputFolder: outputIdentity, isStopRequested: { signals.stopSignal != nil }),
+        outputFolder: options.outputFolder,
         writesDisplay: options.configuration.displayEdge != nil,
         writesThumbnail: options.configuration.thumbnailEdge != nil)
     if let folderProblem {
