@@ -215,9 +215,13 @@ class Store:
                 request_id TEXT NOT NULL, idx INTEGER NOT NULL, sha256 TEXT NOT NULL, byte_count INTEGER NOT NULL,
                 received_at TEXT NOT NULL, PRIMARY KEY (request_id, idx));
             CREATE TABLE IF NOT EXISTS captures (
-                sequence INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL UNIQUE, record TEXT NOT NULL);
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL UNIQUE, record TEXT NOT NULL,
+                request TEXT);
             """
         )
+        # Data from before replays were compared: its records keep no request, and are answered as replays.
+        if "request" not in [column[1] for column in self.db.execute("PRAGMA table_info(captures)")]:
+            self.db.execute("ALTER TABLE captures ADD COLUMN request TEXT")
 
     def upload_path(self, request_id, index):
         return os.path.join(self.uploads, request_id, "%d.jpg" % index)
@@ -246,13 +250,18 @@ class Store:
         row = self.db.execute("SELECT record FROM captures WHERE request_id = ?", (request_id,)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    def request_of(self, request_id):
+        """The canonical form of the request that created the record (see `canonical`), or None."""
+        row = self.db.execute("SELECT request FROM captures WHERE request_id = ?", (request_id,)).fetchone()
+        return None if row is None else row[0]
+
     def records(self):
         return [json.loads(row[0]) for row in self.db.execute("SELECT record FROM captures ORDER BY sequence")]
 
-    def add_record(self, record):
+    def add_record(self, record, request):
         self.db.execute(
-            "INSERT INTO captures (request_id, record) VALUES (?, ?)",
-            (record["request_id"], json.dumps(record, sort_keys=True)),
+            "INSERT INTO captures (request_id, record, request) VALUES (?, ?, ?)",
+            (record["request_id"], json.dumps(record, sort_keys=True), canonical(request)),
         )
 
     def state(self):
@@ -271,6 +280,15 @@ class Store:
                  "sha256_on_disk": on_disk}
             )
         return {"records": self.records(), "uploads": uploads}
+
+
+def canonical(request):
+    """The form in which two capture requests are compared: the documented fields only, as
+    `parse_capture` reads them (an empty `captured_at` is null, `place` is latitude and longitude),
+    media in index order, keys sorted, no white space. Two bodies that differ only in key order,
+    white space, number spelling or fields the contract does not know are the same request."""
+    normal = dict(request, media=sorted(request["media"], key=lambda item: item["index"]))
+    return json.dumps(normal, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def utc_now():
@@ -487,6 +505,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with store.lock:
             held = store.record(request["request_id"])
             if held is not None:
+                # The IETF Idempotency-Key draft: a key reused with another body is refused, not replayed.
+                first = store.request_of(request["request_id"])
+                if first is not None and first != canonical(request):
+                    raise EngineError(
+                        422, "idempotency_key_reused",
+                        "The Idempotency-Key '%s' was already used for a capture with a different body;"
+                        " the engine keeps the first one." % request["request_id"],
+                    )
                 return 200, held, {"Idempotent-Replayed": "true"}
             camera = {"captured_at": None, "place": None}
             media = []
@@ -516,7 +542,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     record[key], record[key + "_source"] = utc_now(), sources[2]
                 else:
                     record[key + "_source"] = None
-            store.add_record(record)
+            store.add_record(record, request)
         return 201, record, {"Location": "/v1/captures/" + request["request_id"]}
 
     def control(self, method, path):

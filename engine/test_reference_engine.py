@@ -189,6 +189,35 @@ class ContractTests(unittest.TestCase):
         self.assertEqual(len(self.engine.request("GET", "/v1/captures")[2]["records"]), 1)
         self.assertEqual(self.engine.request("GET", "/v1/captures/c2")[:1], (404,))
 
+    def test_a_replay_with_another_body_is_422_and_the_first_record_stays(self):
+        self.engine.put("c1", 0, self.plain)
+        created = self.engine.post(capture_body("c1", [self.plain]), key="c1")[2]
+        for change in ({"note": "back gate"}, {"captured_at": None}, {"place": None},
+                       {"media": [{"index": 0, "sha256": hashlib.sha256(self.plain).hexdigest(), "width": 9,
+                                   "height": 8}]}):
+            with self.subTest(change=change):
+                status, headers, body = self.engine.post(capture_body("c1", [self.plain], **change), key="c1")
+                self.assertEqual((status, body["error"]), (422, "idempotency_key_reused"))
+                self.assertNotIn("Idempotent-Replayed", headers)
+        self.assertEqual(self.engine.request("GET", "/v1/captures/c1")[2], created)
+
+    def test_a_replay_is_compared_in_canonical_form(self):
+        self.engine.put("c1", 0, self.plain)
+        body = capture_body("c1", [self.plain])
+        created = self.engine.post(body, key="c1")[2]
+        # Other key order, other white space, a field the contract does not know, 52.50 for 52.5.
+        text = json.dumps(dict(reversed(list(body.items())), extra="ignored"), indent=3).replace("52.5", "52.50")
+        status, headers, replayed = self.engine.request(
+            "POST", "/v1/captures", text.encode(), {"Content-Type": "application/json", "Idempotency-Key": "c1"})
+        self.assertEqual((status, headers.get("Idempotent-Replayed"), replayed), (200, "true", created))
+
+    def test_a_record_kept_before_replays_were_compared_is_replayed(self):
+        self.engine.put("c1", 0, self.plain)
+        created = self.engine.post(capture_body("c1", [self.plain]), key="c1")[2]
+        self.engine.server.store.db.execute("UPDATE captures SET request = NULL")
+        status, _, replayed = self.engine.post(capture_body("c1", [self.plain], note="other"), key="c1")
+        self.assertEqual((status, replayed), (200, created))
+
     def test_a_capture_is_422_when_an_upload_is_missing_or_differs(self):
         self.engine.put("c1", 0, self.plain)
         status, _, body = self.engine.post(capture_body("c1", [self.plain, self.camera]), key="c1")

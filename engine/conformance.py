@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Checks a live engine against the capture API of docs/engine-protocol.md, rule by rule.
+
+    python3 engine/conformance.py http://127.0.0.1:8080          # one line per rule
+    python3 engine/conformance.py https://engine.example.com/api  # a base URL with a path works too
+
+It exits 0 only when the engine keeps every rule, 1 when it breaks one, 2 for a usage error. It
+sends real requests under request ids of its own (`conformance-<random>-...`), new on every run,
+so it can run against an engine that holds other data, any number of times; what it creates
+stays there. Python's standard library only, like the reference engine: nothing to install.
+"""
+
+import argparse
+import base64
+import hashlib
+import http.client
+import json
+import os
+import sys
+import urllib.parse
+
+# An 8x8 baseline JPEG without EXIF (286 bytes, made with ImageMagick); each run makes its own
+# bytes from it by adding a comment segment, so that its uploads are new to the engine.
+TINY_JPEG = base64.b64decode(
+    "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19i"
+    "Z2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2Nj"
+    "Y2NjY2NjY2P/wAARCAAIAAgDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAT/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QA"
+    "FAEBAAAAAAAAAAAAAAAAAAAABP/EABQRAQAAAAAAAAAAAAAAAAAAAAD/2gAMAwEAAhEDEQA/ALQDRH//2Q=="
+)
+MAX_ANSWER_BYTES = 1024 * 1024
+
+
+def jpeg(comment):
+    """TINY_JPEG with a COM segment holding `comment` after its SOI marker."""
+    text = comment.encode()
+    return TINY_JPEG[:2] + b"\xff\xfe" + (len(text) + 2).to_bytes(2, "big") + text + TINY_JPEG[2:]
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+class Answer:
+    def __init__(self, status, headers, body):
+        self.status, self.headers, self.body = status, headers, body
+        try:
+            self.json = json.loads(body) if body else None
+        except ValueError:
+            self.json = None
+
+    def header(self, name):
+        return next((value for key, value in self.headers if key.lower() == name.lower()), None)
+
+    def __str__(self):
+        text = self.body[:300].decode("utf-8", "replace").replace("\n", " ")
+        return "%d %s" % (self.status, text)
+
+
+class Engine:
+    """Requests to the engine at a base URL, each on a connection of its own."""
+
+    def __init__(self, base, timeout):
+        parts = urllib.parse.urlsplit(base)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("the engine's URL must be http:// or https:// with a host, not %r" % base)
+        self.parts, self.timeout = parts, timeout
+        self.prefix = parts.path.rstrip("/")
+
+    def request(self, method, path, body=None, headers=None):
+        kind = http.client.HTTPSConnection if self.parts.scheme == "https" else http.client.HTTPConnection
+        connection = kind(self.parts.hostname, self.parts.port, timeout=self.timeout)
+        try:
+            headers = dict(headers or {}, Connection="close")
+            connection.request(method, self.prefix + path, body=body, headers=headers)
+            response = connection.getresponse()
+            payload = response.read(MAX_ANSWER_BYTES + 1)
+            return Answer(response.status, response.getheaders(), payload)
+        finally:
+            connection.close()
+
+    def put(self, request_id, index, data):
+        return self.request("PUT", "/v1/uploads/%s/%d" % (request_id, index), data, {"Content-Type": "image/jpeg"})
+
+    def post(self, record, key):
+        return self.request("POST", "/v1/captures", json.dumps(record).encode(),
+                            {"Content-Type": "application/json", "Idempotency-Key": key})
+
+    def get(self, request_id):
+        return self.request("GET", "/v1/captures/%s" % request_id)
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(condition, what, answer=None):
+    if not condition:
+        raise Failure(what + ("; the answer was: %s" % answer if answer is not None else ""))
+
+
+def expect_error(answer, status, code):
+    """The documented error answer: the status, and {"error": code, "message": a sentence}."""
+    expect(answer.status == status, "expected %d, got %d" % (status, answer.status), answer)
+    body = answer.json
+    expect(isinstance(body, dict) and body.get("error") == code,
+           'expected the body {"error": "%s", "message": ...}' % code, answer)
+    expect(isinstance(body.get("message"), str) and body["message"], "the error has no message", answer)
+
+
+def expect_upload_answer(answer, status, request_id, index, data):
+    expect(answer.status == status, "expected %d, got %d" % (status, answer.status), answer)
+    body = answer.json
+    expect(isinstance(body, dict), 'expected the body {"request_id", "index", "sha256", "byte_count"}', answer)
+    wanted = {"request_id": request_id, "index": index, "sha256": sha256(data), "byte_count": len(data)}
+    for key, value in wanted.items():
+        expect(body.get(key) == value and type(body.get(key)) is type(value),
+               "expected %s %s in the body, got %s" % (key, json.dumps(value), json.dumps(body.get(key))))
+
+
+def expect_record(answer, status, request):
+    """A record: the request's fields with the engine's decisions applied. The photo carries no
+    EXIF, so the client's time and place stand; each media entry keeps its index, SHA-256 and size."""
+    expect(answer.status == status, "expected %d, got %d" % (status, answer.status), answer)
+    record = answer.json
+    expect(isinstance(record, dict), "expected the record as a JSON object", answer)
+    for key in ("request_id", "kind", "note", "captured_at", "time_zone", "place"):
+        expect(record.get(key) == request[key],
+               "expected %s %s in the record, got %s" % (key, json.dumps(request[key]), json.dumps(record.get(key))))
+    media = record.get("media")
+    expect(isinstance(media, list) and len(media) == len(request["media"]),
+           "expected %d media entries in the record" % len(request["media"]), answer)
+    for sent, held in zip(request["media"], sorted(media, key=lambda item: item.get("index", -1))):
+        for key in ("index", "sha256", "width", "height"):
+            expect(isinstance(held, dict) and held.get(key) == sent[key],
+                   "expected media %s %s, got %s" % (key, json.dumps(sent[key]), json.dumps(held.get(key))))
+    return record
+
+
+def rules(engine, run):
+    """The rules, in the order they run: (name, what it asks, check). Later checks build on earlier ones."""
+    photo, other = jpeg("conformance %s a" % run), jpeg("conformance %s b" % run)
+    capture = "conformance-%s-capture" % run
+    missing = "conformance-%s-missing" % run
+    record = {
+        "request_id": capture, "kind": "conformance", "note": "a rule check", "captured_at": "2024-04-30T14:02:05+02:00",
+        "time_zone": "Europe/Berlin", "place": {"latitude": 52.5, "longitude": 13.25},
+        "media": [{"index": 0, "sha256": sha256(photo), "width": 8, "height": 8}],
+    }
+    created = {}
+
+    def upload_new():
+        expect_upload_answer(engine.put(capture, 0, photo), 201, capture, 0, photo)
+
+    def upload_repeat():
+        expect_upload_answer(engine.put(capture, 0, photo), 200, capture, 0, photo)
+
+    def upload_conflict():
+        expect_error(engine.put(capture, 0, other), 422, "upload_conflict")
+        expect_upload_answer(engine.put(capture, 0, photo), 200, capture, 0, photo)
+
+    def bad_id():
+        expect_error(engine.put("not.an.id", 0, photo), 400, "bad_request")
+
+    def capture_upload_missing():
+        engine.put(missing, 0, photo)
+        listed = dict(record, request_id=missing, media=record["media"] + [
+            {"index": 1, "sha256": sha256(other), "width": 8, "height": 8}])
+        expect_error(engine.post(listed, missing), 422, "upload_missing")
+
+    def capture_checksum_mismatch():
+        wrong = dict(record, request_id=missing, media=[{"index": 0, "sha256": sha256(other), "width": 8, "height": 8}])
+        expect_error(engine.post(wrong, missing), 422, "checksum_mismatch")
+        expect(engine.get(missing).status == 404, "a refused capture must not be kept")
+
+    def capture_new():
+        answer = engine.post(record, capture)
+        created["record"] = expect_record(answer, 201, record)
+        expect(answer.header("Idempotent-Replayed") is None, "a new record is not a replay", answer)
+
+    def capture_replay():
+        expect("record" in created, "needs capture-new")
+        answer = engine.post(record, capture)
+        expect(answer.status == 200, "expected 200, got %d" % answer.status, answer)
+        expect((answer.header("Idempotent-Replayed") or "").lower() == "true",
+               "expected the header Idempotent-Replayed: true", answer)
+        expect(answer.json == created["record"], "expected the record the first request created", answer)
+
+    def capture_replay_different():
+        expect("record" in created, "needs capture-new")
+        expect_error(engine.post(dict(record, note="another note"), capture), 422, "idempotency_key_reused")
+        expect(engine.get(capture).json == created["record"], "the first record must stay as it was")
+
+    def capture_get():
+        expect("record" in created, "needs capture-new")
+        answer = engine.get(capture)
+        expect(answer.status == 200 and answer.json == created["record"], "expected 200 with the record", answer)
+
+    def capture_get_missing():
+        expect_error(engine.get("conformance-%s-never" % run), 404, "not_found")
+
+    return [
+        ("upload-new", "a new upload is 201 with {request_id, index, sha256, byte_count} of the bytes sent", upload_new),
+        ("upload-repeat", "the same bytes again are 200 with the same body", upload_repeat),
+        ("upload-conflict", "other bytes under a held key are 422 upload_conflict, and the first stay", upload_conflict),
+        ("upload-bad-id", "a malformed request id is 400 bad_request", bad_id),
+        ("capture-upload-missing", "a record listing an upload that never came is 422 upload_missing",
+         capture_upload_missing),
+        ("capture-checksum-mismatch", "a record whose SHA-256 is not the upload's is 422 checksum_mismatch, not kept",
+         capture_checksum_mismatch),
+        ("capture-new", "a new record is 201 with the record: the request's fields and its media", capture_new),
+        ("capture-replay", "the same record again is 200, Idempotent-Replayed: true, with the first record",
+         capture_replay),
+        ("capture-replay-different", "another body under a used key is 422 idempotency_key_reused",
+         capture_replay_different),
+        ("capture-get", "GET /v1/captures/{request_id} is 200 with the record", capture_get),
+        ("capture-get-missing", "GET of an unknown request id is 404 not_found", capture_get_missing),
+    ]
+
+
+def main(arguments=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("url", help="the engine's base URL, for example http://127.0.0.1:8080")
+    parser.add_argument("--timeout", type=float, default=15, help="seconds to wait for each answer (default 15)")
+    options = parser.parse_args(arguments)
+    try:
+        engine = Engine(options.url, options.timeout)
+    except ValueError as error:
+        parser.error(str(error))
+    run = os.urandom(6).hex()
+    failures = 0
+    for name, asks, check in rules(engine, run):
+        try:
+            check()
+            print("ok   %s: %s" % (name, asks), flush=True)
+        except Failure as failure:
+            failures += 1
+            print("FAIL %s: %s: %s" % (name, asks, failure), flush=True)
+        except (OSError, http.client.HTTPException) as error:
+            failures += 1
+            print("FAIL %s: %s: the request failed: %s" % (name, asks, error or type(error).__name__), flush=True)
+    print("%d of %d rules kept by %s" % (len(rules(engine, run)) - failures, len(rules(engine, run)), options.url))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
