@@ -38,11 +38,19 @@ public struct Capture: Sendable {
         id: String, kind: String, note: String, capturedAt: String, timeZone: String?, place: GeoPoint?,
         uploads: [EncodedJPEG], media: [MediaDescriptor]
     ) throws(OutboxError) {
+        try self.init(
+            id: id,
+            intent: CaptureIntent(
+                kind: kind, note: note, capturedAt: capturedAt, timeZone: timeZone, place: place, media: media),
+            uploads: uploads)
+    }
+
+    /// Creates a capture from an intent whose descriptors were computed from these uploads.
+    init(id: String, intent: CaptureIntent, uploads: [EncodedJPEG]) throws(OutboxError) {
         guard Self.isValidID(id) else { throw .invalidID(id) }
         self.id = id
         self.uploads = uploads.map(\.data)
-        intent = CaptureIntent(
-            kind: kind, note: note, capturedAt: capturedAt, timeZone: timeZone, place: place, media: media)
+        self.intent = intent
     }
 
     /// One descriptor per upload copy, in order, each with the SHA-256 of its bytes.
@@ -55,11 +63,16 @@ public struct Capture: Sendable {
     }
 
     /// The unique part of an id derived from what a capture holds: 32 hexadecimal digits (128
-    /// bits) of the SHA-256 of its kind, its note and its uploads' digests, each length-prefixed
-    /// so that no two different captures can run together into the same text.
-    static func contentDigest(kind: String, note: String, media: [MediaDescriptor]) -> String {
-        var text = "capture.create/1\n\(kind.utf8.count):\(kind)\n\(note.utf8.count):\(note)\n"
-        text += media.map { "\($0.index):\($0.sha256)" }.joined(separator: ",")
+    /// bits) of the SHA-256 of every field of the intent that the engine's record is made from
+    /// (kind, note, capture time, time zone, place, and each upload's index, SHA-256, size and
+    /// byte count), each length-prefixed so that no two different captures can run together into
+    /// the same text. The altitude is left out, as it is left out of what is sent.
+    static func contentDigest(of intent: CaptureIntent) -> String {
+        func field(_ text: String) -> String { "\(text.utf8.count):\(text)\n" }
+        var text = "capture.create/2\n" + field(intent.kind) + field(intent.note) + field(intent.capturedAt)
+        text += field(intent.timeZone ?? "") + field(intent.place.map { "\($0.latitude),\($0.longitude)" } ?? "")
+        text += intent.media.map { "\($0.index):\($0.sha256):\($0.width)x\($0.height):\($0.byteCount)" }
+            .joined(separator: ",")
         return String(SHA256.hexDigest(of: Data(text.utf8)).prefix(32))
     }
 

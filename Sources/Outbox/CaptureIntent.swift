@@ -63,6 +63,23 @@ public struct MediaDescriptor: Sendable, Hashable, Codable {
         self.byteCount = byteCount
     }
 
+    /// Whether a descriptor read back from the store can describe an upload: an index an engine
+    /// URL takes, a SHA-256 of 64 lowercase hexadecimal digits (or none yet, in a record older
+    /// than the checksums), and no negative size.
+    var isPlausible: Bool {
+        StoredValue.mediaIndices.contains(index) && width >= 0 && height >= 0 && byteCount >= 0
+            && (sha256.isEmpty || Self.isSHA256(sha256))
+    }
+
+    /// Whether `text` is a SHA-256 as the contract writes it: 64 lowercase hexadecimal digits.
+    static func isSHA256(_ text: String) -> Bool {
+        text.utf8.count == 64
+            && text.utf8.allSatisfy {
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            }
+    }
+
     /// Reads a descriptor written by any version: a missing field becomes a value that claims
     /// nothing (0 or ""), so an old record still decodes and its file is still sent.
     public init(from decoder: any Decoder) throws {
@@ -125,14 +142,19 @@ extension CaptureIntent {
         }
         let operation = envelope.operation ?? Self.operation
         guard operation == Self.operation else {
-            return .failure(RecordProblem("its operation '\(operation)' is not one this version knows"))
+            let shown = UntrustedText.quoted(operation, limit: 40)
+            return .failure(RecordProblem("its operation '\(shown)' is not one this version knows"))
         }
         let arguments = envelope.arguments ?? Arguments()
+        let media = arguments.media ?? []
+        guard media.allSatisfy(\.isPlausible), Set(media.map(\.index)).count == media.count else {
+            return .failure(RecordProblem("its intent describes an upload that cannot be one"))
+        }
         return .success(
             CaptureIntent(
                 kind: arguments.kind ?? "", note: arguments.note ?? "",
                 capturedAt: arguments.capturedAt ?? "", timeZone: arguments.timeZone,
-                place: arguments.place, media: arguments.media ?? []))
+                place: arguments.place, media: media))
     }
 }
 

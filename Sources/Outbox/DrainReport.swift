@@ -8,6 +8,10 @@ public struct DrainReport: Sendable, Hashable {
         case transientFailure(id: String, reason: String)
         /// The next entry in capture order is backing off after an earlier transient failure.
         case waitingToRetry(id: String, until: Date)
+        /// The drain's task was cancelled (the app was suspended, the user pressed Ctrl-C). The
+        /// entry in flight, if there was one (`id`), is back in the queue as it was: no attempt
+        /// counted, no error recorded.
+        case cancelled(id: String?)
     }
 
     /// The entries the engine took, in the order they were sent.

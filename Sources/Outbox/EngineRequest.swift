@@ -87,20 +87,99 @@ enum EngineRequest {
     }
 
     /// What an engine's error body says, for `TransportResponse.http`'s detail: the `message` of
-    /// a JSON error (`{"error": code, "message": sentence}`), else the start of a text body.
+    /// a JSON error (`{"error": code, "message": sentence}`), else the start of a text body; one
+    /// short line without control characters either way (`UntrustedText`).
     static func detail(fromBody body: Data) -> String? {
         if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
-            if let message = object["message"] as? String, !message.isEmpty { return clipped(message) }
-            if let code = object["error"] as? String, !code.isEmpty { return clipped(code) }
+            if let message = object["message"] as? String, !message.isEmpty { return UntrustedText.quoted(message) }
+            if let code = object["error"] as? String, !code.isEmpty { return UntrustedText.quoted(code) }
             return nil
         }
-        let text = String(decoding: body.prefix(1024), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        return text.isEmpty ? nil : clipped(text)
+        let text = UntrustedText.quoted(String(decoding: body.prefix(4096), as: UTF8.self))
+        return text.isEmpty ? nil : text
+    }
+}
+
+// MARK: - Answers
+
+/// What a success answer must confirm for the send to count: the contract's answer bodies.
+enum EngineConfirmation: Sendable {
+    /// `PUT /v1/uploads/{request_id}/{index}`: 200 or 201 with `{"request_id", "index", "sha256",
+    /// "byte_count"}` naming this key and the SHA-256 and byte count of the bytes sent.
+    case upload(id: String, index: Int, sha256: String, byteCount: Int)
+    /// `POST /v1/captures`: 200 or 201 with a record whose `request_id` is this one and whose
+    /// `media` hold exactly these indexes with these SHA-256s.
+    case capture(id: String, media: [MediaDescriptor])
+
+    /// Whether `answer` is the engine's confirmation.
+    func isConfirmed(by answer: HTTPAnswer) -> Bool {
+        guard answer.status == 200 || answer.status == 201,
+            let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
+        else { return false }
+        switch self {
+        case .upload(let id, let index, let sha256, let byteCount):
+            return object["request_id"] as? String == id && Self.integer(object["index"]) == index
+                && object["sha256"] as? String == sha256 && Self.integer(object["byte_count"]) == byteCount
+        case .capture(let id, let media):
+            return object["request_id"] as? String == id && Self.checksums(of: object) == Self.checksums(of: media)
+        }
     }
 
-    /// At most 300 characters on one line: the detail ends up in `lastError`, shown in the app's UI.
-    private static func clipped(_ text: String) -> String {
-        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return line.count <= 300 ? line : String(line.prefix(299)) + "…"
+    /// Why `answer`, a success status, does not confirm the send: what came back, in words for
+    /// `lastError` (after the request's method and URL).
+    func whyNotConfirmed(by answer: HTTPAnswer) -> String {
+        let status = answer.status
+        let what = "the server answered \(status)"
+        guard status == 200 || status == 201 else {
+            return "\(what), which the engine's contract never answers to this request"
+        }
+        let type = answer.contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let start = answer.body.prefix(512).drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if type == "text/html" || type == "application/xhtml+xml" || start.first == UInt8(ascii: "<") {
+            return "\(what) with an HTML page, not the engine's answer (a Wi-Fi login page?)"
+        }
+        if answer.body.isEmpty { return "\(what) with an empty body, not the engine's answer" }
+        guard let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] else {
+            let quoted = UntrustedText.quoted(String(decoding: answer.body.prefix(1024), as: UTF8.self), limit: 60)
+            return "\(what) with something that is not the engine's answer ('\(quoted)')"
+        }
+        switch self {
+        case .upload(let id, let index, let sha256, let byteCount):
+            if object["request_id"] as? String == id, Self.integer(object["index"]) == index,
+                let heldSHA256 = object["sha256"] as? String, let heldCount = Self.integer(object["byte_count"])
+            {
+                return "the engine's answer is for other bytes (SHA-256 \(UntrustedText.quoted(heldSHA256, limit: 64)),"
+                    + " \(heldCount) bytes) than those sent (SHA-256 \(sha256), \(byteCount) bytes)"
+            }
+        case .capture(let id, _):
+            if object["request_id"] as? String == id, object["media"] is [Any] {
+                return "the engine holds a record under this id whose photos have other SHA-256s than this capture's"
+            }
+        }
+        return "\(what) with JSON that is not the engine's answer"
+    }
+
+    /// A JSON number that is a whole number, as an Int.
+    private static func integer(_ value: Any?) -> Int? {
+        guard let number = value as? NSNumber else { return nil }
+        let double = number.doubleValue
+        guard double.rounded() == double, abs(double) < 1e15 else { return nil }
+        return Int(double)
+    }
+
+    /// A record's media as index to SHA-256; nil when `media` is not a list of such entries.
+    private static func checksums(of record: [String: Any]) -> [Int: String]? {
+        guard let media = record["media"] as? [[String: Any]] else { return nil }
+        var checksums: [Int: String] = [:]
+        for item in media {
+            guard let index = integer(item["index"]), let sha256 = item["sha256"] as? String,
+                checksums.updateValue(sha256, forKey: index) == nil
+            else { return nil }
+        }
+        return checksums
+    }
+
+    private static func checksums(of media: [MediaDescriptor]) -> [Int: String] {
+        Dictionary(media.map { ($0.index, $0.sha256) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -11,7 +11,8 @@ public enum SendOutcome: Sendable, Hashable {
 
 /// Decides what an engine's answer means, from a table an app can refine.
 ///
-/// The table: 2xx delivered. 401 and 403 (credentials can be renewed), 408, 409 (the engine is
+/// The table: 2xx delivered (a transport reports a 2xx only when the engine's answer confirms
+/// it; see `TransportResponse.notConfirmed`). 401 and 403 (credentials can be renewed), 408, 409 (the engine is
 /// still processing that key), 425, 429 and every 5xx are transient; so are network errors and
 /// timeouts. Other 4xx are permanent. Anything else (1xx, 3xx, nonsense) is transient: a retry
 /// with a limit loses nothing, while parking would ask the user about the engine's problem.
@@ -44,7 +45,8 @@ public struct FailureClassifier: Sendable, Hashable {
     /// What a transport's answer means.
     ///
     /// - Parameter response: The answer.
-    /// - Returns: The outcome; network errors and timeouts are transient.
+    /// - Returns: The outcome; network errors, timeouts and success statuses that are not the
+    ///   engine's answer are transient.
     public func outcome(for response: TransportResponse) -> SendOutcome {
         guard case .http(let status, _, _) = response else { return .transient }
         return outcome(forStatus: status)

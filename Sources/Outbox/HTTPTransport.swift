@@ -14,6 +14,13 @@ import FoundationNetworking
 /// answer that is not a success ends the send and is returned as it is, `Retry-After` included:
 /// the outbox decides what it means (see `FailureClassifier`) and when to try again (`Backoff`).
 ///
+/// A success counts only as the contract's answer (`EngineConfirmation`): an upload has landed
+/// when the body names its key and the SHA-256 and byte count of the bytes sent, and the capture
+/// is delivered when the body is its record with its media checksums. Any other 2xx, such as a
+/// hotel Wi-Fi's login page, is `.notConfirmed`: retried later, nothing retired or deleted.
+/// Answers are read up to `maximumAnswerBytes`; a copy is read from its file without following
+/// a symbolic link.
+///
 /// Upload progress goes to the outbox's `Configuration.onProgress` as bytes leave, counting the
 /// copies that landed in earlier attempts.
 ///
@@ -34,6 +41,9 @@ public final class HTTPTransport: Transport {
         public var requestTimeout: TimeInterval
         /// Headers added to every request, for example `Authorization`.
         public var headers: [String: String]
+        /// The most bytes of an answer's body that are read. An answer that announces or sends
+        /// more is cut off there: a success is then not confirmed, an error keeps its status.
+        public var maximumAnswerBytes: Int
 
         /// Creates a configuration.
         ///
@@ -42,14 +52,17 @@ public final class HTTPTransport: Transport {
         ///   - idleTimeout: Seconds without progress before a request fails; 30 by default.
         ///   - requestTimeout: Seconds one request may take in all; 300 by default (a 2 MB copy at 64 kbit/s).
         ///   - headers: Extra headers for every request.
+        ///   - maximumAnswerBytes: The most bytes of an answer's body read; 1 MiB by default (the
+        ///     largest record the engine keeps).
         public init(
             engineURL: URL, idleTimeout: TimeInterval = 30, requestTimeout: TimeInterval = 300,
-            headers: [String: String] = [:]
+            headers: [String: String] = [:], maximumAnswerBytes: Int = 1024 * 1024
         ) {
             self.engineURL = engineURL
             self.idleTimeout = idleTimeout
             self.requestTimeout = requestTimeout
             self.headers = headers
+            self.maximumAnswerBytes = maximumAnswerBytes
         }
     }
 
@@ -91,37 +104,40 @@ public final class HTTPTransport: Transport {
 
     /// Uploads the pending copies, then creates the capture; see the type's documentation.
     ///
-    /// - Returns: The first answer that is not a success, or the capture request's answer.
-    /// - Throws: `OutboxError.mediaRead` when a pending copy cannot be read, and whatever
-    ///   `DeliveryReporter.uploadLanded(index:)` throws; either counts as a network error.
+    /// - Returns: The first answer that is not a confirmed success, or the capture request's answer.
+    /// - Throws: `OutboxError.mediaRead` when a pending copy cannot be read, `CancellationError`
+    ///   when the task is cancelled between requests, and whatever
+    ///   `DeliveryReporter.uploadLanded(index:)` throws.
     public func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
         var sent = delivery.landedBytes
         reporter.progress(bytesSent: sent)
         for upload in delivery.pendingUploads {
-            guard FileManager.default.isReadableFile(atPath: upload.fileURL.path) else {
-                throw OutboxError.mediaRead(path: upload.fileURL.path, reason: "it is missing or not readable")
-            }
+            let bytes = try upload.contents()
+            try Task.checkCancellation()
             let request = prepared(
-                EngineRequest.upload(
-                    upload, of: delivery.id, engine: configuration.engineURL, timeout: backstop))
+                EngineRequest.upload(upload, of: delivery.id, engine: configuration.engineURL, timeout: backstop))
             let before = sent
             let result = await delegate.perform(
-                request, uploading: upload.fileURL, in: session, idleTimeout: configuration.idleTimeout,
-                deadline: configuration.requestTimeout
-            ) { bytes in
-                reporter.progress(bytesSent: before + min(bytes, upload.byteCount))
+                request, body: bytes, in: session, idleTimeout: configuration.idleTimeout,
+                deadline: configuration.requestTimeout, bodyLimit: configuration.maximumAnswerBytes
+            ) { count in
+                reporter.progress(bytesSent: before + min(count, Int64(bytes.count)))
             }
-            if let failure = Self.failure(result, of: request) { return failure }
+            let landed = EngineConfirmation.upload(
+                id: delivery.id, index: upload.index, sha256: SHA256.hexDigest(of: bytes), byteCount: bytes.count)
+            if let failure = failure(result, of: request, expecting: landed) { return failure }
             try await reporter.uploadLanded(index: upload.index)
-            sent = before + upload.byteCount
+            sent = before + Int64(bytes.count)
             reporter.progress(bytesSent: sent)
         }
+        try Task.checkCancellation()
         let request = prepared(
             try EngineRequest.capture(delivery, engine: configuration.engineURL, timeout: backstop))
         let result = await delegate.perform(
-            request, uploading: nil, in: session, idleTimeout: configuration.idleTimeout,
-            deadline: configuration.requestTimeout)
-        return Self.failure(result, of: request) ?? .http(status: Self.status(of: result))
+            request, body: nil, in: session, idleTimeout: configuration.idleTimeout,
+            deadline: configuration.requestTimeout, bodyLimit: configuration.maximumAnswerBytes)
+        let held = EngineConfirmation.capture(id: delivery.id, media: delivery.intent.media)
+        return failure(result, of: request, expecting: held) ?? .http(status: Self.status(of: result))
     }
 
     /// The request with this transport's extra headers, and on Linux a connection of its own.
@@ -134,18 +150,32 @@ public final class HTTPTransport: Transport {
         return request
     }
 
-    /// What to return for a request that did not succeed; nil for a 2xx answer.
+    /// What to return for a request that did not succeed; nil for a success the engine's answer confirms.
     ///
-    /// The detail names the request (method and URL) and gives the engine's own explanation, so
-    /// that `lastError` says which step of the send failed and why.
-    static func failure(_ result: HTTPExchangeResult, of request: URLRequest) -> TransportResponse? {
+    /// The detail names the request (method and URL) and gives the engine's own explanation, or
+    /// what came back instead of it, so that `lastError` says which step of the send failed and why.
+    func failure(
+        _ result: HTTPExchangeResult, of request: URLRequest, expecting confirmation: EngineConfirmation
+    ) -> TransportResponse? {
         let name = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?")"
         switch result {
-        case .answered(let status, _, _) where (200...299).contains(status):
-            return nil
-        case .answered(let status, let retryAfter, let body):
-            let detail = EngineRequest.detail(fromBody: body).map { "\(name): \($0)" } ?? name
-            return .http(status: status, retryAfter: retryAfter, detail: detail)
+        case .answered(let answer) where (200...299).contains(answer.status):
+            guard !confirmation.isConfirmed(by: answer) else { return nil }
+            return .notConfirmed(status: answer.status, detail: "\(name): \(confirmation.whyNotConfirmed(by: answer))")
+        case .answered(let answer):
+            let detail = EngineRequest.detail(fromBody: answer.body).map { "\(name): \($0)" } ?? name
+            return .http(status: answer.status, retryAfter: answer.retryAfter, detail: detail)
+        case .oversized(let status, let retryAfter):
+            let limit = Self.describe(byteCount: configuration.maximumAnswerBytes)
+            guard !(200...299).contains(status) else {
+                return .notConfirmed(
+                    status: status,
+                    detail: "\(name): the server answered \(status) with a body larger than \(limit),"
+                        + " not the engine's answer, and it was not read")
+            }
+            return .http(
+                status: status, retryAfter: retryAfter,
+                detail: "\(name): its body was larger than \(limit) and was not read")
         case .timedOut:
             return .timedOut
         case .failed(let reason):
@@ -153,8 +183,15 @@ public final class HTTPTransport: Transport {
         }
     }
 
+    /// "1 MiB", "512 KiB" or "1000 bytes".
+    private static func describe(byteCount: Int) -> String {
+        if byteCount >= 1024 * 1024, byteCount % (1024 * 1024) == 0 { return "\(byteCount / (1024 * 1024)) MiB" }
+        if byteCount >= 1024, byteCount % 1024 == 0 { return "\(byteCount / 1024) KiB" }
+        return "\(byteCount) bytes"
+    }
+
     private static func status(of result: HTTPExchangeResult) -> Int {
-        if case .answered(let status, _, _) = result { return status }
+        if case .answered(let answer) = result { return answer.status }
         return 0
     }
 }

@@ -26,57 +26,61 @@ extension Outbox {
         idPrefix: String, kind: String, note: String, photos: [PreparedPhoto]
     ) async throws(OutboxError) -> String {
         guard Capture.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
-        let uploads = photos.map(\.upload)
-        let capture = try makeCapture(
-            id: idPrefix + UUID().uuidString.lowercased(), kind: kind, note: note, photos: photos,
-            media: Capture.descriptors(of: uploads))
+        let capture = try Capture(
+            id: idPrefix + UUID().uuidString.lowercased(),
+            intent: makeIntent(kind: kind, note: note, photos: photos, savedAt: configuration.now()),
+            uploads: photos.map(\.upload))
         try await enqueue(capture)
         return capture.id
     }
 
-    /// Saves a capture under an id derived from what it holds, so that saving the same thing
-    /// twice queues it once: for a save that is retried without knowing whether the first try
-    /// happened (the app, or `outbox add`, was killed after the capture became durable but
-    /// before anyone learned its id).
+    /// Saves a capture under an id derived from everything the engine will be sent, so that
+    /// saving the same thing twice queues it once: for a save that is retried without knowing
+    /// whether the first try happened (the app, or `outbox add`, was killed after the capture
+    /// became durable but before anyone learned its id).
     ///
-    /// The intent is built as by `commit(idPrefix:kind:note:photos:)`. The id is `idPrefix`
-    /// followed by 32 hexadecimal digits of a SHA-256 over the kind, the trimmed note and the
-    /// SHA-256 of each upload copy, in order. So the same photos, prepared the same way, with the
-    /// same kind and note, are the same capture: while it is queued a second save changes
-    /// nothing, and after it was sent and retired a second save sends it again under the same
-    /// id, which the engine answers as a replay of what it already holds. Photos prepared
-    /// differently (another size or quality) are different bytes, and so a different capture.
+    /// The intent is built as by `commit(idPrefix:kind:note:photos:)`, with `savedAt` standing in
+    /// for the current time. The id is `idPrefix` followed by 32 hexadecimal digits of a SHA-256
+    /// over the kind, the trimmed note, the capture time, the time zone, the place and each upload
+    /// copy's SHA-256 and size, in order: all that the engine's record is made from. So two
+    /// captures without photos that say the same on different days are two captures, and one id
+    /// always stands for one body, which the engine may rightly hold the device to (it refuses a
+    /// replay with another body under the same key). The same photos, prepared the same way, with
+    /// the same kind, note and moment, are the same capture: while it is queued a second save
+    /// changes nothing, and after it was sent and retired a second save sends it again under the
+    /// same id, which the engine answers as a replay of what it already holds.
     ///
     /// - Parameters:
     ///   - idPrefix: Starts the id, for example "plate-": at most 64 letters, digits, '-' or '_'.
     ///   - kind: What was captured, in the app's own vocabulary.
     ///   - note: The user's note; surrounding whitespace and newlines are trimmed.
     ///   - photos: The prepared photos, in the order the engine should see them.
+    ///   - savedAt: When the user saved the capture. Keep it with the draft and pass the same
+    ///     moment when the save is retried; it is the capture time unless the first photo
+    ///     carries its own with a UTC offset.
     /// - Returns: The id, and whether this save queued the capture or found it queued already.
     /// - Throws: `OutboxError.invalidIDPrefix`, or whatever kept the capture from being written.
     @concurrent
     public nonisolated func commitOnce(
-        idPrefix: String, kind: String, note: String, photos: [PreparedPhoto]
+        idPrefix: String, kind: String, note: String, photos: [PreparedPhoto], savedAt: Date
     ) async throws(OutboxError) -> CommitResult {
         guard Capture.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
-        let trimmed = note.trimmingCharacters(in: .whitespacesAndNewlines)
-        let media = Capture.descriptors(of: photos.map(\.upload))
-        let capture = try makeCapture(
-            id: idPrefix + Capture.contentDigest(kind: kind, note: trimmed, media: media), kind: kind, note: trimmed,
-            photos: photos, media: media)
+        let intent = makeIntent(kind: kind, note: note, photos: photos, savedAt: savedAt)
+        let capture = try Capture(
+            id: idPrefix + Capture.contentDigest(of: intent), intent: intent, uploads: photos.map(\.upload))
         return CommitResult(id: capture.id, result: try await enqueue(capture))
     }
 
-    /// The capture a commit saves: the intent from the photos, the device's clock and time zone.
-    private nonisolated func makeCapture(
-        id: String, kind: String, note: String, photos: [PreparedPhoto], media: [MediaDescriptor]
-    ) throws(OutboxError) -> Capture {
-        try Capture(
-            id: id, kind: kind, note: note.trimmingCharacters(in: .whitespacesAndNewlines),
-            capturedAt: Self.captureMoment(of: photos, now: configuration.now(), timeZone: configuration.timeZone),
-            timeZone: configuration.timeZone.identifier,
-            place: photos.lazy.compactMap(\.metadata.location).first,
-            uploads: photos.map(\.upload), media: media)
+    /// What a commit saves: the intent from the photos (each hashed for its descriptor), the
+    /// moment of saving and the device's time zone.
+    private nonisolated func makeIntent(kind: String, note: String, photos: [PreparedPhoto], savedAt: Date)
+        -> CaptureIntent
+    {
+        CaptureIntent(
+            kind: kind, note: note.trimmingCharacters(in: .whitespacesAndNewlines),
+            capturedAt: Self.captureMoment(of: photos, now: savedAt, timeZone: configuration.timeZone),
+            timeZone: configuration.timeZone.identifier, place: photos.lazy.compactMap(\.metadata.location).first,
+            media: Capture.descriptors(of: photos.map(\.upload)))
     }
 
     /// When a capture was made, ISO 8601 with its UTC offset.

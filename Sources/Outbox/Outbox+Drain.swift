@@ -12,6 +12,14 @@ extension Outbox {
     /// request per backoff rather than one per entry. Entries whose automatic retries ran out,
     /// and records this version cannot read, are passed over.
     ///
+    /// Before each entry is sent, its files are checked: one whose photo file is missing, is not
+    /// a regular file or no longer holds the saved bytes is parked with a reason that says so,
+    /// without being sent, and the pass goes on.
+    ///
+    /// Cancelling the calling task stops the pass: the entry in flight goes back to `QUEUED` as it
+    /// was, with no attempt counted and no error recorded (`halt` is `.cancelled`). A suspended
+    /// app or a Ctrl-C is not the engine failing.
+    ///
     /// Drains coalesce: one asked for while a pass runs waits, and all such requests together
     /// cause exactly one more pass afterwards, so a capture saved during a pass is not left
     /// waiting. The caller that started the first pass gets what every pass did; a caller that
@@ -77,6 +85,14 @@ extension Outbox {
                 throw error
             }
             guard let next = followUpTransport else { return combined }
+            if Task.isCancelled {
+                // This task runs the passes, so those waiting get this pass's word instead.
+                for waiter in followUpWaiters { waiter.resume(returning: result) }
+                followUpWaiters = []
+                followUpTransport = nil
+                followUpIsRequested = false
+                return combined
+            }
             current = next
             currentIsRequested = followUpIsRequested
             followUpTransport = nil
@@ -126,7 +142,7 @@ extension Outbox {
         while let record = try store.nextQueuedRecord(after: cursor, includingThoseAwaitingSendNow: !honoursBackoff) {
             cursor = record.sequence
             guard let entry = record.entry else { continue }
-            if honoursBackoff, let due = entry.nextAttemptAt, due > configuration.now() {
+            if honoursBackoff, let due = try dueTime(of: entry), due > configuration.now() {
                 report.halt = .waitingToRetry(id: entry.id, until: due)
                 report.retryAt = due
                 return report
@@ -136,17 +152,60 @@ extension Outbox {
         return report
     }
 
-    /// Claims, sends and records one entry.
+    /// When an automatic pass may send the entry. A stored time further away than any backoff
+    /// or `Retry-After` could have set (an older version's, or a planted one) is brought forward,
+    /// durably, to the longest wait from now: otherwise every pass would wait behind it for ever.
+    private func dueTime(of entry: OutboxEntry) throws(OutboxError) -> Date? {
+        guard let due = entry.nextAttemptAt else { return nil }
+        let latest = configuration.now().addingTimeInterval(configuration.backoff.longestWait)
+        guard due > latest else { return due }
+        try store.bringForward(id: entry.id, to: latest)
+        return latest
+    }
+
+    /// Claims, sends and records one entry; parks it without sending when its files cannot be sent.
     ///
-    /// - Returns: Whether the pass goes on (false after a transient failure).
+    /// - Returns: Whether the pass goes on (false after a transient failure or a cancellation).
     private func attempt(
         _ entry: OutboxEntry, using transport: any Transport, into report: inout DrainReport
     ) async throws(OutboxError) -> Bool {
+        guard !Task.isCancelled else {
+            report.halt = .cancelled(id: nil)
+            return false
+        }
+        // A capture whose photo is gone, or is not what was saved, would fail the same way on
+        // every try: it waits for the user instead of holding up the captures behind it.
+        if let problem = unsendableReason(entry) {
+            if try store.park(id: entry.id, reason: problem) { report.parked.append(entry.id) }
+            return true
+        }
         // The claim fails when another process is sending it.
         guard try store.claim(id: entry.id) else { return true }
-        let response = await handOff(entry, to: transport)
+        let response: TransportResponse
+        switch await handOff(entry, to: transport) {
+        case .answered(let answer):
+            response = answer
+        case .mediaUnreadable(let reason):
+            let reason = "its photo file could not be read while it was sent: \(reason)"
+            if try store.finishSend(id: entry.id, state: .failedNeedsAttention, lastError: reason) {
+                report.parked.append(entry.id)
+            }
+            return true
+        case .cancelled:
+            try store.returnUnsent(id: entry.id)
+            report.halt = .cancelled(id: entry.id)
+            return false
+        }
+        let outcome = configuration.classifier.outcome(for: response)
+        // A send cut short by the cancellation is no failure of the engine's; one that was
+        // delivered before the cancellation counts.
+        if outcome != .delivered, Task.isCancelled {
+            try store.returnUnsent(id: entry.id)
+            report.halt = .cancelled(id: entry.id)
+            return false
+        }
         let reason = Self.reason(for: response)
-        switch configuration.classifier.outcome(for: response) {
+        switch outcome {
         case .delivered:
             if try store.finishSend(id: entry.id, state: .synced, lastError: nil) { report.synced.append(entry.id) }
             return true
@@ -164,9 +223,36 @@ extension Outbox {
         }
     }
 
+    /// Why the entry cannot be sent from this device as it is, or nil when it can: a file still to
+    /// upload that is missing, is not a regular file, cannot be read, or no longer holds the bytes
+    /// its descriptor names; or a descriptor without the checksum the engine checks it by.
+    private func unsendableReason(_ entry: OutboxEntry) -> String? {
+        let count = entry.intent.media.count
+        func photo(_ index: Int) -> String {
+            count > 1 ? "the file of its photo \(index + 1) of \(count)" : "its photo file"
+        }
+        for file in entry.pendingMedia {
+            if let problem = store.media.problem(with: file.name) { return "\(photo(file.index)) \(problem.wording)" }
+            guard let descriptor = entry.intent.media.first(where: { $0.index == file.index }) else { continue }
+            switch store.media.contents(of: file.name, atMost: StoredValue.largestUpload) {
+            case .failure(let problem):
+                return "\(photo(file.index)) \(problem.wording)"
+            case .success(let bytes):
+                let sizeDiffers = descriptor.byteCount > 0 && Int64(bytes.count) != descriptor.byteCount
+                let digestDiffers = !descriptor.sha256.isEmpty && SHA256.hexDigest(of: bytes) != descriptor.sha256
+                if sizeDiffers || digestDiffers { return "\(photo(file.index)) \(MediaProblem.changed.wording)" }
+            }
+        }
+        if let undescribed = entry.intent.media.first(where: { $0.sha256.isEmpty }) {
+            return
+                "the record of \(photo(undescribed.index)) lacks its SHA-256, and its file is not there to compute it from"
+        }
+        return nil
+    }
+
     /// When to try again after a transient failure, or that automatic retries ran out.
     private func retrySchedule(after entry: OutboxEntry, response: TransportResponse) -> RetrySchedule {
-        let failures = entry.retry.transientFailures + 1
+        let failures = entry.retry.transientFailures.incrementedSaturating
         let backoff = configuration.backoff
         guard failures <= backoff.automaticRetryLimit else {
             return RetrySchedule(transientFailures: failures, nextAttemptAt: nil, awaitsSendNow: true)
@@ -179,8 +265,18 @@ extension Outbox {
         return RetrySchedule(transientFailures: failures, nextAttemptAt: now.addingTimeInterval(delay))
     }
 
+    /// How a hand-off ended.
+    private enum HandOff {
+        /// The transport came back with an answer (or the lack of one).
+        case answered(TransportResponse)
+        /// A file to upload could not be read as it was sent; the reason says why.
+        case mediaUnreadable(String)
+        /// The drain's task was cancelled and the transport stopped.
+        case cancelled
+    }
+
     /// Hands one claimed entry to the transport; the actor is free while it runs.
-    private func handOff(_ entry: OutboxEntry, to transport: any Transport) async -> TransportResponse {
+    private func handOff(_ entry: OutboxEntry, to transport: any Transport) async -> HandOff {
         let sizes = Dictionary(
             entry.ownedMedia.map { ($0.index, Self.byteCount(of: url(of: $0))) },
             uniquingKeysWith: { first, _ in first })
@@ -189,16 +285,25 @@ extension Outbox {
                 index: file.index, fileURL: url(of: file),
                 byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file)))
         }
-        let totalBytes = sizes.values.reduce(0, +)
+        // Sizes come from files on disk, so they cannot add up past Int64; the clamp is for a
+        // file that changed between the two looks.
+        let totalBytes = sizes.values.reduce(0) { $0.addingReportingOverflow($1).overflow ? .max : $0 + $1 }
+        let pendingBytes = pending.reduce(0) {
+            $0.addingReportingOverflow($1.byteCount).overflow ? .max : $0 + $1.byteCount
+        }
         let delivery = Delivery(
-            id: entry.id, intent: entry.intent, attempt: entry.attempts + 1, pendingUploads: pending,
-            totalBytes: totalBytes, landedBytes: max(0, totalBytes - pending.reduce(0) { $0 + $1.byteCount }))
+            id: entry.id, intent: entry.intent, attempt: entry.attempts.incrementedSaturating,
+            pendingUploads: pending, totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes))
         let reporter = DeliveryReporter(
             id: entry.id, totalBytes: totalBytes, outbox: self, onProgress: configuration.onProgress)
         do {
-            return try await transport.send(delivery, reporter: reporter)
+            return .answered(try await transport.send(delivery, reporter: reporter))
+        } catch is CancellationError {
+            return .cancelled
+        } catch OutboxError.mediaRead(_, let reason) {
+            return .mediaUnreadable(reason)
         } catch {
-            return .networkError(detail: String(describing: error))
+            return Task.isCancelled ? .cancelled : .answered(.networkError(detail: String(describing: error)))
         }
     }
 
@@ -213,6 +318,7 @@ extension Outbox {
         case .http(let status, _, let detail): return "HTTP \(status)" + (detail.map { ": \($0)" } ?? "")
         case .networkError(let detail): return "network error: \(detail)"
         case .timedOut: return "the engine did not answer in time"
+        case .notConfirmed(_, let detail): return detail
         }
     }
 

@@ -99,17 +99,20 @@ public actor Outbox {
     ///
     /// - Throws: `OutboxError.database` when the database cannot be read.
     public func list() throws(OutboxError) -> OutboxListing {
-        var entries: [OutboxEntry] = []
-        var unreadable: [UnreadableEntry] = []
-        for record in try store.records() {
-            switch record.reading {
-            case .success(let entry):
-                entries.append(entry)
-            case .failure(let problem):
-                unreadable.append(UnreadableEntry(sequence: record.sequence, id: record.id, reason: problem.reason))
-            }
-        }
-        return OutboxListing(entries: entries, unreadable: unreadable)
+        OutboxListing(records: try store.records())
+    }
+
+    /// Everything in the outbox in `folder`, read without changing anything there: for a store
+    /// this process may read but not write (`Outbox(folder:)` then throws `notWritable`), such as
+    /// another user's or one on a read-only file system. A store of an older schema is migrated
+    /// in memory for the reading; nothing is recovered, swept or healed on disk.
+    ///
+    /// - Parameter folder: The outbox's folder.
+    /// - Returns: The readable entries and the unreadable records, as `list()` gives them.
+    /// - Throws: `unreadableStore` naming the cause when the store cannot be read at all;
+    ///   `newerSchema`; `database`.
+    public static func readOnlyListing(folder: URL) throws(OutboxError) -> OutboxListing {
+        OutboxListing(records: try OutboxStore.recordsReadingOnly(folder: folder))
     }
 
     /// The entry with this id.
@@ -153,9 +156,16 @@ public actor Outbox {
     /// - Throws: `OutboxError` when deleting fails; the entries retired before the failure stay retired.
     @discardableResult
     public func retireSynced() throws(OutboxError) -> [String] {
-        let synced = try list().entries.filter { $0.state == .synced }.map(\.id)
-        for id in synced { try retire(id: id) }
-        return synced
+        var retired: [String] = []
+        for id in try list().entries.filter({ $0.state == .synced }).map(\.id) {
+            do throws(OutboxError) {
+                try retire(id: id)
+                retired.append(id)
+            } catch .notFound {
+                // Another process retired it meanwhile.
+            }
+        }
+        return retired
     }
 
     /// Deletes an entry whatever its state, readable or not: the record first, then its bytes.
@@ -168,11 +178,13 @@ public actor Outbox {
     public func discard(id: String) throws(OutboxError) {
         guard let record = try store.record(id: id) else { throw .notFound(id: id) }
         try store.deleteRecord(id: id)
-        // The exact names when the record lists them; every file carrying its id when it cannot.
+        // The exact names when the record is readable (each checked to be a plain name in the
+        // media folder); else every file in the folder that carries its id, never a name the
+        // record itself spells. A record whose id is not a valid one names no file of ours.
         if let names = record.mediaNames {
             try store.media.remove(names)
-        } else {
-            try store.media.remove(store.media.regularFileNames().filter(record.protects))
+        } else if Capture.isValidID(id) {
+            try store.media.remove(store.media.regularFileNames().filter { $0.hasPrefix(id + ".") })
         }
         try store.media.synchronize()
     }

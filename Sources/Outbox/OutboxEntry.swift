@@ -89,6 +89,23 @@ public struct OutboxListing: Sendable, Hashable {
     public let unreadable: [UnreadableEntry]
 }
 
+extension OutboxListing {
+    /// The listing of records as the store read them.
+    init(records: [StoredRecord]) {
+        var entries: [OutboxEntry] = []
+        var unreadable: [UnreadableEntry] = []
+        for record in records {
+            switch record.reading {
+            case .success(let entry):
+                entries.append(entry)
+            case .failure(let problem):
+                unreadable.append(UnreadableEntry(sequence: record.sequence, id: record.id, reason: problem.reason))
+            }
+        }
+        self.init(entries: entries, unreadable: unreadable)
+    }
+}
+
 /// What `Outbox.enqueue` did with a capture. Offering the same id again is a result, not an error.
 public enum EnqueueResult: Sendable, Hashable {
     /// The capture is now on disk, files and record, and survives a crash or a power cut.

@@ -28,6 +28,11 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
     case mediaRemove(path: String, reason: String)
     /// The store's folder (or its media folder, or its lock file) could not be created or opened.
     case folder(path: String, reason: String)
+    /// The store is there but this process may not change it (permissions, a read-only file
+    /// system); `Outbox.readOnlyListing(folder:)` can still read it.
+    case notWritable(path: String, reason: String)
+    /// The store cannot even be read (its database is missing, or this user may not open it).
+    case unreadableStore(path: String, reason: String)
     /// The capture's intent could not be encoded as JSON.
     case encoding(id: String, reason: String)
 
@@ -60,6 +65,10 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The photo file '\(path)' could not be removed: \(reason)."
         case .folder(let path, let reason):
             return "The outbox folder '\(path)' could not be opened: \(reason)."
+        case .notWritable(let path, let reason):
+            return "The outbox '\(path)' cannot be changed by this user: \(reason)."
+        case .unreadableStore(let path, let reason):
+            return "The outbox '\(path)' cannot be read: \(reason)."
         case .encoding(let id, let reason):
             return "The capture '\(id)' could not be encoded for storage: \(reason)."
         }

@@ -8,7 +8,7 @@ import Foundation
 /// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 2
+    static let schemaVersion = 3
     /// The database file's name inside the outbox folder.
     static let databaseName = "outbox.sqlite"
     /// The media folder's name inside the outbox folder.
@@ -28,24 +28,68 @@ final class OutboxStore {
 
     /// Opens the outbox in `folder`, creating it when absent, migrating an older schema forward,
     /// and, when no one else has it open, recovering interrupted sends and sweeping unnamed files.
+    ///
+    /// - Throws: `notWritable` when the store is there but this process may not change it (then
+    ///   `recordsReadingOnly(folder:)` can still read it); `folder` or `database` naming the cause
+    ///   when it cannot be opened at all.
     init(folder: URL) throws(OutboxError) {
-        do {
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw .folder(path: folder.path, reason: (error as NSError).localizedDescription)
-        }
+        try MediaFolder.makeFolder(folder)
         lock = try StoreLock(url: folder.appendingPathComponent("outbox.lock"))
         media = try MediaFolder(url: folder.appendingPathComponent(Self.mediaFolderName, isDirectory: true))
         databaseURL = folder.appendingPathComponent(Self.databaseName)
         database = try SQLiteDatabase(path: databaseURL.path)
+        guard !database.isReadOnly else {
+            throw .notWritable(path: databaseURL.path, reason: "the database file is read-only to this user")
+        }
         try configure()
-        try Self.migrate(database)
+        try Self.migrate(database, media: media)
         try MediaFolder.synchronizeDirectory(folder)
         if lock.isSoleOpener {
             recoveredAtOpen = try recoverInterruptedSends()
             sweptAtOpen = try sweepUnnamedMedia()
             try lock.share(path: folder.path)
+        }
+    }
+
+    /// Every record of the store in `folder`, read without writing anything there: for a store
+    /// this process may read but not change (another user's, a read-only file system, a backup).
+    ///
+    /// The records are copied into a database in memory and migrated there, so that a store of
+    /// an older schema reads like a current one. When SQLite cannot set up its shared memory
+    /// beside a write-ahead-logged file (the folder is read-only), the file is read as immutable:
+    /// as of its last checkpoint, which is all of it unless a writer died without closing it.
+    ///
+    /// - Throws: `unreadableStore` naming the cause when the database cannot be read at all;
+    ///   `newerSchema`; `database` when SQLite fails.
+    static func recordsReadingOnly(folder: URL) throws(OutboxError) -> [StoredRecord] {
+        let databaseURL = folder.appendingPathComponent(databaseName)
+        if let reason = MediaFolder.readProblem(at: databaseURL.path) {
+            throw .unreadableStore(path: folder.path, reason: reason)
+        }
+        let media = try MediaFolder(url: folder.appendingPathComponent(mediaFolderName), isCreated: false)
+        let database = try SQLiteDatabase.inMemory(describing: databaseURL.path)
+        var found: Int
+        do throws(OutboxError) {
+            try database.run(
+                "ATTACH DATABASE ? AS stored", .text(SQLiteDatabase.uri(forPath: databaseURL.path, query: "mode=ro")))
+            found = try schemaVersion(of: database, schema: "stored")
+        } catch {
+            try? database.run("DETACH DATABASE stored")
+            try database.run(
+                "ATTACH DATABASE ? AS stored",
+                .text(SQLiteDatabase.uri(forPath: databaseURL.path, query: "mode=ro&immutable=1")))
+            found = try schemaVersion(of: database, schema: "stored")
+        }
+        guard found <= schemaVersion else {
+            throw .newerSchema(path: databaseURL.path, version: found, supported: schemaVersion)
+        }
+        if found >= 1 { try database.run("CREATE TABLE main.entries AS SELECT * FROM stored.entries") }
+        try database.run("DETACH DATABASE stored")
+        try database.run("PRAGMA main.user_version = \(found)")
+        try migrate(database, media: media)
+        try database.run("PRAGMA query_only = ON")
+        return try database.query("SELECT \(StoredRecord.columns) FROM entries ORDER BY sequence") { row in
+            StoredRecord(row: row)
         }
     }
 
@@ -60,51 +104,6 @@ final class OutboxStore {
     func pragma(_ name: String) throws(OutboxError) -> String? {
         try database.query("PRAGMA \(name)") { row in row.text(at: 0) ?? row.integer(at: 0).map(String.init) }.first
             ?? nil
-    }
-
-    // MARK: Schema
-
-    /// The steps from each schema version to the next; step `i` goes from version `i` to `i + 1`.
-    ///
-    /// Every column but the id may be NULL: records from older versions lack values, and
-    /// reading fills in defaults rather than refusing them.
-    ///
-    /// - 1: the queue.
-    /// - 2: the retry schedule: when an automatic drain may next send an entry, how many
-    ///   transient failures in a row it has had, and whether it waits for `sendNow`.
-    static let migrations: [String] = [
-        """
-        CREATE TABLE entries (
-            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
-            id TEXT NOT NULL UNIQUE,
-            state TEXT,
-            created_at REAL,
-            attempts INTEGER,
-            last_error TEXT,
-            pending_media TEXT,
-            owned_media TEXT,
-            intent TEXT
-        );
-        """,
-        """
-        ALTER TABLE entries ADD COLUMN next_attempt_at REAL;
-        ALTER TABLE entries ADD COLUMN transient_failures INTEGER;
-        ALTER TABLE entries ADD COLUMN awaits_send_now INTEGER;
-        """,
-    ]
-
-    /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way
-    /// leaves the old version intact; refuses a database from a newer version.
-    static func migrate(_ database: borrowing SQLiteDatabase) throws(OutboxError) {
-        try database.transaction { () throws(OutboxError) in
-            // Read inside the transaction: another process may have migrated while this one waited.
-            let found = Int(try database.query("PRAGMA user_version") { row in row.integer(at: 0) ?? 0 }.first ?? 0)
-            guard found <= schemaVersion else {
-                throw .newerSchema(path: database.path, version: found, supported: schemaVersion)
-            }
-            for version in found..<schemaVersion { try database.execute(script: migrations[version]) }
-            if found < schemaVersion { try database.run("PRAGMA user_version=\(schemaVersion)") }
-        }
     }
 
     // MARK: Reading
@@ -247,9 +246,47 @@ final class OutboxStore {
     func claim(id: String) throws(OutboxError) -> Bool {
         try database.run(
             """
-            UPDATE entries SET state = 'SYNCING', attempts = COALESCE(attempts, 0) + 1
+            UPDATE entries SET state = 'SYNCING', attempts = \(Self.attemptsPlusOne)
             WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
             """, .text(id))
+        return database.changes > 0
+    }
+
+    /// The attempt count plus one, saturating at the largest integer instead of overflowing (SQLite
+    /// would turn the sum into a REAL); a count that is not a whole number of 0 or more restarts at 1.
+    private static let attemptsPlusOne = """
+        CASE WHEN typeof(attempts) != 'integer' OR attempts < 0 THEN 1
+            WHEN attempts = 9223372036854775807 THEN attempts ELSE attempts + 1 END
+        """
+
+    /// Puts an entry that was claimed but not sent back in the queue as it was: its attempt no
+    /// longer counted, its error and schedule untouched. For a send that was cancelled (the app
+    /// was suspended, the user pressed Ctrl-C), which is no failure.
+    ///
+    /// - Returns: whether the entry was still being sent.
+    @discardableResult
+    func returnUnsent(id: String) throws(OutboxError) -> Bool {
+        try database.run(
+            """
+            UPDATE entries SET state = 'QUEUED',
+                attempts = CASE WHEN typeof(attempts) = 'integer' AND attempts > 0 THEN attempts - 1 ELSE 0 END
+            WHERE id = ? AND state = 'SYNCING'
+            """, .text(id))
+        return database.changes > 0
+    }
+
+    /// Parks a queued entry without sending it, because something on this device keeps it from
+    /// being sent (its photo file is gone); no attempt is counted.
+    ///
+    /// - Returns: whether the entry was queued (and so is now parked).
+    @discardableResult
+    func park(id: String, reason: String) throws(OutboxError) -> Bool {
+        try database.run(
+            """
+            UPDATE entries SET state = 'FAILED_NEEDS_ATTENTION', last_error = ?, transient_failures = 0,
+                next_attempt_at = NULL, awaits_send_now = 0
+            WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
+            """, .text(reason), .text(id))
         return database.changes > 0
     }
 
@@ -285,6 +322,13 @@ final class OutboxStore {
             UPDATE entries SET state = 'QUEUED', transient_failures = 0, next_attempt_at = NULL, awaits_send_now = 0
             WHERE id = ? AND COALESCE(state, 'QUEUED') IN ('QUEUED', 'FAILED_NEEDS_ATTENTION')
             """, .text(id))
+    }
+
+    /// Moves the entry's next automatic try to `moment` when it is later than that.
+    func bringForward(id: String, to moment: Date) throws(OutboxError) {
+        let seconds = SQLiteValue.real(moment.timeIntervalSince1970)
+        try database.run(
+            "UPDATE entries SET next_attempt_at = ? WHERE id = ? AND next_attempt_at > ?", seconds, .text(id), seconds)
     }
 
     /// Removes a landed upload from the entry's pending media, durably.

@@ -7,6 +7,7 @@ enum SQLiteValue: Equatable {
     case integer(Int64)
     case real(Double)
     case text(String)
+    case blob(Data)
 }
 
 /// The one owner of a sqlite3 connection: it closes the connection in `deinit`.
@@ -18,11 +19,23 @@ struct SQLiteDatabase: ~Copyable {
     let path: String
     private let handle: OpaquePointer
 
-    /// Opens (creating when absent) the database file at `path`.
+    /// Opens (creating when absent) the database file at `path` for reading and writing.
+    ///
+    /// A file this process may not write is opened for reading only (SQLite's rule); `isReadOnly`
+    /// then says so.
     init(path: String) throws(OutboxError) {
+        try self.init(path: path, uri: nil, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+    }
+
+    /// Opens a database of its own in memory, into which others can be attached by URI
+    /// (`file:...?mode=ro`): for reading a store without changing it.
+    static func inMemory(describing path: String) throws(OutboxError) -> SQLiteDatabase {
+        try SQLiteDatabase(path: path, uri: ":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI)
+    }
+
+    private init(path: String, uri: String?, flags: Int32) throws(OutboxError) {
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        let code = sqlite3_open_v2(uri ?? path, &opened, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard let opened else {
             throw .database(path: path, code: Int(code), message: String(cString: sqlite3_errstr(code)))
         }
@@ -33,9 +46,32 @@ struct SQLiteDatabase: ~Copyable {
         }
         // Extended codes tell SQLITE_IOERR_FSYNC from SQLITE_IOERR_WRITE, which matters in a bug report.
         sqlite3_extended_result_codes(opened, 1)
+        // The file may be planted or damaged (SQLite's own advice for such files): no schema
+        // changes by hand, no functions with side effects run from the schema, and every page's
+        // cell sizes checked as it is read.
+        _ = csqlite_enable_defensive(opened)
+        for pragma in ["PRAGMA trusted_schema=OFF", "PRAGMA cell_size_check=ON"] {
+            sqlite3_exec(opened, pragma, nil, nil, nil)
+        }
         self.path = path
         self.handle = opened
     }
+
+    /// `path` as an SQLite URI (`file:/a%20b/outbox.sqlite`) with `query` after it, for ATTACH.
+    static func uri(forPath path: String, query: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "/-._~")
+        let escaped = path.unicodeScalars.map { scalar -> String in
+            guard scalar.isASCII, allowed.contains(scalar) else {
+                return String(scalar).utf8.map { String(format: "%%%02X", $0) }.joined()
+            }
+            return String(scalar)
+        }.joined()
+        return "file:\(escaped)?\(query)"
+    }
+
+    /// Whether the main database was opened for reading only.
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     deinit { sqlite3_close_v2(handle) }
 
@@ -147,6 +183,10 @@ struct SQLiteStatement: ~Copyable {
             case .real(let number): code = sqlite3_bind_double(handle, index, number)
             // Transient: SQLite copies the bytes, so the bridged C string only lives for this call.
             case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, csqlite_transient())
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), csqlite_transient())
+                }
             }
             guard code == SQLITE_OK else { throw error(code) }
         }

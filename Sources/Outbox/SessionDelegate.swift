@@ -7,12 +7,24 @@ import FoundationNetworking
 
 /// What one HTTP request came to.
 enum HTTPExchangeResult: Sendable {
-    /// The engine answered: the status, the raw `Retry-After` header, and the body.
-    case answered(status: Int, retryAfter: String?, body: Data)
+    /// The server answered with a body no larger than the limit.
+    case answered(HTTPAnswer)
+    /// The server answered `status` with a body larger than the limit, which was not read past it.
+    case oversized(status: Int, retryAfter: String?)
     /// Nothing moved for the idle timeout, or the whole request outlived its deadline.
     case timedOut
     /// The request failed without an answer; the reason is one phrase, for example "Empty reply from server".
     case failed(reason: String)
+}
+
+/// A server's answer: what the transport needs of its headers, and its body.
+struct HTTPAnswer: Sendable {
+    let status: Int
+    /// The raw `Retry-After` header.
+    let retryAfter: String?
+    /// The raw `Content-Type` header.
+    let contentType: String?
+    let body: Data
 }
 
 /// Turns URLSession's delegate callbacks into one awaited result per request, with the body's
@@ -26,6 +38,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private struct Exchange {
         var body = Data()
         var isPastDeadline = false
+        /// The most body bytes the caller takes.
+        let bodyLimit: Int
+        /// Whether the answer turned out larger than the limit, so that the task was cancelled.
+        var isOversized = false
         /// When a byte last moved, either way.
         var lastActivity = ContinuousClock.now
         let progress: (@Sendable (Int64) -> Void)?
@@ -35,23 +51,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// The requests in flight, by task identifier.
     private let exchanges = Mutex<[Int: Exchange]>([:])
 
-    /// Sends `request`, with the bytes of `file` as its body when there is one, and waits for the result.
+    /// Sends `request`, with `body` as its body when there is one, and waits for the result.
     ///
     /// Both timeouts are kept here rather than left to URLSession, whose `timeoutInterval` means
     /// different things on different platforms: on Apple's the time without a byte moving, and in
     /// FoundationNetworking libcurl's limit on the whole transfer, in whole seconds (so 0.5 fails
     /// every request at once). The request's own `timeoutInterval` should be a backstop above both.
     ///
+    /// The answer's body is kept up to `bodyLimit` bytes: one that announces more, or sends more,
+    /// is cancelled there and comes back `.oversized`, so that no server can make the device
+    /// allocate what it likes.
+    ///
     /// - Parameters:
     ///   - idleTimeout: The longest no byte may move either way, in seconds.
     ///   - deadline: The longest the whole request may take, in seconds, answer included.
+    ///   - bodyLimit: The most bytes of the answer's body that are read.
     ///   - progress: Called with the body bytes sent so far, from URLSession's queue.
     /// - Returns: The answer, or how the request failed; cancelling the calling task cancels the request.
     func perform(
-        _ request: URLRequest, uploading file: URL?, in session: URLSession, idleTimeout: TimeInterval,
-        deadline: TimeInterval, progress: (@Sendable (Int64) -> Void)? = nil
+        _ request: URLRequest, body: Data?, in session: URLSession, idleTimeout: TimeInterval,
+        deadline: TimeInterval, bodyLimit: Int, progress: (@Sendable (Int64) -> Void)? = nil
     ) async -> HTTPExchangeResult {
-        let task = file.map { session.uploadTask(with: request, fromFile: $0) } ?? session.dataTask(with: request)
+        let task = body.map { session.uploadTask(with: request, from: $0) } ?? session.dataTask(with: request)
         let identifier = task.taskIdentifier
         let started = ContinuousClock.now
         let watchdog = Task { [weak self] in
@@ -67,7 +88,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         defer { watchdog.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                exchanges.withLock { $0[identifier] = Exchange(progress: progress, continuation: continuation) }
+                exchanges.withLock {
+                    $0[identifier] = Exchange(bodyLimit: bodyLimit, progress: progress, continuation: continuation)
+                }
                 task.resume()
             }
         } onCancel: {
@@ -90,15 +113,34 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        exchanges.withLock { $0[dataTask.taskIdentifier]?.lastActivity = .now }
-        completionHandler(.allow)
+        let isOversized = exchanges.withLock { exchanges in
+            guard var exchange = exchanges[dataTask.taskIdentifier] else { return false }
+            exchange.lastActivity = .now
+            // A Content-Length above the limit is refused before a byte of the body is read.
+            exchange.isOversized = response.expectedContentLength > Int64(exchange.bodyLimit)
+            exchanges[dataTask.taskIdentifier] = exchange
+            return exchange.isOversized
+        }
+        // FoundationNetworking ignores the disposition (it cannot pause a transfer), so the task
+        // is cancelled as well; bytes that arrive before that takes effect are dropped below.
+        completionHandler(isOversized ? .cancel : .allow)
+        if isOversized { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        exchanges.withLock { exchanges in
-            exchanges[dataTask.taskIdentifier]?.lastActivity = .now
-            exchanges[dataTask.taskIdentifier]?.body.append(data)
+        let isOversized = exchanges.withLock { exchanges in
+            guard var exchange = exchanges[dataTask.taskIdentifier], !exchange.isOversized else { return false }
+            exchange.lastActivity = .now
+            if exchange.body.count + data.count > exchange.bodyLimit {
+                exchange.isOversized = true
+                exchange.body = Data()
+            } else {
+                exchange.body.append(data)
+            }
+            exchanges[dataTask.taskIdentifier] = exchange
+            return exchange.isOversized
         }
+        if isOversized { dataTask.cancel() }
     }
 
     /// Redirects are not followed: the contract has none, and a redirected PUT or POST could
@@ -116,17 +158,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private static func result(of task: URLSessionTask, error: (any Error)?, exchange: Exchange) -> HTTPExchangeResult {
+        let response = task.response as? HTTPURLResponse
+        if exchange.isOversized, let response {
+            return .oversized(
+                status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
+        }
         if let error {
             let code = (error as? URLError)?.code
             if code == .timedOut || (code == .cancelled && exchange.isPastDeadline) { return .timedOut }
             return .failed(reason: reason(for: error))
         }
-        guard let response = task.response as? HTTPURLResponse else {
-            return .failed(reason: "the answer was not HTTP")
-        }
+        guard let response else { return .failed(reason: "the answer was not HTTP") }
         return .answered(
-            status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
-            body: exchange.body)
+            HTTPAnswer(
+                status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
+                contentType: response.value(forHTTPHeaderField: "Content-Type"), body: exchange.body))
     }
 
     /// The failure in a few words. FoundationNetworking passes libcurl's own words through for

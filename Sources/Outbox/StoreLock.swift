@@ -20,8 +20,15 @@ struct StoreLock: ~Copyable {
     /// Opens (creating when absent) the lock file at `url` and takes the lock: exclusively when
     /// nobody else holds it, shared otherwise.
     init(url: URL) throws(OutboxError) {
-        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .folder(path: url.path, reason: MediaFolder.lastErrno()) }
+        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            let code = errno
+            let reason = String(cString: strerror(code))
+            if MediaFolder.meansNotWritable(code) {
+                throw .notWritable(path: url.deletingLastPathComponent().path, reason: reason)
+            }
+            throw .folder(path: url.path, reason: reason)
+        }
         var isSoleOpener = true
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }

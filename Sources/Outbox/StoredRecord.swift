@@ -1,7 +1,9 @@
 import Foundation
 
-/// One row of the entries table as stored, read tolerantly: what this version can make of it,
-/// and which media files it names (for the sweep, which must not delete a file any row might need).
+/// One row of the entries table as stored, read as untrusted input: what this version can make
+/// of it, and which media files it names (for the sweep, which must not delete a file any row
+/// might need). Every value passes `StoredValue`'s rules; a row that breaks one is unreadable: it
+/// is listed and kept, and nothing is ever sent, deleted or changed on its word.
 struct StoredRecord {
     /// The columns every read selects, in the order `init(row:)` reads them.
     static let columns = """
@@ -11,33 +13,29 @@ struct StoredRecord {
 
     /// The row's sequence number (its rowid, so always readable).
     let sequence: Int64
-    /// The row's id, or nil when the column does not hold text.
+    /// The row's id, or nil when the column does not hold a valid id (which is then never shown).
     let id: String?
-    /// Every file the row names; nil when the row cannot be trusted to name them all (its media
-    /// columns are missing or unreadable, or the row is unreadable and a newer format might name
-    /// more), in which case every file whose name starts with the id is kept.
+    /// Every file the row names; nil when the row cannot be trusted to name them all (it is
+    /// unreadable, and its lists may be damaged or a newer format might name more), in which
+    /// case every file whose name starts with the id is kept.
     let mediaNames: Set<String>?
     /// The entry, or why this version cannot read it.
     let reading: Result<OutboxEntry, RecordProblem>
 
     /// Reads the row a statement selecting `columns` is on.
     ///
-    /// Missing values take defaults that lose nothing: state `QUEUED`, creation time at the epoch
-    /// (so a rescued capture sorts first), no attempts, no error, due at once, and when one media
-    /// list is missing it is taken to be the other (sending a file twice is safe; forgetting one is not).
+    /// Missing values that say nothing about the capture take defaults that lose nothing: state
+    /// `QUEUED`, creation time at the epoch (so a rescued capture sorts first), no attempts, no
+    /// error, due at once. Counts saturate, times are clamped to 1970...9999, and a stored error is
+    /// cut to one short line for showing. The media lists are required: the schema 3 migration
+    /// wrote both for every older record, so a missing one is damage, not age.
     init(row: borrowing SQLiteStatement) {
         sequence = row.integer(at: 0) ?? 0
-        let id = row.text(at: 1)
-        self.id = id
-        let pending = Self.mediaList(row.bytes(at: 6), column: "pending media")
-        let owned = Self.mediaList(row.bytes(at: 7), column: "owned media")
-        let entry = Self.entry(row: row, id: id, sequence: sequence, pending: pending, owned: owned)
-        reading = entry
-        if case .success = entry, case .success(let pending?) = pending, case .success(let owned?) = owned {
-            mediaNames = Set((pending + owned).map(\.name))
-        } else {
-            mediaNames = nil
-        }
+        let idText = row.text(at: 1)
+        id = idText.flatMap { Capture.isValidID($0) ? $0 : nil }
+        let entry = Self.entry(row: row, idText: idText, sequence: sequence)
+        reading = entry.map(\.entry)
+        mediaNames = try? entry.get().names
     }
 
     /// The readable entry, if it is one.
@@ -61,56 +59,82 @@ struct StoredRecord {
     }
 
     private static func entry(
-        row: borrowing SQLiteStatement, id: String?, sequence: Int64,
-        pending: Result<[MediaFile]?, RecordProblem>, owned: Result<[MediaFile]?, RecordProblem>
-    ) -> Result<OutboxEntry, RecordProblem> {
-        guard let id else { return .failure(RecordProblem("its id is not text")) }
+        row: borrowing SQLiteStatement, idText: String?, sequence: Int64
+    ) -> Result<(entry: OutboxEntry, names: Set<String>), RecordProblem> {
+        guard let idText else { return .failure(RecordProblem("its id is not text")) }
+        guard Capture.isValidID(idText) else { return .failure(RecordProblem("its id is not a valid outbox id")) }
         let state: OutboxEntry.State
         if row.isNull(at: 2) {
             state = .queued
         } else if let text = row.text(at: 2), let known = OutboxEntry.State(rawValue: text) {
             state = known
         } else {
-            return .failure(RecordProblem("its state '\(row.text(at: 2) ?? "?")' is not one this version knows"))
+            let shown = UntrustedText.quoted(row.text(at: 2) ?? "?", limit: 40)
+            return .failure(RecordProblem("its state '\(shown)' is not one this version knows"))
         }
-        let pendingList: [MediaFile]?
-        let ownedList: [MediaFile]?
-        switch (pending, owned) {
+        let pending: [MediaFile]
+        let owned: [MediaFile]
+        switch (
+            mediaList(row.bytes(at: 6), column: "pending media"), mediaList(row.bytes(at: 7), column: "owned media")
+        ) {
         case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
-        case (.success(let readPending), .success(let readOwned)): (pendingList, ownedList) = (readPending, readOwned)
+        case (.success(let readPending), .success(let readOwned)): (pending, owned) = (readPending, readOwned)
+        }
+        guard Set(pending).isSubset(of: Set(owned)) else {
+            return .failure(RecordProblem("its pending media names a file it does not own"))
         }
         let intent: CaptureIntent
-        switch CaptureIntent.decodeRecord(row.bytes(at: 8) ?? Data("{}".utf8)) {
+        switch StoredValue.bytes(row.bytes(at: 8), atMost: StoredValue.largestIntent, column: "intent")
+            .flatMap({ CaptureIntent.decodeRecord($0 ?? Data("{}".utf8)) })
+        {
         case .success(let decoded): intent = decoded
         case .failure(let problem): return .failure(problem)
         }
-        return .success(
-            OutboxEntry(
-                id: id, sequence: sequence, state: state,
-                createdAt: Date(timeIntervalSince1970: row.real(at: 3) ?? 0),
-                attempts: Int(row.integer(at: 4) ?? 0), lastError: row.text(at: 5),
-                pendingMedia: pendingList ?? ownedList ?? [], ownedMedia: ownedList ?? pendingList ?? [],
-                intent: intent,
-                retry: RetrySchedule(
-                    transientFailures: Int(row.integer(at: 10) ?? 0),
-                    nextAttemptAt: row.real(at: 9).map(Date.init(timeIntervalSince1970:)),
-                    awaitsSendNow: (row.integer(at: 11) ?? 0) != 0)))
+        let entry = OutboxEntry(
+            id: idText, sequence: sequence, state: state,
+            createdAt: StoredValue.moment(row.real(at: 3)) ?? Date(timeIntervalSince1970: 0),
+            attempts: StoredValue.count(row.integer(at: 4)), lastError: StoredValue.shown(row.text(at: 5)),
+            pendingMedia: pending, ownedMedia: owned, intent: intent,
+            retry: RetrySchedule(
+                transientFailures: StoredValue.count(row.integer(at: 10)),
+                nextAttemptAt: StoredValue.moment(row.real(at: 9)),
+                awaitsSendNow: (row.integer(at: 11) ?? 0) != 0))
+        return .success((entry, Set(owned.map(\.name))))
     }
 
-    /// A media column: nil when NULL (an older record), the list, or why it cannot be read.
-    private static func mediaList(_ bytes: Data?, column: String) -> Result<[MediaFile]?, RecordProblem> {
-        guard let bytes else { return .success(nil) }
-        do {
-            return .success(try JSONDecoder().decode([MediaFile].self, from: bytes))
-        } catch {
-            return .failure(RecordProblem(decoding: error, of: column))
+    /// A media column: the list, or why it cannot be read. Each name must be a plain file name,
+    /// each index an upload's, and neither may repeat.
+    private static func mediaList(_ bytes: Data?, column: String) -> Result<[MediaFile], RecordProblem> {
+        let files: [MediaFile]
+        switch StoredValue.bytes(bytes, atMost: StoredValue.largestMediaList, column: column) {
+        case .failure(let problem):
+            return .failure(problem)
+        case .success(nil):
+            return .failure(RecordProblem("its \(column) list is missing"))
+        case .success(let bytes?):
+            do {
+                files = try JSONDecoder().decode([MediaFile].self, from: bytes)
+            } catch {
+                return .failure(RecordProblem(decoding: error, of: column))
+            }
         }
+        guard files.allSatisfy({ StoredValue.isPlainFileName($0.name) }) else {
+            return .failure(RecordProblem("its \(column) names a file outside the media folder"))
+        }
+        guard files.allSatisfy({ StoredValue.mediaIndices.contains($0.index) }),
+            Set(files.map(\.index)).count == files.count, Set(files.map(\.name)).count == files.count
+        else {
+            return .failure(RecordProblem("its \(column) repeats an upload or numbers one out of range"))
+        }
+        return .success(files)
     }
 
-    /// A media list as the store writes it.
+    /// A media list as the store writes it, keys sorted so that equal lists are equal bytes.
     static func encodeMediaList(_ files: [MediaFile]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
         // Encoding an array of two plain fields cannot fail.
-        let data = try! JSONEncoder().encode(files)
+        let data = try! encoder.encode(files)
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -7,6 +7,12 @@ import Foundation
 /// as each one lands (so that a send killed half-way does not upload it again), reports progress
 /// as bytes go out, and then creates the capture, using `delivery.id` as the request id and the
 /// idempotency key. It answers with what the engine said; the outbox decides what that means.
+///
+/// An upload has landed, and a capture is delivered, only when the engine's own answer says so:
+/// a success status whose body is something else (a Wi-Fi login page, a proxy's JSON) is
+/// `.notConfirmed`, never `.http` with that status, because a 2xx retires the capture and deletes
+/// its files. When the task is cancelled, return (or throw) promptly: the outbox puts the entry
+/// back in the queue without counting the attempt.
 public protocol Transport: Sendable {
     /// Sends one entry.
     ///
@@ -42,6 +48,17 @@ public struct PendingUpload: Sendable, Hashable {
     public let fileURL: URL
     /// The file's size in bytes.
     public let byteCount: Int64
+
+    /// The file's bytes, read without following a symbolic link and never more than the engine
+    /// takes (64 MiB), so that nothing but the outbox's own regular file can be sent.
+    ///
+    /// - Throws: `OutboxError.mediaRead` when it is missing, not a regular file, too large or unreadable.
+    public func contents() throws(OutboxError) -> Data {
+        switch MediaFolder.contents(ofFileAt: fileURL.path, atMost: StoredValue.largestUpload) {
+        case .success(let data): return data
+        case .failure(let problem): throw .mediaRead(path: fileURL.path, reason: "it \(problem.wording)")
+        }
+    }
 }
 
 /// How an engine answered one send, or how the send failed to get an answer.
@@ -53,6 +70,11 @@ public enum TransportResponse: Sendable, Hashable {
     case networkError(detail: String)
     /// No answer came in time.
     case timedOut
+    /// The server answered with a success status but not with the contract's answer: an HTML
+    /// page, JSON that is not the engine's, an answer for other bytes, an empty or oversized body.
+    /// Something between the device and the engine answered (a captive portal, a proxy), so
+    /// nothing may count as delivered; `detail` says what came back.
+    case notConfirmed(status: Int, detail: String)
 }
 
 /// How a transport reports back to the outbox during a send.

@@ -12,7 +12,8 @@ import Foundation
 ///
 /// One at a time, so that a kill leaves a simple state behind: the photos before the current
 /// one queued and printed, the current one queued whole or not at all, the rest untouched. And
-/// `commitOnce`, so that running the same add again after a kill queues nothing twice.
+/// `commitOnce` with the file's modification time as the moment of saving, so that running the
+/// same add again after a kill queues nothing twice.
 struct AddCommand {
     let photos: [String]
     let kind: String
@@ -40,7 +41,8 @@ struct AddCommand {
                     Terminal.writeError("outbox: warning: '\(path)': \(warning.message)\n")
                 }
                 let saved = try await store.commitOnce(
-                    idPrefix: Self.idPrefix(kind: kind), kind: kind, note: note, photos: [photo])
+                    idPrefix: Self.idPrefix(kind: kind), kind: kind, note: note, photos: [photo],
+                    savedAt: Self.modificationDate(of: path))
                 Terminal.writeOutput(saved.id + "\n")
                 if saved.result == .alreadyQueued {
                     Terminal.writeError("outbox: '\(path)' was already queued as '\(saved.id)'.\n")
@@ -54,6 +56,13 @@ struct AddCommand {
             }
         }
         return failures == 0 ? 0 : 1
+    }
+
+    /// When the photo's file was last written: the capture time of a photo that does not carry
+    /// its own with a UTC offset. The same file gives the same moment however often it is added,
+    /// so that adding it again derives the same id; "now" would make every run a new capture.
+    static func modificationDate(of path: String) -> Date {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
     }
 
     /// The start of each id: the kind's letters, digits, '-' and '_' (at most 32 of them) and a

@@ -122,10 +122,11 @@ enum CommandHelp {
                 title: "OUTPUT",
                 """
                 One id per line on stdout, in the order of the photos, each printed once its capture
-                is on disk (flushed: it survives a crash or a power cut). The id comes from the kind,
-                the note and the upload copy's bytes, so adding the same photo again with the same
-                kind and note prints the same id and queues nothing new. Failures name the photo on
-                stderr.
+                is on disk (flushed: it survives a crash or a power cut). The id comes from all the
+                capture holds: the kind, the note, the upload copy's bytes and the capture time (the
+                photo's own when it records a UTC offset, else the file's modification time). So adding
+                the same file again with the same kind and note prints the same id and queues nothing
+                new. Failures name the photo on stderr.
 
                 Photos are queued one at a time, in order. Killed part-way, add leaves every photo
                 whose id it printed queued, the photo it was working on queued whole or not at all,
@@ -159,8 +160,15 @@ enum CommandHelp {
                     .init("SYNCED", "The engine has it; the next drain retires it."),
                     .init(
                         "FAILED_NEEDS_ATTENTION",
-                        "Parked: the engine refused it; see lastError, then send-now or discard."),
+                        "Parked: the engine refused it, or its photo file is gone; see lastError, then send-now or discard."
+                    ),
                 ]),
+            .text(
+                title: nil,
+                """
+                A store this user may read but not change (another user's, a read-only disk) is read
+                as it is, without changing anything, and a note on stderr says so.
+                """),
         ]
     ).rendered
 
@@ -171,7 +179,7 @@ enum CommandHelp {
         Option(
             "watch", value: .required(placeholder: "seconds"),
             help:
-                "Keep draining: a pass every <seconds>, and sooner when a failed send's backoff ends. Stop it with Ctrl-C or SIGTERM."
+                "Keep draining: a pass every <seconds>, and sooner when a failed send's backoff ends, until Ctrl-C or SIGTERM."
         ),
         Option(
             "timeout", value: .required(placeholder: "seconds"),
@@ -195,9 +203,13 @@ enum CommandHelp {
                 The first pass is the one you asked for, like pull to refresh: it tries every queued
                 capture now, whatever its backoff or retry count. The later passes of --watch are
                 automatic: they keep to the backoff and the retry limit. A pass stops at the first
-                failure that may pass (no connection, a timeout, HTTP 409, 429 or 5xx) and honours the
-                engine's Retry-After; a capture the engine refuses for good (HTTP 422 and other 4xx)
-                is parked and the pass goes on with the next one.
+                failure that may pass (no connection, a timeout, HTTP 409, 429 or 5xx, or a success
+                that is not the engine's own answer, such as a Wi-Fi login page) and honours the
+                engine's Retry-After, up to an hour; a capture the engine refuses for good (HTTP 422
+                and other 4xx), or whose photo file is missing, is parked and the pass goes on.
+
+                Ctrl-C or SIGTERM stops the drain at once: a capture being sent goes back to the
+                queue unsent, its attempt not counted. A second one exits without waiting.
                 """),
             .text(
                 title: "OUTPUT",
@@ -224,6 +236,7 @@ enum CommandHelp {
         sections: [
             .entries(title: "ARGUMENTS", [.init("<id>", "The capture's id, as add printed it and list shows it.")]),
             .options(title: "OPTIONS", options(for: "send-now")! + [help]),
+            .text(title: nil, "Ctrl-C or SIGTERM stops it as it stops drain."),
             .text(
                 title: "EXIT STATUS",
                 """

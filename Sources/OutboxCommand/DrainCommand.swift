@@ -26,50 +26,59 @@ struct DrainCommand {
     }
 
     /// Drains once, the way someone asking for it wants (now, whatever the backoff), and with
-    /// `--watch` goes on with automatic passes until SIGINT or SIGTERM.
+    /// `--watch` goes on with automatic passes. SIGINT or SIGTERM cancels the drain: a send in
+    /// flight goes back to the queue unsent, and the summary says what is left.
     ///
     /// - Returns: The exit status: 0 when nothing is left queued, 1 otherwise.
-    func run(store: Outbox) async -> Int32 {
-        let stop = options.watchInterval.map { _ in StopSignal() }
+    func run(store: Outbox, stop: StopSignal) async -> Int32 {
         let transport = transport
-        do {
-            var report = try await store.drainNow(using: transport)
-            try await Self.conclude(report, store: store, isWatching: stop != nil)
-            if let interval = options.watchInterval, let stop {
+        let interval = options.watchInterval
+        let work = Task { () async -> Int32 in
+            do {
+                var report = try await store.drainNow(using: transport)
+                try await Self.conclude(report, store: store, isWatching: interval != nil)
                 // A failed pass reschedules itself for when its backoff ends, without waiting
                 // for a new capture; otherwise a pass every interval picks up new captures.
-                while !stop.isRequested {
+                while let interval, !Task.isCancelled {
                     let wait = min(interval, report.retryAt.map { $0.timeIntervalSinceNow } ?? interval)
-                    guard await stop.sleep(seconds: max(0.01, wait)) else { break }
+                    try? await Task.sleep(for: .seconds(max(0.01, wait)))
+                    guard !Task.isCancelled else { break }
                     report = try await store.drain(using: transport)
                     try await Self.conclude(report, store: store, isWatching: true)
                 }
-            }
-            return try await Self.summarize(store)
-        } catch {
-            Terminal.writeError("outbox: error: \(error)\n")
-            return 1
-        }
-    }
-
-    /// Sends one entry now, then drains the rest as usual.
-    ///
-    /// - Returns: The exit status: 0 when the engine took the entry, 1 otherwise.
-    func sendNow(id: String, store: Outbox) async -> Int32 {
-        do {
-            let report = try await store.sendNow(id: id, using: transport)
-            try await Self.conclude(report, store: store, isWatching: false)
-            _ = try await Self.summarize(store)
-            guard report.synced.contains(id) else {
-                let reason = try await store.entry(id: id)?.lastError ?? "it was not sent"
-                Terminal.writeError("outbox: error: The capture '\(id)' did not reach the engine: \(reason).\n")
+                return try await Self.summarize(store)
+            } catch {
+                Terminal.writeError("outbox: error: \(error)\n")
                 return 1
             }
-            return 0
-        } catch {
-            Terminal.writeError("outbox: error: \(error)\n")
-            return 1
         }
+        stop.onStop { work.cancel() }
+        return await work.value
+    }
+
+    /// Sends one entry now, then drains the rest as usual; SIGINT or SIGTERM cancels it as for `run`.
+    ///
+    /// - Returns: The exit status: 0 when the engine took the entry, 1 otherwise.
+    func sendNow(id: String, store: Outbox, stop: StopSignal) async -> Int32 {
+        let transport = transport
+        let work = Task { () async -> Int32 in
+            do {
+                let report = try await store.sendNow(id: id, using: transport)
+                try await Self.conclude(report, store: store, isWatching: false)
+                _ = try await Self.summarize(store)
+                guard report.synced.contains(id) else {
+                    let reason = try await store.entry(id: id)?.lastError ?? "it was not sent"
+                    Terminal.writeError("outbox: error: The capture '\(id)' did not reach the engine: \(reason).\n")
+                    return 1
+                }
+                return 0
+            } catch {
+                Terminal.writeError("outbox: error: \(error)\n")
+                return 1
+            }
+        }
+        stop.onStop { work.cancel() }
+        return await work.value
     }
 
     /// After a pass: retires what synced (its ids on stdout), and says why the pass stopped
@@ -82,6 +91,11 @@ struct DrainCommand {
         for id in report.parked where isWatching {
             let reason = try await store.entry(id: id)?.lastError ?? "refused"
             Terminal.writeError("outbox: parked '\(id)': \(reason)\n")
+        }
+        if case .cancelled(let id) = report.halt {
+            let unsent = id.map { " '\($0)' went back to the queue unsent, its attempt not counted." } ?? ""
+            Terminal.writeError("outbox: interrupted.\(unsent)\n")
+            return
         }
         guard case .transientFailure(let id, let reason) = report.halt else { return }
         var line = "outbox: stopped at '\(id)': \(reason)"

@@ -10,13 +10,22 @@ import Foundation
 struct ListCommand {
     let emitsJSON: Bool
 
-    /// Prints the listing.
+    /// Prints the listing of the store in `folder`. A store this user may read but not change
+    /// (another user's, a read-only file system) is read without changing anything, and a note
+    /// on stderr says so: nothing in it needs writing for a listing.
     ///
     /// - Returns: The exit status: 0, or 1 when the store cannot be read.
-    func run(store: Outbox) async -> Int32 {
+    func run(folder: URL) async -> Int32 {
         let listing: OutboxListing
-        do {
-            listing = try await store.list()
+        do throws(OutboxError) {
+            do throws(OutboxError) {
+                listing = try await Outbox(folder: folder).list()
+            } catch .notWritable(_, let reason) {
+                listing = try Outbox.readOnlyListing(folder: folder)
+                Terminal.writeError(
+                    "outbox: note: '\(folder.path)' cannot be changed by this user (\(reason)), so it was"
+                        + " read as it is on disk, without recovering or changing anything.\n")
+            }
         } catch {
             Terminal.writeError("outbox: error: \(error)\n")
             return 1

@@ -5,24 +5,26 @@ import Synchronization
 import Glibc
 #endif
 
-/// SIGINT and SIGTERM as a request to stop `drain --watch` between passes: the pass in flight
-/// finishes and records its outcome, so that the exit status says what is left. A second signal
-/// exits at once; that loses nothing either, since the store survives being killed at any point.
+/// SIGINT and SIGTERM as a request to stop `drain` and `send-now`: the first cancels the work in
+/// progress, whose send in flight then goes back to the queue as it was (no attempt counted, no
+/// error recorded), and the command says what is left. A second signal exits at once; that loses
+/// nothing either, since the store survives being killed at any point.
 final class StopSignal: Sendable {
     private struct State {
         var signals = 0
-        var sleeper: Task<Void, Never>?
+        var onStop: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
-    /// Dispatch's signal sources, kept alive for as long as the watch lasts.
+    /// Dispatch's signal sources, kept alive for as long as the command runs.
     private nonisolated(unsafe) var sources: [any DispatchSourceSignal] = []
 
     /// Installs the handlers; from now on SIGINT and SIGTERM no longer end the process by themselves.
     ///
     /// The signals are blocked rather than ignored: on Linux, Dispatch reads signal sources from a
     /// signalfd, which sees only signals that stay pending, and an ignored signal is dropped as it
-    /// arrives. Threads started later inherit the mask; Dispatch's own threads block every signal.
+    /// arrives. Threads started later inherit the mask, so make this before anything starts a
+    /// thread (URLSession, the store); Dispatch's own threads block every signal.
     init() {
         var signals = sigset_t()
         sigemptyset(&signals)
@@ -37,30 +39,21 @@ final class StopSignal: Sendable {
         }
     }
 
-    /// Whether a stop was asked for.
-    var isRequested: Bool { state.withLock { $0.signals > 0 } }
-
-    /// Waits `seconds`, or less when a stop is asked for meanwhile.
-    ///
-    /// - Returns: False when a stop was asked for.
-    func sleep(seconds: Double) async -> Bool {
-        let sleeper = Task { _ = try? await Task.sleep(for: .seconds(seconds)) }
-        if state.withLock({ state in
-            state.sleeper = sleeper
+    /// Runs `action` at the first signal, or at once when one came already.
+    func onStop(_ action: @escaping @Sendable () -> Void) {
+        let hasCome = state.withLock { state in
+            state.onStop = action
             return state.signals > 0
-        }) {
-            sleeper.cancel()
         }
-        await sleeper.value
-        return !isRequested
+        if hasCome { action() }
     }
 
     private func receive() {
-        let (signals, sleeper) = state.withLock { state in
+        let (signals, action) = state.withLock { state in
             state.signals += 1
-            return (state.signals, state.sleeper)
+            return (state.signals, state.onStop)
         }
         if signals > 1 { exit(1) }
-        sleeper?.cancel()
+        action?()
     }
 }

@@ -11,6 +11,16 @@ import Foundation
 import Glibc
 #endif
 
+/// The store in `folder`, or exits with the reason it cannot be opened.
+func openStore(_ folder: URL, configuration: Outbox.Configuration = Outbox.Configuration()) -> Outbox {
+    do {
+        return try Outbox(folder: folder, configuration: configuration)
+    } catch {
+        Terminal.writeError("outbox: error: \(error)\n")
+        exit(1)
+    }
+}
+
 let action = CommandLineOptions.parseOrExit(CommandLineArgument.processArguments)
 
 switch action {
@@ -19,32 +29,26 @@ case .showHelp(let text):
 case .showVersion:
     Terminal.writeOutput(CommandLineOptions.version + "\n")
 case .run(let folder, let command):
-    var configuration = Outbox.Configuration()
-    switch command {
-    case .drain(let options), .sendNow(_, let options): configuration = DrainCommand.configuration(options)
-    default: break
-    }
-    let store: Outbox
-    do {
-        store = try Outbox(folder: URL(fileURLWithPath: folder, isDirectory: true), configuration: configuration)
-    } catch {
-        Terminal.writeError("outbox: error: \(error)\n")
-        exit(1)
-    }
+    let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
     let status: Int32
     switch command {
     case .add(let photos, let kind, let note, let maxEdge, let quality):
         status = await AddCommand(photos: photos, kind: kind, note: note, maxEdge: maxEdge, quality: quality)
-            .run(store: store)
+            .run(store: openStore(folderURL))
     case .list(let emitsJSON):
-        status = await ListCommand(emitsJSON: emitsJSON).run(store: store)
+        status = await ListCommand(emitsJSON: emitsJSON).run(folder: folderURL)
     case .drain(let options):
-        status = await DrainCommand(options: options).run(store: store)
+        // Before the store and URLSession start threads: threads inherit the blocked signals.
+        let stop = StopSignal()
+        let store = openStore(folderURL, configuration: DrainCommand.configuration(options))
+        status = await DrainCommand(options: options).run(store: store, stop: stop)
     case .sendNow(let id, let options):
-        status = await DrainCommand(options: options).sendNow(id: id, store: store)
+        let stop = StopSignal()
+        let store = openStore(folderURL, configuration: DrainCommand.configuration(options))
+        status = await DrainCommand(options: options).sendNow(id: id, store: store, stop: stop)
     case .discard(let id):
         do {
-            try await store.discard(id: id)
+            try await openStore(folderURL).discard(id: id)
             Terminal.writeError("outbox: discarded '\(id)'.\n")
             status = 0
         } catch {

@@ -62,8 +62,81 @@ struct WireContractTests {
         (#"{"error": "in_progress"}"#, "in_progress"),
         ("<html>\n<b>Bad gateway</b>\n</html>", "<html> <b>Bad gateway</b> </html>"),
         ("", nil),
+        (#"{"error": "x", "message": "\u001b[2J\u001b]0;owned\u0007Cleared\nthe screen"}"#, "Cleared the screen"),
+        (String(repeating: "long ", count: 1000), String(repeating: "long ", count: 40).prefix(199) + "…"),
     ])
     func theDetailIsTheEnginesOwnExplanationOnOneLine(body: String, detail: String?) {
         #expect(EngineRequest.detail(fromBody: Data(body.utf8)) == detail)
+    }
+
+    static let sha = String(repeating: "ab", count: 32)
+
+    static func answer(_ status: Int, _ body: String, type: String? = "application/json") -> HTTPAnswer {
+        HTTPAnswer(status: status, retryAfter: nil, contentType: type, body: Data(body.utf8))
+    }
+
+    @Test func onlyTheContractsBodyConfirmsAnUpload() {
+        let landed = EngineConfirmation.upload(id: "plate-1", index: 0, sha256: Self.sha, byteCount: 9)
+        let body = #"{"byte_count": 9, "index": 0, "request_id": "plate-1", "sha256": "\#(Self.sha)"}"#
+        #expect(landed.isConfirmed(by: Self.answer(201, body)))
+        #expect(landed.isConfirmed(by: Self.answer(200, body)))
+        #expect(!landed.isConfirmed(by: Self.answer(202, body)), "not a status the contract answers an upload with")
+        for other in [
+            body.replacingOccurrences(of: "plate-1", with: "plate-2"),
+            body.replacingOccurrences(of: "\"index\": 0", with: "\"index\": 1"),
+            body.replacingOccurrences(of: "\"index\": 0", with: "\"index\": \"0\""),
+            body.replacingOccurrences(of: ": 9", with: ": 8"),
+            body.replacingOccurrences(of: "ab", with: "cd"), "{}", "[]", "",
+        ] {
+            #expect(!landed.isConfirmed(by: Self.answer(201, other)), "\(other)")
+        }
+        #expect(
+            landed.whyNotConfirmed(by: Self.answer(201, body.replacingOccurrences(of: "ab", with: "cd")))
+                == "the engine's answer is for other bytes (SHA-256 \(String(repeating: "cd", count: 32)), 9 bytes)"
+                + " than those sent (SHA-256 \(Self.sha), 9 bytes)")
+    }
+
+    @Test func onlyTheRecordWithThisCapturesChecksumsConfirmsACapture() {
+        let media = [MediaDescriptor(index: 0, sha256: Self.sha, width: 8, height: 8, byteCount: 9)]
+        let held = EngineConfirmation.capture(id: "plate-1", media: media)
+        let record =
+            #"{"request_id": "plate-1", "kind": "plate", "media": [{"index": 0, "sha256": "\#(Self.sha)", "width": 8}]}"#
+        #expect(held.isConfirmed(by: Self.answer(201, record)))
+        #expect(held.isConfirmed(by: Self.answer(200, record)))
+        let otherPhotos = record.replacingOccurrences(of: "ab", with: "cd")
+        #expect(!held.isConfirmed(by: Self.answer(200, otherPhotos)))
+        #expect(
+            held.whyNotConfirmed(by: Self.answer(200, otherPhotos))
+                == "the engine holds a record under this id whose photos have other SHA-256s than this capture's")
+        let onePhotoMore = record.replacingOccurrences(
+            of: "}]}", with: #"}, {"index": 1, "sha256": "\#(Self.sha)"}]}"#)
+        #expect(!held.isConfirmed(by: Self.answer(200, onePhotoMore)))
+        #expect(!held.isConfirmed(by: Self.answer(200, record.replacingOccurrences(of: "plate-1", with: "plate-2"))))
+        #expect(!held.isConfirmed(by: Self.answer(200, #"{"status": "ok"}"#)))
+    }
+
+    @Test(arguments: [
+        (
+            200, "text/html", "<p>Sign in</p>",
+            "the server answered 200 with an HTML page, not the engine's answer (a Wi-Fi login page?)"
+        ),
+        (
+            200, nil, "\n  <!DOCTYPE html><html>",
+            "the server answered 200 with an HTML page, not the engine's answer (a Wi-Fi login page?)"
+        ),
+        (200, "application/json", "", "the server answered 200 with an empty body, not the engine's answer"),
+        (
+            200, "text/plain", "OK\u{1B}[2J",
+            "the server answered 200 with something that is not the engine's answer ('OK')"
+        ),
+        (
+            200, "application/json", #"{"ok": true}"#,
+            "the server answered 200 with JSON that is not the engine's answer"
+        ),
+        (204, nil, "", "the server answered 204, which the engine's contract never answers to this request"),
+    ])
+    func whatCameBackInsteadOfTheEnginesAnswerIsSaid(status: Int, type: String?, body: String, reason: String) {
+        let landed = EngineConfirmation.upload(id: "plate-1", index: 0, sha256: Self.sha, byteCount: 9)
+        #expect(landed.whyNotConfirmed(by: Self.answer(status, body, type: type)) == reason)
     }
 }

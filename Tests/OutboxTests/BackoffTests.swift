@@ -22,6 +22,26 @@ struct BackoffTests {
         #expect(backoff.delay(afterFailures: 1, retryAfter: 0, randomUnit: 0.5) == 1.5)
     }
 
+    /// A server must not be able to park the queue for years: Retry-After counts up to the
+    /// ceiling (an hour by default), and a negative, fractional or malformed one not at all.
+    @Test func retryAfterIsCutToTheCeilingAndIgnoredWhenItIsNotOne() {
+        let now = Date(timeIntervalSince1970: 1_445_412_400)
+        let backoff = Backoff(initialDelay: 2)
+        func wait(_ header: String) -> TimeInterval {
+            backoff.delay(afterFailures: 1, retryAfter: Backoff.retryAfterSeconds(header, now: now), randomUnit: 0.5)
+        }
+        #expect(wait("9223372036854775807") == 3600)
+        #expect(wait("99999999999999999999999999999999") == 3600)
+        #expect(wait("Fri, 31 Dec 9999 23:59:59 GMT") == 3600)
+        #expect(wait("3599") == 3599)
+        for malformed in ["-1", "1.5", "0x10", "", "12 s", String(repeating: "9", count: 100)] {
+            #expect(wait(malformed) == 1.5, "'\(malformed)' is no Retry-After")
+        }
+        #expect(Backoff(retryAfterCeiling: 60).delay(afterFailures: 1, retryAfter: 1e300, randomUnit: 0.5) == 60)
+        #expect(Backoff(retryAfterCeiling: 60).delay(afterFailures: 1, retryAfter: .infinity, randomUnit: 0.5) == 1.5)
+        #expect(Backoff().longestWait == 3600)
+    }
+
     @Test func retryAfterReadsSecondsAndHTTPDates() {
         let now = Date(timeIntervalSince1970: 1_445_412_400)  // Wed, 21 Oct 2015 07:26:40 GMT
         #expect(Backoff.retryAfterSeconds("120", now: now) == 120)

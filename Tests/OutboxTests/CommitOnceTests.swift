@@ -4,17 +4,22 @@ import Testing
 
 @testable import Outbox
 
-/// Saving under an id derived from what the capture holds: saving the same thing twice queues it once.
+/// Saving under an id derived from everything the capture holds: saving the same thing twice
+/// queues it once, and two different captures are never one.
 @Suite("Commit once")
 struct CommitOnceTests {
-    @Test func theSamePhotosKindAndNoteAreTheSameCapture() async throws {
+    static let saved = Date(timeIntervalSince1970: 1_714_478_525)  // 2024-04-30 12:02:05 UTC
+
+    @Test func theSamePhotosKindNoteAndMomentAreTheSameCapture() async throws {
         try await withTemporaryFolder { folder in
-            let outbox = try Outbox(folder: folder)
+            let outbox = try Outbox(folder: folder, configuration: TestClock().configuration)
             let photos = [try Photos.landscape(), try Photos.portrait()]
-            let first = try await outbox.commitOnce(idPrefix: "plate-", kind: "plate", note: "gate", photos: photos)
+            let first = try await outbox.commitOnce(
+                idPrefix: "plate-", kind: "plate", note: "gate", photos: photos, savedAt: Self.saved)
             #expect(first.result == .enqueued)
             #expect(first.id.hasPrefix("plate-") && first.id.count == "plate-".count + 32)
-            let again = try await outbox.commitOnce(idPrefix: "plate-", kind: "plate", note: " gate\n", photos: photos)
+            let again = try await outbox.commitOnce(
+                idPrefix: "plate-", kind: "plate", note: " gate\n", photos: photos, savedAt: Self.saved)
             #expect(again == CommitResult(id: first.id, result: .alreadyQueued), "the note is trimmed before it counts")
             #expect(try await outbox.list().entries.count == 1)
 
@@ -23,7 +28,7 @@ struct CommitOnceTests {
                 ("plate", "gates", photos), ("meter", "gate", photos), ("plate", "gate", photos.reversed()),
             ] {
                 let other = try await outbox.commitOnce(
-                    idPrefix: "plate-", kind: kind, note: note, photos: Array(order))
+                    idPrefix: "plate-", kind: kind, note: note, photos: Array(order), savedAt: Self.saved)
                 #expect(other.result == .enqueued)
                 others.insert(other.id)
             }
@@ -31,14 +36,69 @@ struct CommitOnceTests {
         }
     }
 
+    /// The seed's bug: without photos, kind and note were all the id knew, so the same note on
+    /// two days was one capture and the second was never sent.
+    @Test func twoCapturesWithoutPhotosThatSayTheSameOnDifferentDaysAreTwo() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try Outbox(folder: folder, configuration: TestClock().configuration)
+            let monday = try await outbox.commitOnce(
+                idPrefix: "log-", kind: "set", note: "10 reps", photos: [], savedAt: Self.saved)
+            let tuesday = try await outbox.commitOnce(
+                idPrefix: "log-", kind: "set", note: "10 reps", photos: [], savedAt: Self.saved + 86_400)
+            #expect(monday.result == .enqueued && tuesday.result == .enqueued)
+            #expect(monday.id != tuesday.id)
+            let times = try await outbox.list().entries.map(\.intent.capturedAt)
+            #expect(times == ["2024-04-30T14:02:05+02:00", "2024-05-01T14:02:05+02:00"])
+            // The retried save of Tuesday's, with the moment kept in the draft, is Tuesday's.
+            let retried = try await outbox.commitOnce(
+                idPrefix: "log-", kind: "set", note: "10 reps", photos: [], savedAt: Self.saved + 86_400)
+            #expect(retried == CommitResult(id: tuesday.id, result: .alreadyQueued))
+        }
+    }
+
+    /// Everything the engine's record is made from is in the id, so one id never stands for two
+    /// bodies (which the engine would refuse as a reused key).
+    @Test func theCameraTimeThePlaceAndTheTimeZoneAreInTheID() async throws {
+        try await withTemporaryFolder { folder in
+            var inBerlin = TestClock().configuration
+            inBerlin.timeZone = TimeZone(identifier: "Europe/Berlin")!
+            var inLisbon = inBerlin
+            inLisbon.timeZone = TimeZone(identifier: "Europe/Lisbon")!
+            let pixel = try Photos.pixel8Pro()
+            var elsewhere = pixel
+            elsewhere.metadata.location = GeoPoint(latitude: 40.5, longitude: -3.7)
+            var later = pixel
+            later.metadata.captureTime?.local.second += 1
+
+            var ids: Set<String> = []
+            for (configuration, photo) in [
+                (inBerlin, pixel), (inLisbon, pixel), (inBerlin, elsewhere), (inBerlin, later),
+            ] {
+                let outbox = try Outbox(folder: folder, configuration: configuration)
+                ids.insert(
+                    try await outbox.commitOnce(
+                        idPrefix: "", kind: "plate", note: "", photos: [photo], savedAt: Self.saved
+                    ).id)
+            }
+            #expect(ids.count == 4)
+            // The camera's own time with an offset is the capture time, whenever it is saved.
+            let outbox = try Outbox(folder: folder, configuration: inBerlin)
+            let resaved = try await outbox.commitOnce(
+                idPrefix: "", kind: "plate", note: "", photos: [pixel], savedAt: Self.saved + 3600)
+            #expect(resaved.result == .alreadyQueued)
+        }
+    }
+
     @Test func afterItRetiredTheSameCaptureIsQueuedAgainUnderTheSameID() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
             let photos = [try Photos.landscape()]
-            let first = try await outbox.commitOnce(idPrefix: "", kind: "plate", note: "", photos: photos)
+            let first = try await outbox.commitOnce(
+                idPrefix: "", kind: "plate", note: "", photos: photos, savedAt: Self.saved)
             _ = try await outbox.drain(using: ScriptedTransport())
             #expect(try await outbox.retireSynced() == [first.id])
-            let again = try await outbox.commitOnce(idPrefix: "", kind: "plate", note: "", photos: photos)
+            let again = try await outbox.commitOnce(
+                idPrefix: "", kind: "plate", note: "", photos: photos, savedAt: Self.saved)
             #expect(again == CommitResult(id: first.id, result: .enqueued))
         }
     }
@@ -48,7 +108,8 @@ struct CommitOnceTests {
             let outbox = try Outbox(folder: folder)
             let photo = try Photos.landscape()
             await #expect(throws: OutboxError.invalidIDPrefix("plate/")) {
-                try await outbox.commitOnce(idPrefix: "plate/", kind: "plate", note: "", photos: [photo])
+                try await outbox.commitOnce(
+                    idPrefix: "plate/", kind: "plate", note: "", photos: [photo], savedAt: Self.saved)
             }
         }
     }

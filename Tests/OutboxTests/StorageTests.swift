@@ -337,6 +337,64 @@ struct StorageTests {
         }
     }
 
+    /// Values no version writes: each is read so that nothing traps, runs away or reaches
+    /// outside the store, and a record that cannot be trusted is listed and kept, never acted on.
+    @Test func storedValuesAreReadAsUntrustedInput() async throws {
+        try await withTemporaryFolder { folder in
+            do {
+                let outbox = try Outbox(folder: folder)
+                try await outbox.enqueue(makeCapture(id: "plate-1"))
+            }
+            try withRawDatabase(in: folder) { database in
+                try database.run(
+                    """
+                    UPDATE entries SET attempts = 9223372036854775807, transient_failures = -3,
+                        created_at = 1e300, next_attempt_at = -1e300,
+                        last_error = 'HTTP 500: ' || char(27) || '[2J' || char(10) || 'cleared' || printf('%.3000c', 'x')
+                    """)
+                let copy = "SELECT created_at, attempts, intent FROM entries WHERE id = 'plate-1'"
+                for (id, pending, owned) in [
+                    ("slash-1", #"[{"index":0,"name":"a/b.jpg"}]"#, #"[{"index":0,"name":"a/b.jpg"}]"#),
+                    ("one-list-1", #"[]"#, "NULL"),
+                    ("stray-1", #"[{"index":0,"name":"x.jpg"}]"#, #"[]"#),
+                    ("twice-1", #"[]"#, #"[{"index":0,"name":"x.jpg"},{"index":0,"name":"y.jpg"}]"#),
+                ] {
+                    let ownedValue = owned == "NULL" ? "NULL" : "'\(owned)'"
+                    try database.run(
+                        """
+                        INSERT INTO entries (id, state, created_at, attempts, pending_media, owned_media, intent)
+                        SELECT '\(id)', 'QUEUED', created_at, attempts, '\(pending)', \(ownedValue), intent
+                        FROM (\(copy))
+                        """)
+                }
+                try database.run("INSERT INTO entries (id, pending_media, owned_media) VALUES ('../x', '[]', '[]')")
+            }
+            let outbox = try Outbox(folder: folder)
+            let listing = try await outbox.list()
+            let entry = try #require(listing.entries.first)
+            #expect(listing.entries.map(\.id) == ["plate-1"])
+            #expect(entry.attempts == Int.max)
+            #expect(entry.retry.transientFailures == 0)
+            #expect(entry.createdAt == Date(timeIntervalSince1970: StoredValue.latestMoment))
+            #expect(entry.nextAttemptAt == Date(timeIntervalSince1970: 0))
+            let shown = try #require(entry.lastError)
+            #expect(shown.hasPrefix("HTTP 500: clearedxxx") && shown.count == StoredValue.longestShownError)
+            #expect(!shown.contains("\u{1B}") && !shown.contains("\n"))
+            #expect(
+                listing.unreadable.map(\.reason) == [
+                    "its pending media names a file outside the media folder",
+                    "its owned media list is missing",
+                    "its pending media names a file it does not own",
+                    "its owned media repeats an upload or numbers one out of range",
+                    "its id is not a valid outbox id",
+                ])
+            #expect(listing.unreadable.map(\.id) == ["slash-1", "one-list-1", "stray-1", "twice-1", nil])
+            // Sending one more attempt saturates instead of trapping.
+            _ = try await outbox.drain(using: ScriptedTransport([.http(status: 503)]))
+            #expect(try await outbox.entry(id: "plate-1")?.attempts == Int.max)
+        }
+    }
+
     @Test func markSyncedThrowsForAnIDTheStoreDoesNotHold() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
