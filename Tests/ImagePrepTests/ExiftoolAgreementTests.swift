@@ -227,11 +227,14 @@ struct Disagreement: Sendable {
 
 @Suite("Every fixture agrees with exiftool, field by field")
 struct ExiftoolAgreementTests {
-    /// Every JPEG under Tests/Fixtures, as a path relative to it.
+    /// Every JPEG under Tests/Fixtures, as a path relative to it, except those inside the outbox
+    /// stores of `stores/`: they are files of a store as an older release left it, not photos
+    /// whose metadata is read.
     static let jpegs: [String] = {
         let root = Fixtures.root.standardizedFileURL.path + "/"
         let walker = FileManager.default.enumerator(atPath: root)
-        return ((walker?.allObjects as? [String]) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
+        return ((walker?.allObjects as? [String]) ?? []).filter { $0.hasSuffix(".jpg") && !$0.hasPrefix("stores/") }
+            .sorted()
     }()
 
     /// exiftool's readings, by the same relative path.
