@@ -53,9 +53,17 @@ final class OutboxProcess: @unchecked Sendable {
     }
 
     /// Starts `outbox` with `arguments`.
-    init(_ arguments: [String]) throws {
-        process.executableURL = Self.executable
-        process.arguments = arguments
+    ///
+    /// - Parameter asNobody: Whether to run it as the user nobody (65534) through setpriv when the
+    ///   tests run as root, so that file permissions stop it (they stop any other user anyway).
+    init(_ arguments: [String], asNobody: Bool = false) throws {
+        if asNobody, geteuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: Self.setpriv)
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Self.executable.path] + arguments
+        } else {
+            process.executableURL = Self.executable
+            process.arguments = arguments
+        }
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -120,7 +128,16 @@ final class OutboxProcess: @unchecked Sendable {
     }
 
     /// Runs `outbox` to the end.
-    static func run(_ arguments: [String]) throws -> Result {
-        try OutboxProcess(arguments).wait()
+    static func run(_ arguments: [String], asNobody: Bool = false) throws -> Result {
+        try OutboxProcess(arguments, asNobody: asNobody).wait()
+    }
+
+    /// util-linux's setpriv, which runs a command as another user.
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// Whether a test can run `outbox` as someone whom file permissions stop: it runs as root
+    /// with setpriv at hand, or as another user already.
+    static var canDropPrivileges: Bool {
+        geteuid() != 0 || FileManager.default.isExecutableFile(atPath: setpriv)
     }
 }

@@ -14,6 +14,17 @@ enum Fixtures {
     static let folder: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
     static let corpus = folder.appendingPathComponent("corpus")
     static let crafted = folder.appendingPathComponent("crafted")
+    /// Stores and engine data written by the release before issue 11 (see their make.sh).
+    static let releaseStores = folder.appendingPathComponent("stores/release-d7eef39")
+    /// Servers that answer the way no engine should (`misbehaving_engine.py`).
+    static let misbehavingEngine = folder.appendingPathComponent("engines/misbehaving_engine.py")
+
+    /// A copy of one of `releaseStores` (`queued`, `engine-data`, ...) at `destination`, to open
+    /// and change: the fixture itself is never opened.
+    static func copyReleaseStore(_ name: String, to destination: URL) throws -> URL {
+        try FileManager.default.copyItem(at: releaseStores.appendingPathComponent(name), to: destination)
+        return destination
+    }
 
     /// The reference engine and its own tests, beside this package's sources: they are the
     /// repository's, not the test bundle's, and python3 runs them from there.
@@ -118,14 +129,26 @@ final class ReferenceEngine {
     /// - Parameters:
     ///   - dataFolder: Its database and uploads; a restarted engine on the same folder keeps them.
     ///   - port: 0 for one the kernel picks.
-    init(dataFolder: URL, port: Int = 0) throws {
+    convenience init(dataFolder: URL, port: Int = 0) throws {
+        try self.init(
+            script: Fixtures.engineFolder.appendingPathComponent("reference_engine.py"),
+            arguments: ["--port", String(port), "--data", dataFolder.path], dataFolder: dataFolder)
+    }
+
+    /// Starts a server of `misbehaving_engine.py` in `mode` (`html`, `endless`, `keeps-first`, ...).
+    static func misbehaving(_ mode: String, dataFolder: URL) throws -> ReferenceEngine {
+        try ReferenceEngine(
+            script: Fixtures.misbehavingEngine,
+            arguments: [
+                mode, "--port", "0", "--reference-engine", Fixtures.engineFolder.path, "--data", dataFolder.path,
+            ], dataFolder: dataFolder)
+    }
+
+    private init(script: URL, arguments: [String], dataFolder: URL) throws {
         self.dataFolder = dataFolder
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Fixtures.engineFolder.appendingPathComponent("reference_engine.py").path, "--port", String(port),
-            "--data", dataFolder.path,
-        ]
+        process.arguments = ["python3", script.path] + arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -271,4 +294,41 @@ final class Recorder<Element: Sendable>: Sendable {
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
 
     var elements: [Element] { storage.withLock { $0 } }
+}
+
+/// A clock that moves only when a test moves it.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Mutex(start) }
+
+    var now: Date { current.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+
+    /// A configuration that reads this clock, with a fixed "random" jitter (the middle of its range).
+    var configuration: Outbox.Configuration { Outbox.Configuration(now: { self.now }, randomUnit: { 0.5 }) }
+}
+
+/// Runs SQL on an outbox's database directly, as another (older, broken or hostile) writer would.
+func withRawDatabase<R>(in folder: URL, _ body: (borrowing SQLiteDatabase) throws -> R) throws -> R {
+    let database = try SQLiteDatabase(path: folder.appendingPathComponent(OutboxStore.databaseName).path)
+    database.setBusyTimeout(milliseconds: 5000)
+    return try body(database)
+}
+
+/// A small photo from the real pipeline, different for each `number`.
+func smallPhoto(_ number: Int = 0) throws -> PreparedPhoto {
+    let names = ["no-exif.jpg", "exif-little-endian-canon-40d.jpg", "offset-plus0200-pixel8pro-8x8.jpg"]
+    return try Fixtures.prepared(Fixtures.corpus.appendingPathComponent(names[number % names.count]))
+}
+
+/// The engine holds `id` once, made by one POST answered 201 (after any refusals that made nothing).
+func expectDeliveredOnce(
+    _ id: String, to engine: ReferenceEngine, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let state = try await engine.state()
+    #expect(state.records.filter { $0.requestId == id }.count == 1, "one record", sourceLocation: sourceLocation)
+    let created = state.requests(about: id).filter { $0.method == "POST" && $0.outcome == .status(201) }
+    #expect(created.count == 1, "created once: \(state.requests(about: id))", sourceLocation: sourceLocation)
 }

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+@testable import Outbox
+
+/// Stores written by the previous release (commit d7eef39), kept in
+/// `Tests/Fixtures/stores/release-d7eef39` with the script that made them: each opens as that
+/// release left it, is mended where it needs mending, and each capture in it reaches the engine
+/// exactly once.
+@Suite("Stores from the previous release")
+struct StoreMigrationTests {
+    static let queued = "plate-6aec2c731a55dae383128d86340f1bdb"
+    static let partlyUploaded = "plate-c87a4823c547c716e058e3789833946d"
+    static let parked = "plate-3fc6ddc74aef8d26d06014341e59cc2f"
+    static let synced = "plate-75a7e7028134b71bc2817f861df87c67"
+    /// The release's upload copy of `crafted/offset-plus0545-subsec.jpg`, in every store.
+    static let photoSHA256 = "1c11b76f2a0172e3b5b780faa6c20049d3e625c7feeb86402f88dc3cad837f0f"
+
+    /// The methods and outcomes of the engine's requests about `id`, for example "PUT status(201)".
+    static func requests(about id: String, to engine: ReferenceEngine) async throws -> [String] {
+        try await engine.state().requests(about: id).map { "\($0.method) \($0.outcome)" }
+    }
+
+    @Test func eachStoreOpensAsTheReleaseLeftItAndReachesTheEngineOnce() async throws {
+        try await withTemporaryFolder { folder in
+            // The engine's data too: it holds the upload that landed before the 503.
+            let engine = try ReferenceEngine(
+                dataFolder: try Fixtures.copyReleaseStore("engine-data", to: folder.appendingPathComponent("engine")))
+            let transport = HTTPTransport(engineURL: engine.url)
+            func open(_ name: String) throws -> Outbox {
+                try Outbox(folder: try Fixtures.copyReleaseStore(name, to: folder.appendingPathComponent(name)))
+            }
+
+            let queued = try open("queued")
+            #expect(try await queued.pragma("user_version") == "\(OutboxStore.schemaVersion)")
+            let waiting = try #require(try await queued.entry(id: Self.queued))
+            #expect(waiting.state == .queued && waiting.attempts == 0 && waiting.lastError == nil)
+            #expect(waiting.pendingMedia == waiting.ownedMedia && waiting.ownedMedia.count == 1)
+            #expect(waiting.intent.note == "queued by the release")
+            #expect(try await queued.drainNow(using: transport).synced == [Self.queued])
+            #expect(try await queued.retireSynced() == [Self.queued])
+            #expect(try mediaFileNames(in: folder.appendingPathComponent("queued")).isEmpty)
+            #expect(try await Self.requests(about: Self.queued, to: engine) == ["PUT status(201)", "POST status(201)"])
+
+            let partly = try open("partly-uploaded")
+            let resumed = try #require(try await partly.entry(id: Self.partlyUploaded))
+            #expect(resumed.state == .queued && resumed.attempts == 1)
+            #expect(resumed.lastError?.hasPrefix("HTTP 503: POST ") == true)
+            #expect(resumed.pendingMedia.isEmpty && resumed.ownedMedia.count == 1)
+            #expect(try await partly.drainNow(using: transport).synced == [Self.partlyUploaded])
+            #expect(try await partly.retireSynced() == [Self.partlyUploaded])
+            #expect(try mediaFileNames(in: folder.appendingPathComponent("partly-uploaded")).isEmpty)
+            #expect(
+                try await Self.requests(about: Self.partlyUploaded, to: engine) == ["POST status(201)"],
+                "the upload that landed under the release is not sent again")
+
+            let parked = try open("parked")
+            let refused = try #require(try await parked.entry(id: Self.parked))
+            #expect(refused.state == .failedNeedsAttention)
+            #expect(refused.lastError?.hasSuffix(": an injected failure (HTTP 422)") == true)
+            #expect(try await parked.drainNow(using: transport).synced.isEmpty, "parked stays parked")
+            #expect(try await parked.sendNow(id: Self.parked, using: transport).synced == [Self.parked])
+
+            let synced = try open("synced-not-retired")
+            #expect(try await synced.entry(id: Self.synced)?.state == .synced)
+            #expect(try await synced.retireSynced() == [Self.synced])
+            #expect(try mediaFileNames(in: folder.appendingPathComponent("synced-not-retired")).isEmpty)
+            #expect(try await Self.requests(about: Self.synced, to: engine).isEmpty)
+
+            for id in [Self.queued, Self.partlyUploaded, Self.parked] { try await expectDeliveredOnce(id, to: engine) }
+        }
+    }
+
+    /// A schema-1 table made without UNIQUE holds one capture twice (both queued) and another
+    /// twice (once queued, once settled): each becomes one entry, the settled copy wins, the id
+    /// is unique from then on, each capture is sent once and retiring them all goes through.
+    @Test func aSchema1StoreWithAnIDTwiceKeepsOneEntryEachAndSendsEachOnce() async throws {
+        try await withTemporaryFolder { folder in
+            let storeFolder = try Fixtures.copyReleaseStore(
+                "schema-1-legacy", to: folder.appendingPathComponent("outbox"))
+            let outbox = try Outbox(folder: storeFolder)
+            let entries = try await outbox.list().entries
+            #expect(entries.map(\.id) == [Self.partlyUploaded, Self.queued, Self.synced, Self.parked])
+            #expect(entries.first { $0.id == Self.synced }?.state == .synced, "the settled copy won")
+            #expect(throws: OutboxError.self, "the id is unique now") {
+                try withRawDatabase(in: storeFolder) {
+                    try $0.run("INSERT INTO entries (id) VALUES ('\(Self.queued)')")
+                }
+            }
+
+            let engine = try ReferenceEngine(
+                dataFolder: try Fixtures.copyReleaseStore("engine-data", to: folder.appendingPathComponent("engine")))
+            let report = try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url))
+            #expect(report.synced == [Self.partlyUploaded, Self.queued, Self.parked])
+            #expect(try await outbox.retireSynced() == [Self.partlyUploaded, Self.queued, Self.synced, Self.parked])
+            #expect(try await outbox.list().entries.isEmpty)
+            #expect(try mediaFileNames(in: storeFolder).isEmpty)
+            for id in [Self.partlyUploaded, Self.queued, Self.parked] { try await expectDeliveredOnce(id, to: engine) }
+            #expect(try await Self.requests(about: Self.queued, to: engine) == ["PUT status(201)", "POST status(201)"])
+            #expect(try await Self.requests(about: Self.synced, to: engine).isEmpty)
+        }
+    }
+
+    /// The one-list record (owned_media NULL, pending_media already empty because its upload
+    /// landed) gets its owned list written once, from its files on disk, so that retiring it
+    /// deletes its photo; the record without a checksum gets it from its file.
+    @Test func aOneListRecordOwnsItsPhotoAgainAndMissingChecksumsAreRecomputed() async throws {
+        try await withTemporaryFolder { folder in
+            let storeFolder = try Fixtures.copyReleaseStore(
+                "schema-1-legacy", to: folder.appendingPathComponent("outbox"))
+            let photoName = "plate-c87a4823c547c716e058e3789833946d.0.509b525ea59f.jpg"
+            let outbox = try Outbox(folder: storeFolder)
+            let oneList = try #require(try await outbox.entry(id: Self.partlyUploaded))
+            #expect(oneList.pendingMedia.isEmpty)
+            #expect(oneList.ownedMedia == [MediaFile(index: 0, name: photoName)])
+            let stored = try withRawDatabase(in: storeFolder) { database in
+                try database.query("SELECT owned_media FROM entries WHERE id = ?", [.text(Self.partlyUploaded)]) {
+                    $0.text(at: 0)
+                }
+            }
+            #expect(stored == [#"[{"index":0,"name":"\#(photoName)"}]"#], "written once, at the migration")
+
+            let mended = try #require(try await outbox.entry(id: Self.parked)?.intent.media.first)
+            #expect(mended.sha256 == Self.photoSHA256)
+            #expect(mended.byteCount == 1729)
+            #expect(mended.width == 64 && mended.height == 48, "what the record knew stays")
+
+            let engine = try ReferenceEngine(
+                dataFolder: try Fixtures.copyReleaseStore("engine-data", to: folder.appendingPathComponent("engine")))
+            _ = try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url))
+            try await outbox.retire(id: Self.partlyUploaded)
+            #expect(
+                !FileManager.default.fileExists(atPath: storeFolder.appendingPathComponent("media/\(photoName)").path),
+                "retiring deleted the photo the one-list record had stopped naming")
+            try await expectDeliveredOnce(Self.partlyUploaded, to: engine)
+            try await expectDeliveredOnce(Self.parked, to: engine)
+            #expect(
+                try await engine.state().record(Self.parked)?.media.map(\.sha256) == [Self.photoSHA256],
+                "the recomputed checksum is the one the engine checked the upload against")
+        }
+    }
+}
+
+/// The regular files in an outbox's media folder, sorted.
+func mediaFileNames(in folder: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("media").path).sorted()
+}
