@@ -183,6 +183,12 @@ struct MediaFolder: Sendable {
         }
     }
 
+    /// Why this process may not create or remove files in `folder` ("Permission denied",
+    /// "Read-only file system"), or nil when it may.
+    static func writeProblem(at folder: URL) -> String? {
+        access(folder.path, W_OK | X_OK) == 0 ? nil : lastErrno()
+    }
+
     /// Why this process cannot open the file at `path` for reading, in words ("it does not exist",
     /// "Permission denied"); nil when it can.
     static func readProblem(at path: String) -> String? {

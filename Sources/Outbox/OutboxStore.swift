@@ -34,6 +34,9 @@ final class OutboxStore {
     ///   when it cannot be opened at all.
     init(folder: URL) throws(OutboxError) {
         try MediaFolder.makeFolder(folder)
+        // SQLite needs to create its log files beside the database, so a folder this process
+        // cannot write in is a store it cannot change, whatever its files allow.
+        if let reason = MediaFolder.writeProblem(at: folder) { throw .notWritable(path: folder.path, reason: reason) }
         lock = try StoreLock(url: folder.appendingPathComponent("outbox.lock"))
         media = try MediaFolder(url: folder.appendingPathComponent(Self.mediaFolderName, isDirectory: true))
         databaseURL = folder.appendingPathComponent(Self.databaseName)
