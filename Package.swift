@@ -31,11 +31,13 @@ let package = Package(
         // C libraries that Debian ships; each module map points at a local shim.h.
         .systemLibrary(
             name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // libjpeg's own API, for the warnings and the fatal errors TurboJPEG 2.x does not report.
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
-        .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CExif", "CLCMS2"]),
+        .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2"]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser"),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser"]),
@@ -45,8 +47,9 @@ let package = Package(
         // The whole-job benchmark against vipsthumbnail; run it from a release build (README, "Benchmark").
         .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser"]),
 
-        // CTurboJPEG directly, so that tests decode the copies independently of our decoder.
-        fixtureTestTarget("ImagePrepTests", dependencies: ["ImagePrep", "CTurboJPEG"]),
+        // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
+        // libjpeg's message codes.
+        fixtureTestTarget("ImagePrepTests", dependencies: ["ImagePrep", "CTurboJPEG", "CJPEG"]),
         fixtureTestTarget("OutboxTests", dependencies: ["Outbox", "ImagePrep"]),
         // Runs the built prep-photo as a subprocess; the dependency makes `swift test` build it.
         fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo"]),

@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   pkg-config
   libturbojpeg0-dev   # CTurboJPEG: decode, DCT scaling, encode
+  libjpeg62-turbo-dev # CJPEG: libjpeg's own API, for every warning of a damaged photo's decode
   libexif-dev         # CExif: EXIF metadata
   liblcms2-dev        # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
   libsqlite3-dev      # CSQLite: the outbox's store

@@ -117,7 +117,7 @@ enum ColorConverter {
                         }
                     }
                 }
-                guard decoded == 0 else { throw .encodingFailed(file: file, detail: decompressor.lastMessage) }
+                guard decoded == 0 else { throw .encodingFailed(file: file, detail: decompressor.lastMessage.clause) }
                 apply(rgb, count: rows * width)
                 let encoded = pointers.withUnsafeMutableBufferPointer { pointers in
                     strides.withUnsafeMutableBufferPointer { strides in

@@ -32,7 +32,7 @@ enum EXIFPatcher {
                 copy,
                 PhotoWarning(
                     .metadata,
-                    "The EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size"
+                    "The EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size."
                 )
             )
         }

@@ -351,58 +351,6 @@ struct EXIFTags {
     }
 }
 
-/// What libexif logged while loading one EXIF block, kept as warnings.
-///
-/// libexif 0.6.24 prints only from its `*_dump` functions, which we never call; everything else
-/// goes to the `ExifLog` callback, or nowhere when none is set. Most of what it logs is
-/// `EXIF_LOG_CODE_DEBUG` chatter ("Loading entry 0x10f…"), but it also reports at that level the
-/// entries it skips because the block is damaged; those, and every `CORRUPT_DATA` and `NO_MEMORY`
-/// message, become warnings. Its messages hold offsets and sizes, never tag values.
-struct LibexifLog {
-    private var messages: [(format: String, text: String, repeats: Int)] = []
-
-    /// The debug messages by which libexif 0.6.24 says it skipped part of a damaged block.
-    private static let damageFormats = [
-        "Tag starts past end of buffer", "Tag data goes past end of buffer", "Tag data past end of buffer",
-        "Short data; only loading", "Recursive entry in IFD", "Attempt to load IFD", "Bogus thumbnail",
-    ]
-
-    mutating func record(code: ExifLogCode, format: String, text: String) {
-        let isDamage =
-            code == EXIF_LOG_CODE_CORRUPT_DATA || code == EXIF_LOG_CODE_NO_MEMORY
-            || Self.damageFormats.contains { format.hasPrefix($0) }
-        guard isDamage else { return }
-        // One warning per kind of damage: a block with thousands of broken entries must not give
-        // thousands of warnings.
-        if let index = messages.firstIndex(where: { $0.format == format }) {
-            messages[index].repeats += 1
-        } else {
-            messages.append((format, text, 0))
-        }
-    }
-
-    var warnings: [PhotoWarning] {
-        messages.map { message in
-            let detail = message.text.trimmed(where: { $0 == "." || $0 == " " || $0 == "\n" })
-            let more = message.repeats == 0 ? "" : " (and \(message.repeats) more like it)"
-            return PhotoWarning(.metadata, "libexif could not read all of the EXIF block: \(detail)\(more).")
-        }
-    }
-}
-
-/// libexif's log callback. `context` points at the `LibexifLog` of the load in progress.
-private func routeLibexifMessage(
-    _ log: OpaquePointer?, _ code: ExifLogCode, _ domain: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?,
-    _ arguments: CVaListPointer?, _ context: UnsafeMutableRawPointer?
-) {
-    guard let format, let arguments, let context else { return }
-    var buffer = [CChar](repeating: 0, count: 256)
-    _ = vsnprintf(&buffer, buffer.count, format, arguments)
-    let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    context.assumingMemoryBound(to: LibexifLog.self).pointee.record(
-        code: code, format: String(validatingCString: format) ?? "", text: text)
-}
-
 extension String {
     /// The string without the leading and trailing characters that match `isTrimmed`.
     func trimmed(where isTrimmed: (Character) -> Bool) -> String {

@@ -15,8 +15,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
     /// file take minutes to decode).
     case tooManyScans(file: String, detail: String)
     /// Pixels are missing or corrupt (truncated file, damaged data); see `acceptsIncompleteData`.
+    /// `detail` is one of our sentences for what libjpeg reported, never its text.
     case incompleteImageData(file: String, detail: String)
-    /// libjpeg-turbo could not decode the JPEG at all.
+    /// libjpeg-turbo could not decode the JPEG to its last row, or could not read its header.
+    /// `detail` says what is wrong in our words, with no number read from the file.
     case corruptJPEG(file: String, detail: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)

@@ -16,11 +16,9 @@ struct Decompressor: ~Copyable {
 
     deinit { tjDestroy(handle) }
 
-    /// The message of the last error or warning.
-    var lastMessage: String { String(cString: tjGetErrorStr2(handle)) }
-
-    /// Whether the last failure was only a warning (the image was still decoded).
-    var lastFailureWasWarning: Bool { tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) }
+    /// What libjpeg-turbo said last, recognised and put in our words. (TurboJPEG's own flag for
+    /// whether it was a warning is not used: see `LibjpegMessage`.)
+    var lastMessage: LibjpegMessage { LibjpegMessage(String(cString: tjGetErrorStr2(handle))) }
 }
 
 /// What TurboJPEG reads from the JPEG's headers.
@@ -81,8 +79,11 @@ enum JPEGDecoder {
         // segments); the header is read all the same, and the decode reports the warning.
         let status = tjDecompressHeader3(
             decompressor.handle, base, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
-        guard status == 0 || (decompressor.lastFailureWasWarning && width > 0 && height > 0) else {
-            throw .corruptJPEG(file: file, detail: decompressor.lastMessage)
+        if status != 0 {
+            let message = decompressor.lastMessage
+            guard message.isWarning, width > 0, height > 0 else {
+                throw .corruptJPEG(file: file, detail: message.clause)
+            }
         }
 
         let model: JPEGHeader.ColorModel
@@ -116,6 +117,20 @@ enum JPEGDecoder {
         var isCMYKInverted: Bool
     }
 
+    /// What a decode wrote into the image.
+    ///
+    /// The rule every decoder keeps, so that no photo shows the pixels of the one before it in a
+    /// reused workspace: it reports how many rows, from the top, it wrote; the pipeline fills the
+    /// rows below with `PlanarImage.missingSample` grey (the grey libjpeg gives missing data)
+    /// before anything reads them. TurboJPEG writes every row or fails, so its decodes report
+    /// the full height; a strip-wise decoder that stops early reports where it stopped.
+    struct Outcome {
+        /// Rows of the decoded image written from the top; the rest are filled grey.
+        var rowsWritten: Int
+        /// Problems that lost no pixels, or (with `acceptsIncompleteData`) pixels libjpeg filled in.
+        var warnings: [PhotoWarning]
+    }
+
     /// Decodes the whole image at the chosen DCT scale into `image`.
     ///
     /// YCbCr and gray JPEGs decode straight into planes, which skips libjpeg-turbo's colour
@@ -123,23 +138,24 @@ enum JPEGDecoder {
     /// RGB and CMYK JPEGs, and subsamplings the planar path cannot take, decode to interleaved
     /// pixels in `scratch` and become 4:4:4 planes.
     ///
-    /// - Returns: warnings for problems that lost no pixels, or (with `acceptsIncompleteData`)
-    ///   for pixels libjpeg-turbo had to fill in.
+    /// - Returns: the rows written and the warnings.
     /// - Throws: `.incompleteImageData` when pixels are missing and they are not accepted;
-    ///   `.corruptJPEG` or `.tooManyScans` when nothing could be decoded.
+    ///   `.corruptJPEG` or `.tooManyScans` when libjpeg stopped before the last row, whether or
+    ///   not incomplete data is accepted.
     static func decode(
         _ bytes: UnsafeRawBufferPointer, header: JPEGHeader, options: Options, decompressor: borrowing Decompressor,
         into image: PlanarImage, scratch: ScratchBuffer, file: String
-    ) throws(ImagePrepError) -> [PhotoWarning] {
+    ) throws(ImagePrepError) -> Outcome {
         let size = scaled(header.size, by: options.scaleDenominator)
         let jpeg = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         if let subsampling = header.subsampling, header.colorModel == .ycbcr || header.colorModel == .gray {
             image.reshape(size: size, isGray: header.colorModel == .gray, subsampling: subsampling)
-            let warnings = try runReportingWarnings(
+            let warnings = try runToTheEnd(
                 { flags in decodePlanes(bytes, size: size, image: image, decompressor: decompressor, flags: flags) },
-                decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData, file: file)
+                bytes: bytes, decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData,
+                file: file)
             image.replicateLumaEdges()
-            return warnings
+            return Outcome(rowsWritten: size.height, warnings: warnings)
         }
 
         let format: TJPF
@@ -153,16 +169,17 @@ enum JPEGDecoder {
         // CMYK is decoded behind the RGB it becomes, so one buffer holds both.
         scratch.reserve(pixelCount * (format == TJPF_CMYK ? 7 : channels))
         let decoded = format == TJPF_CMYK ? scratch.pointer + pixelCount * 3 : scratch.pointer
-        var warnings = try runReportingWarnings(
+        var warnings = try runToTheEnd(
             { flags in
                 tjDecompress2(
                     decompressor.handle, jpeg, UInt(bytes.count), decoded, Int32(size.width), 0, Int32(size.height),
                     Int32(format.rawValue), flags)
-            }, decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData, file: file)
+            }, bytes: bytes, decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData,
+            file: file)
         image.reshape(size: size, isGray: format == TJPF_GRAY, subsampling: .full)
         if format == TJPF_GRAY {
             image.planes[0].pixels.update(from: decoded, count: pixelCount)
-            return warnings
+            return Outcome(rowsWritten: size.height, warnings: warnings)
         }
         if format == TJPF_CMYK {
             let warning = ColorConverter.convertCMYK(
@@ -172,7 +189,7 @@ enum JPEGDecoder {
         }
         let compressor = try Compressor(file: file)
         try JPEGEncoder.convert(rgb: scratch.pointer, into: image, compressor: compressor, file: file)
-        return warnings
+        return Outcome(rowsWritten: size.height, warnings: warnings)
     }
 
     private static func decodePlanes(
@@ -191,70 +208,33 @@ enum JPEGDecoder {
         }
     }
 
-    /// Runs a decode first with TurboJPEG stopping at the first warning, because TurboJPEG keeps
-    /// only the last message: a harmless warning late in the file would otherwise hide an
-    /// earlier one that lost pixels.
-    private static func runReportingWarnings(
-        _ run: (Int32) -> Int32, decompressor: borrowing Decompressor, acceptsIncompleteData: Bool, file: String
+    /// Runs a decode to the last row, or throws.
+    ///
+    /// First with TurboJPEG stopping at the first warning: a clean photo decodes in this one run,
+    /// and one whose first complaint loses pixels is refused at once unless that is accepted.
+    /// Otherwise `DamageSurvey` says what libjpeg really met, every warning and whether it
+    /// stopped, and TurboJPEG runs again to the end for the pixels. Should TurboJPEG still stop
+    /// where libjpeg did not, its text, never its flag, says so.
+    private static func runToTheEnd(
+        _ run: (Int32) -> Int32, bytes: UnsafeRawBufferPointer, decompressor: borrowing Decompressor,
+        acceptsIncompleteData: Bool, file: String
     ) throws(ImagePrepError) -> [PhotoWarning] {
         let flags = Int32(TJFLAG_LIMITSCANS)
         if run(flags | Int32(TJFLAG_STOPONWARNING)) == 0 { return [] }
         let first = decompressor.lastMessage
-        guard decompressor.lastFailureWasWarning else { throw fatalError(first, file: file) }
-        let firstLosesPixels = DecodeWarning.losesPixels(first)
-        if firstLosesPixels, !acceptsIncompleteData { throw .incompleteImageData(file: file, detail: first) }
+        guard first.isWarning else { throw first.error(file: file) }
+        if first.effect == .losesPixels, !acceptsIncompleteData { throw first.error(file: file) }
 
-        var messages = [first]
+        let survey = DamageSurvey(bytes)
+        if let stop = survey.stop { throw stop.error(file: file) }
+        let messages = survey.warnings.isEmpty ? [first] : survey.warnings
+        if let lost = messages.first(where: { $0.effect == .losesPixels }), !acceptsIncompleteData {
+            throw lost.error(file: file)
+        }
         if run(flags) != 0 {
             let last = decompressor.lastMessage
-            guard decompressor.lastFailureWasWarning else { throw fatalError(last, file: file) }
-            if last != first { messages.append(last) }
+            guard last.isWarning else { throw last.error(file: file) }
         }
-        if let lost = messages.first(where: DecodeWarning.losesPixels), !acceptsIncompleteData {
-            throw .incompleteImageData(file: file, detail: lost)
-        }
-        return messages.map {
-            PhotoWarning(DecodeWarning.losesPixels($0) ? .incompleteImageData : .imageData, "libjpeg-turbo: \($0)")
-        }
-    }
-
-    private static func fatalError(_ message: String, file: String) -> ImagePrepError {
-        if message.contains("more than") && message.contains("scans") {
-            return .tooManyScans(file: file, detail: message)
-        }
-        return .corruptJPEG(file: file, detail: message)
-    }
-}
-
-/// Sorts libjpeg-turbo's warnings into those that lose pixels and those that do not.
-enum DecodeWarning {
-    /// Warnings (from libjpeg-turbo's jerror.h) after which every pixel is still the encoder's.
-    /// Anything else, such as "Premature end of JPEG file" or "bad Huffman code", means libjpeg
-    /// filled part of the image in.
-    static let harmless = [
-        "unknown JFIF revision",  // JWRN_JFIF_MAJOR
-        "Unknown Adobe color transform",  // JWRN_ADOBE_XFORM
-        "Invalid SOS parameters for sequential JPEG",  // JWRN_NOT_SEQUENTIAL
-        "bad ICC marker",  // JWRN_BOGUS_ICC: affects the profile, not the pixels
-    ]
-
-    /// Padding that some encoders leave between the image data and the marker after it.
-    static let paddingByteLimit = 16
-
-    static func losesPixels(_ message: String) -> Bool {
-        if harmless.contains(where: { message.contains($0) }) { return false }
-        return !isHarmlessExtraneousData(message)
-    }
-
-    /// JWRN_EXTRANEOUS_DATA, "Corrupt JPEG data: N extraneous bytes before marker 0xXX", is
-    /// harmless between header segments. Before EOI or a restart marker it means the scan held
-    /// more bytes than its pixels needed: a few are encoder padding, but many mean the data
-    /// went out of step (a damaged scan decodes as garbage and leaves exactly this warning).
-    private static func isHarmlessExtraneousData(_ message: String) -> Bool {
-        guard let range = message.firstRange(of: " extraneous bytes before marker 0x") else { return false }
-        let count = Int(message[..<range.lowerBound].split(separator: " ").last ?? "") ?? Int.max
-        let marker = UInt8(message[range.upperBound...].prefix(2), radix: 16) ?? 0
-        let endsImageData = marker == JPEGSegment.endOfImage || (0xD0...0xD7).contains(marker)
-        return !endsImageData || count < paddingByteLimit
+        return messages.map(\.warning)
     }
 }

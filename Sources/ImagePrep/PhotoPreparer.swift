@@ -29,7 +29,8 @@ public struct PhotoPreparer: Sendable {
         public var maxPixels = 100_000_000
         /// Whether to accept a photo whose data libjpeg-turbo could decode only by filling in
         /// missing pixels (a truncated or damaged file). Such a photo then carries an
-        /// `.incompleteImageData` warning; by default it is refused.
+        /// `.incompleteImageData` warning; by default it is refused. Damage that stopped the
+        /// decode before its last row is refused either way.
         public var acceptsIncompleteData = false
         /// Speed mode: when a DCT scale (1/2, 1/4, 1/8) lands at most this fraction below the
         /// upload size (0.02 accepts 2016 px for 2048), use it as it is and skip the resample.
@@ -187,9 +188,11 @@ private struct PreparationRun {
             scaleDenominator: denominator, acceptsIncompleteData: configuration.acceptsIncompleteData,
             cmykProfile: header.colorModel == .cmyk ? profile : nil,
             isCMYKInverted: layout.segments.contains { $0.marker == JPEGSegment.app14 })
-        warnings += try JPEGDecoder.decode(
+        let decode = try JPEGDecoder.decode(
             bytes, header: header, options: options, decompressor: decompressor, into: workspace.decoded,
             scratch: workspace.scratch, file: file)
+        workspace.decoded.fillRows(from: decode.rowsWritten)
+        warnings += decode.warnings
         timings.decode += clock.now - start
 
         // A side that the DCT scale does not divide decodes to one pixel more than its share

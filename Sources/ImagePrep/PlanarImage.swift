@@ -102,6 +102,24 @@ final class PlanarImage {
     func replicateLumaEdges() {
         planes[0].replicateEdges(fromWidth: size.width, height: size.height)
     }
+
+    /// The sample a decoder's missing pixels get: mid grey in Y, Cb and Cr, as libjpeg decodes
+    /// data that is not there (all coefficients zero). What `--accept-incomplete` documents.
+    static let missingSample: UInt8 = 128
+
+    /// Fills every row from `firstRow` down (in image rows; a chroma row once none of the image
+    /// rows it covers was written) with `missingSample`, so that rows a decoder did not write
+    /// never show what the planes held before (a reused workspace holds the previous photo).
+    func fillRows(from firstRow: Int) {
+        // Rows past the image's own are padding, which the decoder fills from the edge.
+        guard firstRow < size.height else { return }
+        for (index, plane) in activePlanes.enumerated() {
+            let factor = index == 0 ? 1 : subsampling.vertical
+            let first = min((max(firstRow, 0) + factor - 1) / factor, plane.height)
+            guard first < plane.height else { continue }
+            plane.row(first).update(repeating: Self.missingSample, count: (plane.height - first) * plane.width)
+        }
+    }
 }
 
 /// Memory for big pixel buffers, mapped straight from the kernel with transparent huge pages
@@ -119,7 +137,10 @@ struct PageMemory: ~Copyable {
     init(byteCount: Int) {
         self.byteCount = byteCount
         guard byteCount >= Self.hugePage else {
+            // Zeroed, as fresh mapped pages are: memory malloc hands back may hold an earlier
+            // photo's pixels, and a fresh workspace must start from nothing.
             bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount)
+            bytes.initialize(repeating: 0, count: byteCount)
             mappedBase = nil
             mappedCount = 0
             return

@@ -72,7 +72,7 @@ struct CommandLineOptions {
         Option(
             "accept-incomplete",
             help:
-                "Prepare truncated or damaged photos whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them."
+                "Prepare truncated or damaged photos whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them. Damage that stops the decode is refused still."
         ),
         Option(
             "max-pixels", value: .required(placeholder: "count"),

@@ -72,9 +72,11 @@ struct DecodedJPEG {
             let options = JPEGDecoder.Options(
                 scaleDenominator: 1, acceptsIncompleteData: false, cmykProfile: nil,
                 isCMYKInverted: layout.segments.contains { $0.marker == JPEGSegment.app14 })
-            warnings = try JPEGDecoder.decode(
+            let outcome = try JPEGDecoder.decode(
                 bytes, header: header, options: options, decompressor: decompressor, into: image, scratch: scratch,
                 file: name)
+            image.fillRows(from: outcome.rowsWritten)
+            warnings = outcome.warnings
             if makingRGB { rgb = try Self.decodeRGB(bytes, size: image.size, isGray: image.isGray) }
         }
         guard let frame else { throw ImagePrepError.corruptJPEG(file: name, detail: "no frame header") }
