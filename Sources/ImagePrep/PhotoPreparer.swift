@@ -100,18 +100,20 @@ public struct PhotoPreparer: Sendable {
     }
 
     /// Reads a whole file with plain POSIX calls, so that the error carries the system's own
-    /// reason ("No such file or directory", "Is a directory", "Permission denied").
+    /// reason ("No such file or directory", "Permission denied").
+    ///
+    /// Opened with `O_NONBLOCK` and checked to be a regular file before a byte is read: opening a
+    /// FIFO without it waits for a writer for ever, and a device can be read for ever.
     static func read(_ url: URL) throws(ImagePrepError) -> Data {
         let name = url.relativePath
         func failure() -> ImagePrepError { .unreadable(file: name, reason: String(cString: strerror(errno))) }
-        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure() }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw failure() }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .unreadable(
-                file: name, reason: info.st_mode & S_IFMT == S_IFDIR ? "it is a folder" : "it is not a regular file")
+            throw .unreadable(file: name, reason: Self.notRegularFileReason(mode: info.st_mode))
         }
         var data = Data(count: Int(info.st_size))
         var filled = 0
@@ -127,6 +129,18 @@ public struct PhotoPreparer: Sendable {
         }
         if let readError { throw .unreadable(file: name, reason: String(cString: strerror(readError))) }
         return filled == data.count ? data : data.prefix(filled)
+    }
+
+    /// Why a file of this type is not read, naming the type.
+    private static func notRegularFileReason(mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "it is a folder"
+        case S_IFIFO: "it is not a regular file but a named pipe (FIFO)"
+        case S_IFCHR: "it is not a regular file but a character device"
+        case S_IFBLK: "it is not a regular file but a block device"
+        case S_IFSOCK: "it is not a regular file but a socket"
+        default: "it is not a regular file"
+        }
     }
 }
 

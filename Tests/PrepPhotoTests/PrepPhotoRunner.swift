@@ -12,6 +12,8 @@ struct PrepPhotoRunner {
         let status: Int32
         let standardOutput: String
         let standardError: String
+        /// Whether the run was killed for taking longer than its time limit.
+        var timedOut = false
 
         /// The `--json` lines, parsed; output that is not whole lines of JSON objects fails the test.
         func jsonLines(sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
@@ -49,6 +51,9 @@ struct PrepPhotoRunner {
         /// With writes limited to files of this many bytes and SIGXFSZ ignored, so that a write past the limit
         /// fails with EFBIG halfway through a file, as on a full disk.
         case fileSizeLimit(Int)
+        /// The arguments are a whole command whose first word is the executable: a wrapper such as
+        /// `/usr/bin/time` that runs `prep-photo` itself.
+        case command
     }
 
     /// `prep-photo` beside the test bundle in the build folder.
@@ -65,7 +70,11 @@ struct PrepPhotoRunner {
     /// Whether the tests run as root, so that a permission test has to drop privileges to mean anything.
     static var isRoot: Bool { geteuid() == 0 }
 
-    static func run(_ arguments: [String], in folder: URL? = nil, launch: Launch = .direct) throws -> Result {
+    /// Runs `prep-photo` to the end, or kills it once `timeLimit` has passed (a test that would
+    /// otherwise hang the suite, such as a FIFO that is never written, then fails instead).
+    static func run(
+        _ arguments: [String], in folder: URL? = nil, launch: Launch = .direct, timeLimit: Duration = .seconds(600)
+    ) throws -> Result {
         let process = Process()
         let command = [executable.path] + arguments
         switch launch {
@@ -83,6 +92,9 @@ struct PrepPhotoRunner {
             let line = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(
                 separator: " ")
             process.arguments = ["--quiet", "--return", "--command", line, "/dev/null"]
+        case .command:
+            process.executableURL = URL(fileURLWithPath: arguments[0])
+            process.arguments = Array(arguments.dropFirst())
         case .fileSizeLimit(let bytes):
             // An ignored signal stays ignored across exec; the default action of SIGXFSZ would kill the child.
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -90,7 +102,7 @@ struct PrepPhotoRunner {
         }
         if let folder { process.currentDirectoryURL = folder }
         let running = try Running(process)
-        return try running.finish()
+        return try running.finish(timeLimit: timeLimit)
     }
 
     /// Runs `script` with `/bin/sh -c`, with the built `prep-photo` first on PATH, as a user's
@@ -163,8 +175,18 @@ struct PrepPhotoRunner {
         func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
         /// Waits for the child to end and returns what it did.
-        func finish() throws -> Result {
+        ///
+        /// - Parameter timeLimit: how long it may still run; past it the child is killed and the
+        ///   result says `timedOut`.
+        func finish(timeLimit: Duration? = nil) throws -> Result {
             defer { try? FileManager.default.removeItem(at: capture) }
+            var timedOut = false
+            if let timeLimit {
+                let deadline = ContinuousClock.now + timeLimit
+                while process.isRunning, ContinuousClock.now < deadline { usleep(2000) }
+                timedOut = process.isRunning
+                if timedOut { send(SIGKILL) }
+            }
             process.waitUntilExit()
             try output.close()
             try error.close()
@@ -176,7 +198,8 @@ struct PrepPhotoRunner {
                 standardOutput: String(
                     decoding: try Data(contentsOf: capture.appendingPathComponent("stdout")), as: UTF8.self),
                 standardError: String(
-                    decoding: try Data(contentsOf: capture.appendingPathComponent("stderr")), as: UTF8.self))
+                    decoding: try Data(contentsOf: capture.appendingPathComponent("stderr")), as: UTF8.self),
+                timedOut: timedOut)
         }
     }
 }
