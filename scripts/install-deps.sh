@@ -11,6 +11,7 @@ packages=(
   libsqlite3-dev      # CSQLite: the outbox's store
   python3             # the reference engine that the outbox tests send to (standard library only)
   bsdutils            # script(1): the test of outbox drain's progress line on a terminal
+  time                # /usr/bin/time -v: the test of prep-photo's peak memory at every edge
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -35,6 +35,8 @@ struct BenchResults: Codable, Sendable {
     var processes: [String: [String: [ProcessMeasurement]]] = [:]
     /// Per photo path, per tool name: the output of the last single-photo run against the reference.
     var quality: [String: [String: QualityResult]] = [:]
+    /// prep-photo's peak memory at every edge (see `EdgeMemoryRun`); nil in runs from before it.
+    var edgeMemory: [EdgeMemoryResult]?
 }
 
 extension BenchResults {

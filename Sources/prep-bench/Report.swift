@@ -85,6 +85,19 @@ enum Report {
                     + stages.joined(separator: " | ") + " |")
         }
 
+        if let edgeMemory = results.edgeMemory, !edgeMemory.isEmpty {
+            lines.append("")
+            lines.append(
+                "Peak memory at every edge: prep-photo on a 10000x10000 photo (the default --max-pixels) with no image "
+                    + "data, --accept-incomplete, one run each (a record, not a goal):")
+            lines.append("")
+            lines.append("| options | peak RSS MB | ms |")
+            lines.append("|---|---|---|")
+            for run in edgeMemory {
+                lines.append("| \(run.options) | \(format(run.peakRSSMB, 1)) | \(format(run.wallMS, 0)) |")
+            }
+        }
+
         for (tool, verdicts) in goals {
             lines.append("")
             lines.append("Goals for \(tool) (Benchmarks/thresholds.json):")

@@ -128,7 +128,12 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
     }
     results.loadAverageAtEnd = loadAverage()
 
-    // 4. Bytes, sizes and SSIM of the last single-photo outputs.
+    // 4. prep-photo's peak memory at every edge, on a photo at the pixel limit.
+    results.edgeMemory = try EdgeMemoryRun.measure(
+        prepPhoto: options.prepPhotoPath, launcher: launcher, folder: try folder("edges"))
+    say("memory at every edge: done")
+
+    // 5. Bytes, sizes and SSIM of the last single-photo outputs.
     var outputs: [String: [String: String]] = [:]
     for photo in photos.all {
         for tool in tools {
