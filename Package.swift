@@ -52,7 +52,8 @@ let package = Package(
         fixtureTestTarget("ImagePrepTests", dependencies: ["ImagePrep", "CTurboJPEG", "CJPEG"]),
         fixtureTestTarget("OutboxTests", dependencies: ["Outbox", "ImagePrep"]),
         // Runs the built prep-photo as a subprocess; the dependency makes `swift test` build it.
-        fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo"]),
+        // ImagePrep prepares the fuzz test's photos alone, to compare with prep-photo's batch.
+        fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo", "ImagePrep"]),
         // Runs the reference engine (python3) and the built outbox as subprocesses.
         fixtureTestTarget("EngineTests", dependencies: ["Outbox", "ImagePrep", "OutboxCommand"]),
         // The parser on its own, and the three commands' help and usage errors as golden text.

@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+
+@testable import ImagePrep
+
+/// Real photos damaged in thousands of seeded, structure-aware ways, each prepared twice: by
+/// `prep-photo` in a batch (one worker, its workspace reused from photo to photo) and alone in a
+/// fresh workspace. The two must agree byte for byte, refusal for refusal: a damaged photo never
+/// shows what was prepared before it. Every copy keeps the segment rules, decodes cleanly, and no
+/// temporary file is left. A crash or a hang fails the run.
+///
+/// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run; `scripts/fuzz.sh N SEED`
+/// runs a long one. A failure names the seed file, the mutation's number and what it did, which
+/// is all it takes to make the same file again.
+@Suite("Fuzz: mutated photos in a batch are the same photos alone")
+struct FuzzTests {
+    /// Small real files that between them take every decode path and every metadata reader: EXIF
+    /// in both byte orders with IFD1 thumbnails and GPS, ICC profiles (RGB, gray, Display P3),
+    /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers, odd-sized
+    /// 4:2:2, a truncated file.
+    static let seedFiles = [
+        "corpus/exif-little-endian-canon-40d.jpg", "crafted/gps-north-east.jpg",
+        "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/comment-gimp-nikon-d70-xmp-icc.jpg",
+        "corpus/ycck-adobe-pillow.jpg", "corpus/grayscale-gray-gamma-icc.jpg", "corpus/truncated-progressive.jpg",
+        "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
+        "decode/restart-every-row-224x150.jpg", "decode/ycc422-odd-223x149.jpg",
+    ]
+
+    static let environment = ProcessInfo.processInfo.environment
+    static let mutationCount = Int(environment["PREP_FUZZ_MUTATIONS"] ?? "") ?? 2400
+    static let seed = environment["PREP_FUZZ_SEED"] ?? "imageprep"
+    /// Mutations per batch; the batches run in parallel.
+    static let batchSize = 300
+    static let batches: [Range<Int>] = stride(from: 0, to: mutationCount, by: batchSize).map {
+        $0..<min($0 + batchSize, mutationCount)
+    }
+
+    /// Small copies keep each photo near a millisecond; a low pixel limit keeps a mutated frame
+    /// header from asking for a huge (but allowed) decode. The display copy is smaller than the
+    /// upload, so that it is resampled on its own.
+    static let arguments = [
+        "--json", "--jobs", "1", "--max-edge", "32", "--display-edge", "24", "--thumb-edge", "16", "--max-pixels",
+        "4194304",
+    ]
+
+    static func preparer(acceptingIncompleteData: Bool) -> PhotoPreparer {
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = 32
+        configuration.displayEdge = 24
+        configuration.thumbnailEdge = 16
+        configuration.maxPixels = 4_194_304
+        configuration.acceptsIncompleteData = acceptingIncompleteData
+        return PhotoPreparer(configuration: configuration)
+    }
+
+    /// One mutated photo of the run.
+    struct Case {
+        let number: Int
+        let seedFile: String
+        let mutation: JPEGMutation
+        let acceptsIncompleteData: Bool
+        let bytes: Data
+
+        /// Its path in the batch's folder, as prep-photo names it.
+        var input: String {
+            let digits = String(number)
+            return (acceptsIncompleteData ? "accept/" : "strict/")
+                + String(repeating: "0", count: max(0, 7 - digits.count))
+                + digits + ".jpg"
+        }
+
+        var label: String {
+            "\(seedFile) #\(number) (\(mutation)\(acceptsIncompleteData ? ", incomplete data accepted" : ""), "
+                + "PREP_FUZZ_SEED=\(FuzzTests.seed))"
+        }
+
+        init(number: Int, originals: [String: [UInt8]]) {
+            var random = SeededGenerator(seed: "\(FuzzTests.seed)/\(number)")
+            seedFile = FuzzTests.seedFiles[number % FuzzTests.seedFiles.count]
+            let original = originals[seedFile]!
+            mutation = JPEGMutation.random(for: original, using: &random)
+            acceptsIncompleteData = Bool.random(using: &random)
+            bytes = Data(mutation.apply(to: original))
+            self.number = number
+        }
+    }
+
+    @Test("each mutation gives the same copies or the same error in a batch and alone", arguments: batches)
+    func batch(numbers: Range<Int>) throws {
+        var originals: [String: [UInt8]] = [:]
+        for file in Self.seedFiles { originals[file] = [UInt8](try Data(contentsOf: Fixtures.url(file))) }
+        let cases = numbers.map { Case(number: $0, originals: originals) }
+        try TemporaryFolder.with { folder in
+            try folder.makeFolder("accept")
+            try folder.makeFolder("strict")
+            for item in cases { try item.bytes.write(to: folder.url.appendingPathComponent(item.input)) }
+            var outcomes = (photos: 0, errors: 0)
+            for accepting in [false, true] {
+                let mode = accepting ? "accept" : "strict"
+                let result = try PrepPhotoRunner.run(
+                    Self.arguments + (accepting ? ["--accept-incomplete"] : []) + ["--out", "out-\(mode)", mode],
+                    in: folder.url, timeLimit: .seconds(600))
+                try #require(!result.timedOut && (result.status == 0 || result.status == 1), "prep-photo: \(result)")
+                let batchCases = cases.filter { $0.acceptsIncompleteData == accepting }
+                let reports = try result.reports()
+                try #require(reports.map(\.input) == batchCases.map(\.input), "one report per input, in order")
+                for (item, report) in zip(batchCases, reports) {
+                    let isPhoto = try Self.compare(
+                        item, report, outputs: folder.url.appendingPathComponent("out-\(mode)"))
+                    if isPhoto { outcomes.photos += 1 } else { outcomes.errors += 1 }
+                }
+                let written = (try? folder.names(in: "out-\(mode)")) ?? []
+                #expect(written.count == 3 * reports.filter(\.ok).count, "exactly the copies reported, no others")
+            }
+            #expect(folder.temporaryFiles().isEmpty, "left behind: \(folder.temporaryFiles())")
+            // The mutations reach both outcomes, so neither half of the check is idle.
+            #expect(
+                outcomes.errors > cases.count / 10 && outcomes.photos > cases.count / 10,
+                "\(outcomes) of \(cases.count)")
+        }
+    }
+
+    /// Compares prep-photo's report and copies of one mutation with the same photo prepared
+    /// alone, and checks the copies.
+    ///
+    /// - Returns: whether it was prepared (rather than refused).
+    static func compare(_ item: Case, _ report: PhotoReport, outputs: URL) throws -> Bool {
+        let preparer = preparer(acceptingIncompleteData: item.acceptsIncompleteData)
+        let alone = Result { () throws(ImagePrepError) in try preparer.prepare(item.bytes, name: item.input) }
+        switch alone {
+        case .failure(let error):
+            #expect(!report.ok, "\(item.label): refused alone (\(error)) but prepared in the batch")
+            #expect(report.error == error.description, "\(item.label)")
+            #expect(error.file == item.input && error.description.contains("'\(item.input)'"), "\(item.label)")
+            if case .encodingFailed = error { Issue.record("\(item.label): \(error)") }
+            return false
+        case .success(let photo):
+            guard report.ok else {
+                Issue.record("\(item.label): prepared alone but refused in the batch: \(report.error ?? "")")
+                return true
+            }
+            #expect(report.warnings == photo.warnings.map(\.message), "\(item.label)")
+            let stem = (item.input as NSString).lastPathComponent.replacingOccurrences(of: ".jpg", with: "")
+            let copies = [(".jpg", photo.upload), (".display.jpg", photo.display), (".thumb.jpg", photo.thumbnail)]
+            for (suffix, copy) in copies {
+                let written = try? Data(contentsOf: outputs.appendingPathComponent(stem + suffix))
+                #expect(
+                    written == copy?.data, "\(item.label): \(stem)\(suffix) differs from the photo prepared alone")
+            }
+            #expect(photo.upload.size.longEdge <= 32, "\(item.label)")
+            SegmentRules.check(photo, original: item.bytes, label: item.label)
+            return true
+        }
+    }
+}
+
+/// What each copy may hold, and that it decodes cleanly.
+enum SegmentRules {
+    /// The upload copy: JFIF, then the original's EXIF APP1 (patched, so the same length), its
+    /// ICC chunks (not for CMYK) and its comments byte for byte, then only TurboJPEG's tables,
+    /// frame and one scan, and EOI last. The stripped copies: JFIF and the comments only.
+    static func check(_ photo: PreparedPhoto, original: Data, label: String) {
+        let (exif, icc, comments, isCMYK) = original.withUnsafeBytes { bytes in
+            let layout = SegmentWalker.walk(bytes)
+            return (
+                layout.exifSegment(in: bytes).map { bytes[$0.bytes].count },
+                layout.iccSegments(in: bytes).map { Data(bytes[$0.bytes]) },
+                layout.commentSegments.map { Data(bytes[$0.bytes]) }, layout.frame?.componentCount == 4
+            )
+        }
+        var carried = segments(of: photo.upload.data)
+        #expect(carried.first?.marker == JPEGSegment.app0, "\(label): the upload does not start with JFIF")
+        carried.removeFirst(min(1, carried.count))
+        if let exif {
+            let next = carried.first
+            #expect(next?.marker == JPEGSegment.app1 && next?.bytes.count == exif, "\(label): the upload's EXIF")
+            carried.removeFirst(min(1, carried.count))
+        }
+        let wanted = (isCMYK ? [] : icc) + comments
+        #expect(carried.prefix(wanted.count).map(\.bytes) == wanted, "\(label): the upload's ICC and COM segments")
+        expectOnlyImageSegments(carried.dropFirst(wanted.count), in: photo.upload.data, label: "\(label): the upload")
+
+        for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
+            var stripped = segments(of: copy.data)
+            #expect(stripped.first?.marker == JPEGSegment.app0, "\(label): a stripped copy does not start with JFIF")
+            stripped.removeFirst(min(1, stripped.count))
+            #expect(stripped.prefix(comments.count).map(\.bytes) == comments, "\(label): a stripped copy's COM")
+            expectOnlyImageSegments(
+                stripped.dropFirst(comments.count), in: copy.data, label: "\(label): a stripped copy")
+        }
+
+        // Every copy is a JPEG that decodes without a word about its image data, at its size.
+        let strict = FuzzTests.preparer(acceptingIncompleteData: false)
+        for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
+            do {
+                let again = try strict.prepare(copy.data, name: "copy")
+                #expect(again.metadata.originalSize == copy.size, "\(label)")
+                #expect(
+                    !again.warnings.contains { $0.kind == .imageData || $0.kind == .incompleteImageData },
+                    "\(label): \(again.warnings)")
+            } catch {
+                Issue.record("\(label): a copy does not decode: \(error)")
+            }
+        }
+    }
+
+    private static func segments(of jpeg: Data) -> [(marker: UInt8, bytes: Data)] {
+        jpeg.withUnsafeBytes { bytes in
+            SegmentWalker.walk(bytes).segments.map { (marker: $0.marker, bytes: Data(bytes[$0.bytes])) }
+        }
+    }
+
+    /// Tables, one baseline frame, the scan header, then entropy-coded data straight to EOI.
+    private static func expectOnlyImageSegments(
+        _ rest: ArraySlice<(marker: UInt8, bytes: Data)>, in jpeg: Data, label: String
+    ) {
+        let markers = rest.map(\.marker)
+        #expect(markers.allSatisfy { [0xDB, 0xC4, 0xC0, 0xDD, 0xDA].contains($0) }, "\(label): \(markers)")
+        #expect(markers.filter { $0 == 0xC0 }.count == 1 && markers.last == JPEGSegment.startOfScan, "\(label)")
+        #expect(jpeg.suffix(2) == Data([0xFF, JPEGSegment.endOfImage]), "\(label): no EOI at the end")
+    }
+}
