@@ -171,11 +171,15 @@ struct LibjpegMessage: Equatable, Sendable {
 
     private static func format(of code: Int32) -> String? { formats[code] }
 
-    /// The code whose format prints `text`; the warnings are tried first.
-    private static func code(of text: String) -> Int32? {
+    /// Every code, the warnings first: the order in which a text is matched.
+    private static let matchingOrder: [Int32] = {
         let warningCodes = warnings.map { Int32($0.code.rawValue) }
-        let ordered = warningCodes + formats.keys.sorted().filter { !warningCodes.contains($0) }
-        return ordered.first { code in formats[code].map { LibraryText.matches(text, format: $0) } ?? false }
+        return warningCodes + formats.keys.sorted().filter { !warningCodes.contains($0) }
+    }()
+
+    /// The code whose format prints `text`.
+    private static func code(of text: String) -> Int32? {
+        matchingOrder.first { code in formats[code].map { LibraryText.matches(text, format: $0) } ?? false }
     }
 }
 
@@ -309,8 +313,10 @@ enum LibraryText {
         return pieces
     }
 
-    /// `text` without its words that hold a digit ("Bogus DQT index 7" gives "Bogus DQT index").
+    /// `text` without its words that hold a digit or a printf conversion ("Bogus DQT index 7" and
+    /// "Bogus DQT index %d" both give "Bogus DQT index").
     static func withoutNumbers(_ text: String) -> String {
-        text.split(separator: " ").filter { !$0.contains(where: \.isNumber) }.joined(separator: " ")
+        text.split(separator: " ").filter { !$0.contains(where: { $0.isNumber || $0 == "%" }) }.joined(
+            separator: " ")
     }
 }
