@@ -22,7 +22,7 @@ enum EXIFPatcher {
     static func segment(
         _ segment: JPEGSegment, in bytes: UnsafeRawBufferPointer, settingPixelSize size: PixelSize
     ) -> (Data, PhotoWarning?) {
-        var copy = Data(bytes[segment.bytes])
+        var copy = bytes.data(in: segment.bytes)
         let tiffStart = segment.payload.lowerBound - segment.bytes.lowerBound + JPEGLayout.exifSignature.count
         let patched = copy.withUnsafeMutableBytes { segmentBytes in
             setPixelDimensions(size, in: UnsafeMutableRawBufferPointer(rebasing: segmentBytes[tiffStart...]))

@@ -107,9 +107,10 @@ enum JPEGEncoder {
             headerEnd = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
         }
         var file = Data(capacity: encoded.count + carried.segments.reduce(0) { $0 + $1.count })
-        file.append(contentsOf: encoded[0..<headerEnd])
+        // Through the pointer, not a slice: see `UnsafeRawBufferPointer.data(in:)`.
+        file.append(encoded.data(in: 0..<headerEnd))
         for segment in carried.segments { file.append(segment) }
-        file.append(contentsOf: encoded[headerEnd...])
+        file.append(encoded.data(in: headerEnd..<encoded.count))
         return file
     }
 }

@@ -236,7 +236,7 @@ private struct PreparationRun {
         let displaySharesUpload = displaySize == uploadSize && orientation == .up && !conversion.isNeeded
 
         start = clock.now
-        let comments = layout.commentSegments.map { Data(bytes[$0.bytes]) }
+        let comments = layout.commentSegments.map { bytes.data(in: $0.bytes) }
         var uploadSegments: [Data] = []
         if let exif = layout.exifSegment(in: bytes) {
             let (segment, warning) = EXIFPatcher.segment(exif, in: bytes, settingPixelSize: uploadSize)
@@ -244,7 +244,7 @@ private struct PreparationRun {
             warnings += warning.map { [$0] } ?? []
         }
         if header.colorModel != .cmyk {  // A CMYK profile does not describe the RGB we write.
-            uploadSegments += layout.iccSegments(in: bytes).map { Data(bytes[$0.bytes]) }
+            uploadSegments += layout.iccSegments(in: bytes).map { bytes.data(in: $0.bytes) }
         }
         uploadSegments += comments
         timings.metadata += clock.now - start

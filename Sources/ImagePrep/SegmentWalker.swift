@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A marker segment of a JPEG file, as offsets into the file's bytes.
 struct JPEGSegment: Equatable, Sendable {
     /// The second byte of the marker: 0xE1 for APP1, 0xFE for COM, 0xC0 for SOF0 and so on.
@@ -215,6 +221,17 @@ enum SegmentWalker {
 }
 
 extension UnsafeRawBufferPointer {
+    /// The bytes in `range`, copied.
+    ///
+    /// Through the pointer, never `Data(self[range])`: that reaches Foundation's `ContiguousBytes`
+    /// conformance of `Slice` at run time, and Swift 6.3's runtime on Linux can hand one thread
+    /// the generic metadata of `Slice<UnsafeRawBufferPointer>` while another is still completing
+    /// it (two photos at once then crashed with "Index out of bounds", about once in 5,000 runs).
+    func data(in range: Range<Int>) -> Data {
+        guard let baseAddress, !range.isEmpty else { return Data() }
+        return Data(bytes: baseAddress + range.lowerBound, count: range.count)
+    }
+
     /// Whether the bytes in `range` start with `prefix`.
     func hasPrefix(_ prefix: [UInt8], at range: Range<Int>) -> Bool {
         guard range.count >= prefix.count else { return false }

@@ -164,8 +164,8 @@ enum SegmentRules {
             let layout = SegmentWalker.walk(bytes)
             return (
                 layout.exifSegment(in: bytes).map { bytes[$0.bytes].count },
-                layout.iccSegments(in: bytes).map { Data(bytes[$0.bytes]) },
-                layout.commentSegments.map { Data(bytes[$0.bytes]) }, layout.frame?.componentCount == 4
+                layout.iccSegments(in: bytes).map { bytes.data(in: $0.bytes) },
+                layout.commentSegments.map { bytes.data(in: $0.bytes) }, layout.frame?.componentCount == 4
             )
         }
         var carried = segments(of: photo.upload.data)
@@ -206,7 +206,7 @@ enum SegmentRules {
 
     private static func segments(of jpeg: Data) -> [(marker: UInt8, bytes: Data)] {
         jpeg.withUnsafeBytes { bytes in
-            SegmentWalker.walk(bytes).segments.map { (marker: $0.marker, bytes: Data(bytes[$0.bytes])) }
+            SegmentWalker.walk(bytes).segments.map { (marker: $0.marker, bytes: bytes.data(in: $0.bytes)) }
         }
     }
 
