@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ImagePrep
@@ -91,6 +92,42 @@ struct BadInputTests {
     func notJPEG(path: String, looksLike: String) throws {
         let name = URL(fileURLWithPath: path).lastPathComponent
         #expect(try Self.refusal(path) == .notJPEG(file: name, detected: looksLike))
+    }
+
+    @Test("a FIFO named like a photo is refused at once as not a regular file, without waiting for a writer")
+    func fifo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ImagePrepTests-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("waiting.jpg")
+        try #require(mkfifo(fifo.path, 0o644) == 0, "mkfifo: \(String(cString: strerror(errno)))")
+        // Should the open wait for a writer, one comes after five seconds and lets it go on: the
+        // test then fails instead of hanging.
+        let writer = FIFOWriter()
+        Thread {
+            sleep(5)
+            writer.hasCome.store(true, ordering: .sequentiallyConsistent)
+            let descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            if descriptor >= 0 { close(descriptor) }
+        }.start()
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: fifo) }
+        let waited = writer.hasCome.load(ordering: .sequentiallyConsistent)
+        #expect(!waited, "prepare(contentsOf:) waited for a writer")
+        #expect(error == .unreadable(file: fifo.path, reason: "it is not a regular file but a named pipe (FIFO)"))
+    }
+
+    /// Whether the FIFO test's late writer has come.
+    final class FIFOWriter: Sendable {
+        let hasCome = Atomic(false)
+    }
+
+    @Test("a character device is refused as not a regular file")
+    func characterDevice() throws {
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer().prepare(contentsOf: URL(fileURLWithPath: "/dev/zero"))
+        }
+        #expect(error == .unreadable(file: "/dev/zero", reason: "it is not a regular file but a character device"))
+        #expect(error.description == "'/dev/zero' could not be read: it is not a regular file but a character device.")
     }
 
     /// Run in a child process, so that a trap (as these inputs once caused) fails one test
