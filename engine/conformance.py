@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks a live engine against the capture API of docs/engine-protocol.md, rule by rule.
+"""Checks a live engine against docs/engine-protocol.md, rule by rule: the capture API of the
+contract, and the operations of the extension.
 
     python3 engine/conformance.py http://127.0.0.1:8080          # one line per rule
     python3 engine/conformance.py https://engine.example.com/api  # a base URL with a path works too
@@ -88,6 +89,13 @@ class Engine:
     def get(self, request_id):
         return self.request("GET", "/v1/captures/%s" % request_id)
 
+    def post_operation(self, operation, key):
+        return self.request("POST", "/v1/operations", json.dumps(operation).encode(),
+                            {"Content-Type": "application/json", "Idempotency-Key": key})
+
+    def get_operation(self, request_id):
+        return self.request("GET", "/v1/operations/%s" % request_id)
+
 
 class Failure(Exception):
     pass
@@ -134,6 +142,105 @@ def expect_record(answer, status, request):
             expect(isinstance(held, dict) and held.get(key) == sent[key],
                    "expected media %s %s, got %s" % (key, json.dumps(sent[key]), json.dumps(held.get(key))))
     return record
+
+
+def expect_operation(answer, status, request):
+    """An operation's record: the request's fields as they were sent, its payload untouched, and
+    each media entry with its index and SHA-256."""
+    expect(answer.status == status, "expected %d, got %d" % (status, answer.status), answer)
+    record = answer.json
+    expect(isinstance(record, dict), "expected the record as a JSON object", answer)
+    for key in ("request_id", "entity", "type", "version", "payload"):
+        expect(key in record and record[key] == request[key],
+               "expected %s %s in the record, got %s" % (key, json.dumps(request[key]), json.dumps(record.get(key))))
+    media = record.get("media")
+    expect(isinstance(media, list) and len(media) == len(request["media"]),
+           "expected %d media entries in the record" % len(request["media"]), answer)
+    for sent, held in zip(request["media"], sorted(media, key=lambda item: item.get("index", -1))):
+        for key in ("index", "sha256"):
+            expect(isinstance(held, dict) and held.get(key) == sent[key],
+                   "expected media %s %s, got %s" % (key, json.dumps(sent[key]), json.dumps(held.get(key))))
+    return record
+
+
+def operation_rules(engine, run):
+    """The extension's rules for operations, in the order they run."""
+    memo = jpeg("conformance %s memo" % run)
+    operation = "conformance-%s-operation" % run
+    missing = "conformance-%s-operation-missing" % run
+    bare = "conformance-%s-operation-bare" % run
+    request = {
+        "request_id": operation, "entity": "note:conformance-%s" % run, "type": "note.update", "version": 2,
+        "payload": {"text": "a rule check", "tags": ["a", "b"], "pinned": True, "weight": 2.5},
+        "media": [{"index": 0, "sha256": sha256(memo), "width": 8, "height": 8}],
+    }
+    created = {}
+
+    def operation_new():
+        expect_upload_answer(engine.put(operation, 0, memo), 201, operation, 0, memo)
+        answer = engine.post_operation(request, operation)
+        created["record"] = expect_operation(answer, 201, request)
+        expect(answer.header("Idempotent-Replayed") is None, "a new record is not a replay", answer)
+
+    def operation_without_entity():
+        plain = dict(request, request_id=bare, entity=None, payload=None, media=[])
+        expect_operation(engine.post_operation(plain, bare), 201, plain)
+
+    def operation_replay():
+        expect("record" in created, "needs operation-new")
+        answer = engine.post_operation(request, operation)
+        expect(answer.status == 200, "expected 200, got %d" % answer.status, answer)
+        expect((answer.header("Idempotent-Replayed") or "").lower() == "true",
+               "expected the header Idempotent-Replayed: true", answer)
+        expect(answer.json == created["record"], "expected the record the first request created", answer)
+
+    def operation_replay_different():
+        expect("record" in created, "needs operation-new")
+        other = dict(request, payload=dict(request["payload"], text="another text"))
+        expect_error(engine.post_operation(other, operation), 422, "idempotency_key_reused")
+        expect(engine.get_operation(operation).json == created["record"], "the first record must stay as it was")
+
+    def operation_upload_missing():
+        expect_error(engine.post_operation(dict(request, request_id=missing), missing), 422, "upload_missing")
+
+    def operation_checksum_mismatch():
+        engine.put(missing, 0, jpeg("conformance %s other memo" % run))
+        expect_error(engine.post_operation(dict(request, request_id=missing), missing), 422, "checksum_mismatch")
+        expect(engine.get_operation(missing).status == 404, "a refused operation must not be kept")
+
+    def operation_get():
+        expect("record" in created, "needs operation-new")
+        answer = engine.get_operation(operation)
+        expect(answer.status == 200 and answer.json == created["record"], "expected 200 with the record", answer)
+
+    def operation_get_missing():
+        expect_error(engine.get_operation("conformance-%s-never" % run), 404, "not_found")
+
+    def operation_key_of_a_capture():
+        capture = "conformance-%s-capture" % run
+        expect(engine.get(capture).status == 200, "needs capture-new")
+        expect_error(engine.post_operation(dict(request, request_id=capture, media=[]), capture), 422,
+                     "idempotency_key_reused")
+
+    return [
+        ("operation-new", "a new operation is 201 with its record: the request's fields, its payload untouched",
+         operation_new),
+        ("operation-without-entity", "an operation without an entity, payload or media is 201 with its record",
+         operation_without_entity),
+        ("operation-replay", "the same operation again is 200, Idempotent-Replayed: true, with the first record",
+         operation_replay),
+        ("operation-replay-different", "another body under a used key is 422 idempotency_key_reused",
+         operation_replay_different),
+        ("operation-upload-missing", "an operation listing an upload that never came is 422 upload_missing",
+         operation_upload_missing),
+        ("operation-checksum-mismatch",
+         "an operation whose SHA-256 is not the upload's is 422 checksum_mismatch, not kept",
+         operation_checksum_mismatch),
+        ("operation-get", "GET /v1/operations/{request_id} is 200 with the record", operation_get),
+        ("operation-get-missing", "GET of an unknown operation is 404 not_found", operation_get_missing),
+        ("operation-key-of-a-capture", "an operation under a key a capture holds is 422 idempotency_key_reused",
+         operation_key_of_a_capture),
+    ]
 
 
 def rules(engine, run):
@@ -214,7 +321,7 @@ def rules(engine, run):
          capture_replay_different),
         ("capture-get", "GET /v1/captures/{request_id} is 200 with the record", capture_get),
         ("capture-get-missing", "GET of an unknown request id is 404 not_found", capture_get_missing),
-    ]
+    ] + operation_rules(engine, run)
 
 
 def main(arguments=None):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The reference engine: the capture API of docs/engine-protocol.md, for real, on one machine.
+"""The reference engine: the protocol of docs/engine-protocol.md, for real, on one machine.
 
-Records live in SQLite (DATA/engine.sqlite) and uploads on disk (DATA/uploads/ID/INDEX.jpg).
+Captures and operations live in SQLite (DATA/engine.sqlite) and uploads on disk
+(DATA/uploads/ID/INDEX.jpg, whatever their type).
 It is for tests and for anyone writing their own engine, so it is plain and strict, and it can be
 told to fail in the ways a real network and a real server fail (see `Fault`). Python's standard
 library only: nothing to install but python3.
@@ -27,6 +28,9 @@ import time
 import urllib.parse
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
+TYPE_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,63}\Z")
+MEDIA_TYPE_PATTERN = re.compile(r"[A-Za-z0-9!#$&^_.+-]{1,63}/[A-Za-z0-9!#$&^_.+-]{1,63}\Z")
+MAX_ENTITY_BYTES = 256
 SHA256_PATTERN = re.compile(r"[0-9a-f]{64}\Z")
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 MAX_RECORD_BYTES = 1024 * 1024
@@ -217,6 +221,9 @@ class Store:
             CREATE TABLE IF NOT EXISTS captures (
                 sequence INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL UNIQUE, record TEXT NOT NULL,
                 request TEXT);
+            CREATE TABLE IF NOT EXISTS operations (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL UNIQUE, record TEXT NOT NULL,
+                request TEXT NOT NULL);
             """
         )
         # Data from before replays were compared: its records keep no request, and are answered as replays.
@@ -264,6 +271,21 @@ class Store:
             (record["request_id"], json.dumps(record, sort_keys=True), canonical(request)),
         )
 
+    def operation(self, request_id):
+        """The operation's record and the canonical form of the request that made it, or None."""
+        row = self.db.execute("SELECT record, request FROM operations WHERE request_id = ?", (request_id,)).fetchone()
+        return None if row is None else (json.loads(row[0]), row[1])
+
+    def operations(self):
+        """Every operation's record, in the order the engine created them."""
+        return [json.loads(row[0]) for row in self.db.execute("SELECT record FROM operations ORDER BY sequence")]
+
+    def add_operation(self, record, request):
+        self.db.execute(
+            "INSERT INTO operations (request_id, record, request) VALUES (?, ?, ?)",
+            (record["request_id"], json.dumps(record, sort_keys=True), canonical(request)),
+        )
+
     def state(self):
         """Everything, for tests: the records, and each upload with a digest of the bytes on disk now."""
         uploads = []
@@ -279,14 +301,15 @@ class Store:
                 {"request_id": request_id, "index": index, "sha256": sha256, "byte_count": byte_count,
                  "sha256_on_disk": on_disk}
             )
-        return {"records": self.records(), "uploads": uploads}
+        return {"records": self.records(), "operations": self.operations(), "uploads": uploads}
 
 
 def canonical(request):
-    """The form in which two capture requests are compared: the documented fields only, as
-    `parse_capture` reads them (an empty `captured_at` is null, `place` is latitude and longitude),
-    media in index order, keys sorted, no white space. Two bodies that differ only in key order,
-    white space, number spelling or fields the contract does not know are the same request."""
+    """The form in which two requests (two captures, or two operations) are compared: the
+    documented fields only, as `parse_capture` and `parse_operation` read them (an empty
+    `captured_at` is null, `place` is latitude and longitude, an absent width is no width), media
+    in index order, keys sorted, no white space. Two bodies that differ only in key order, white
+    space, number spelling or fields the protocol does not know are the same request."""
     normal = dict(request, media=sorted(request["media"], key=lambda item: item["index"]))
     return json.dumps(normal, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -371,8 +394,8 @@ class Engine(http.server.ThreadingHTTPServer):
 
     def log(self, handler, method, path, outcome, replayed=False):
         parts = path.strip("/").split("/")
-        request_id = handler.headers.get("Idempotency-Key") if parts == ["v1", "captures"] else \
-            parts[2] if len(parts) > 2 else None
+        request_id = handler.headers.get("Idempotency-Key") if parts in (["v1", "captures"], ["v1", "operations"]) \
+            else parts[2] if len(parts) > 2 else None
         with self.faults_lock:
             self.requests.append({"method": method, "path": path, "request_id": request_id, "outcome": outcome,
                                   "replayed": replayed})
@@ -405,9 +428,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fault and fault.mode == "drop_connection":
             self.server.log(self, method, path, "connection dropped")
             return self.drop()
-        # A capture waits while its key is in flight, so that a replay sent meanwhile meets 409.
+        # A record waits while its key is in flight, so that a replay sent meanwhile meets 409.
         self.delay = fault.seconds if fault and fault.mode == "delay" else 0
-        if self.delay and not (method == "POST" and path == "/v1/captures"):
+        if self.delay and not (method == "POST" and path in ("/v1/captures", "/v1/operations")):
             time.sleep(self.delay)
         if fault and fault.mode == "status":
             self.discard_body()
@@ -439,7 +462,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.put_upload(parse_id(parts[2]), parse_index(parts[3]))
         if parts == ["v1", "captures"]:
             if method == "POST":
-                return self.post_capture()
+                return self.post_record(parse_capture, self.create)
             if method == "GET":
                 return 200, {"records": self.server.store.records()}, {}
             raise EngineError(405, "method_not_allowed", "Captures take POST or GET.", {"Allow": "GET, POST"})
@@ -452,11 +475,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if record is None:
                 raise EngineError(404, "not_found", "No capture has the request id '%s'." % request_id)
             return 200, record, {}
+        if parts == ["v1", "operations"]:
+            if method == "POST":
+                return self.post_record(parse_operation, self.create_operation)
+            if method == "GET":
+                with self.server.store.lock:
+                    return 200, {"records": self.server.store.operations()}, {}
+            raise EngineError(405, "method_not_allowed", "Operations take POST or GET.", {"Allow": "GET, POST"})
+        if parts[:2] == ["v1", "operations"] and len(parts) == 3:
+            if method != "GET":
+                raise EngineError(405, "method_not_allowed", "An operation takes GET.", {"Allow": "GET"})
+            request_id = parse_id(parts[2])
+            with self.server.store.lock:
+                held = self.server.store.operation(request_id)
+            if held is None:
+                raise EngineError(404, "not_found", "No operation has the request id '%s'." % request_id)
+            return 200, held[0], {}
         raise EngineError(404, "not_found", "No such endpoint: %s %s." % (method, path))
 
     def put_upload(self, request_id, index):
-        if self.headers.get("Content-Type", "").split(";")[0].strip().lower() != "image/jpeg":
-            raise EngineError(415, "unsupported_media_type", "An upload must be sent as image/jpeg.")
+        # A capture's photos are image/jpeg (the contract); an operation's attachments may be any
+        # media type (the extension).
+        if not MEDIA_TYPE_PATTERN.match(self.headers.get("Content-Type", "").split(";")[0].strip()):
+            raise EngineError(415, "unsupported_media_type", "An upload needs a media type, such as image/jpeg.")
         body = self.read_body(MAX_UPLOAD_BYTES)
         digest = hashlib.sha256(body).hexdigest()
         store = self.server.store
@@ -475,16 +516,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 )
         return status, {"request_id": request_id, "index": index, "sha256": digest, "byte_count": len(body)}, {}
 
-    def post_capture(self):
+    def post_record(self, parse, create):
+        """POST /v1/captures and /v1/operations: the key, the body read by `parse`, one request per
+        key at a time, and then `create`."""
         key = self.headers.get("Idempotency-Key")
         if key is None:
-            raise EngineError(400, "bad_request", "A capture needs an Idempotency-Key header.")
+            raise EngineError(400, "bad_request", "A record needs an Idempotency-Key header.")
         key = parse_id(key)
         try:
             body = json.loads(self.read_body(MAX_RECORD_BYTES))
         except ValueError:
             raise EngineError(400, "bad_request", "The body is not JSON.")
-        request = parse_capture(body)
+        request = parse(body)
         if request["request_id"] != key:
             raise EngineError(400, "bad_request", "The request_id '%s' is not the Idempotency-Key '%s'."
                               % (request["request_id"], key))
@@ -495,7 +538,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.server.in_flight.add(key)
         try:
             time.sleep(self.delay)
-            return self.create(request)
+            return create(request)
         finally:
             with self.server.faults_lock:
                 self.server.in_flight.discard(key)
@@ -503,6 +546,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def create(self, request):
         store = self.server.store
         with store.lock:
+            if store.operation(request["request_id"]) is not None:
+                raise key_reused(request["request_id"], "an operation")
             held = store.record(request["request_id"])
             if held is not None:
                 # The IETF Idempotency-Key draft: a key reused with another body is refused, not replayed.
@@ -515,22 +560,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     )
                 return 200, held, {"Idempotent-Replayed": "true"}
             camera = {"captured_at": None, "place": None}
-            media = []
-            for item in sorted(request["media"], key=lambda item: item["index"]):
-                upload = store.upload(request["request_id"], item["index"])
-                if upload is None:
-                    raise EngineError(422, "upload_missing", "Upload %d of '%s' has not arrived."
-                                      % (item["index"], request["request_id"]))
-                if upload["sha256"] != item["sha256"]:
-                    raise EngineError(
-                        422, "checksum_mismatch",
-                        "Upload %d of '%s' has SHA-256 %s, not %s as the capture says."
-                        % (item["index"], request["request_id"], upload["sha256"], item["sha256"]),
-                    )
+            media = self.held_media(request, "capture")
+            for item in media:
                 with open(store.upload_path(request["request_id"], item["index"]), "rb") as file:
                     found = read_exif(file.read())
                 camera = {key: camera[key] or found[key] for key in camera}
-                media.append(dict(item, byte_count=upload["byte_count"]))
             record = dict(request, media=media, received_at=utc_now())
             # The camera's own clock first, then the client's, then now; the photo's GPS over the client's.
             for key, sources in (("captured_at", ("camera", "client", "server")), ("place", ("photo", "client"))):
@@ -544,6 +578,40 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     record[key + "_source"] = None
             store.add_record(record, request)
         return 201, record, {"Location": "/v1/captures/" + request["request_id"]}
+
+    def held_media(self, request, what):
+        """The request's media with each upload's byte count, once every upload has arrived with
+        the SHA-256 the request names; otherwise 422 upload_missing or checksum_mismatch."""
+        store, media = self.server.store, []
+        for item in sorted(request["media"], key=lambda item: item["index"]):
+            upload = store.upload(request["request_id"], item["index"])
+            if upload is None:
+                raise EngineError(422, "upload_missing", "Upload %d of '%s' has not arrived."
+                                  % (item["index"], request["request_id"]))
+            if upload["sha256"] != item["sha256"]:
+                raise EngineError(
+                    422, "checksum_mismatch",
+                    "Upload %d of '%s' has SHA-256 %s, not %s as the %s says."
+                    % (item["index"], request["request_id"], upload["sha256"], item["sha256"], what),
+                )
+            media.append(dict(item, byte_count=upload["byte_count"]))
+        return media
+
+    def create_operation(self, request):
+        """An operation (the extension): kept as it came, its payload untouched, with each
+        upload's byte count and the time it was received."""
+        store = self.server.store
+        with store.lock:
+            if store.record(request["request_id"]) is not None:
+                raise key_reused(request["request_id"], "a capture")
+            held = store.operation(request["request_id"])
+            if held is not None:
+                if held[1] != canonical(request):
+                    raise key_reused(request["request_id"], "an operation with a different body")
+                return 200, held[0], {"Idempotent-Replayed": "true"}
+            record = dict(request, media=self.held_media(request, "operation"), received_at=utc_now())
+            store.add_operation(record, request)
+        return 201, record, {"Location": "/v1/operations/" + request["request_id"]}
 
     def control(self, method, path):
         """The test-only endpoints: faults to inject, and the whole state to inspect."""
@@ -641,6 +709,56 @@ def parse_index(text):
     return int(text)
 
 
+def key_reused(request_id, what):
+    """The IETF Idempotency-Key draft's answer to a key used for another request than its first."""
+    return EngineError(
+        422, "idempotency_key_reused",
+        "The Idempotency-Key '%s' was already used for %s; the engine keeps the first one." % (request_id, what),
+    )
+
+
+def parse_operation(body):
+    """The operation request's fields, checked for type; anything else is a 400 naming the field.
+    The payload may be any JSON value, and is kept as it came."""
+    def fail(field, what):
+        raise EngineError(400, "bad_request", "'%s' must be %s." % (field, what))
+
+    if not isinstance(body, dict):
+        fail("body", "a JSON object")
+    if not isinstance(body.get("request_id"), str):
+        fail("request_id", "a string")
+    entity = body.get("entity")
+    if entity is not None and (not isinstance(entity, str) or not entity
+                               or len(entity.encode()) > MAX_ENTITY_BYTES
+                               or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in entity)):
+        fail("entity", "null or 1 to %d bytes of text without control characters" % MAX_ENTITY_BYTES)
+    if not isinstance(body.get("type"), str) or not TYPE_PATTERN.match(body["type"]):
+        fail("type", "1 to 64 letters, digits, '.', '-' or '_', starting with a letter")
+    version = body.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        fail("version", "a whole number from 1")
+    if "payload" not in body:
+        fail("payload", "present (any JSON value, null included)")
+    media = body.get("media")
+    if not isinstance(media, list) or len(media) > MAX_MEDIA:
+        fail("media", "a list of at most %d uploads" % MAX_MEDIA)
+    request = {key: body[key] for key in ("request_id", "type", "version", "payload")}
+    request["entity"] = entity
+    request["media"] = []
+    for item in media:
+        ok = isinstance(item, dict) and isinstance(item.get("index"), int) and not isinstance(item["index"], bool) \
+            and item["index"] >= 0 and isinstance(item.get("sha256"), str) and SHA256_PATTERN.match(item["sha256"]) \
+            and all(item.get(key) is None or (isinstance(item[key], int) and not isinstance(item[key], bool)
+                                              and item[key] >= 0) for key in ("width", "height"))
+        if not ok:
+            fail("media", "a list of {index, sha256 (64 lowercase hex digits), width?, height?}")
+        request["media"].append(
+            {key: item[key] for key in ("index", "sha256", "width", "height") if item.get(key) is not None})
+    if len({item["index"] for item in request["media"]}) != len(request["media"]):
+        fail("media", "a list whose indexes differ")
+    return request
+
+
 def parse_capture(body):
     """The capture request's fields, checked for type; anything else is a 400 naming the field."""
     def fail(field, what):
@@ -691,12 +809,13 @@ def main(arguments=None):
     parser.add_argument("--fault", action="append", default=[], type=Fault.parse,
                         help="a fault to start with, e.g. mode=status,status=503,count=2,retry_after=30;"
                              " mode=drop_reply,method=POST; mode=delay,seconds=2; mode=drop_connection")
-    parser.add_argument("--dump", action="store_true", help="print the records as JSON lines and exit")
+    parser.add_argument("--dump", action="store_true",
+                        help="print the records (captures, then operations) as JSON lines and exit")
     options = parser.parse_args(arguments)
     store = Store(options.data)
     if options.dump:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--dump | head` ends quietly
-        for record in store.records():
+        for record in store.records() + store.operations():
             print(json.dumps(record, sort_keys=True))
         return
     # SIGTERM stops the engine even when the parent started it with SIGTERM ignored or blocked

@@ -134,6 +134,12 @@ class RunningEngine:
             headers["Idempotency-Key"] = key
         return self.request("POST", "/v1/captures", json.dumps(body).encode(), headers)
 
+    def post_operation(self, body, key=None):
+        headers = {"Content-Type": "application/json"}
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        return self.request("POST", "/v1/operations", json.dumps(body).encode(), headers)
+
     def fault(self, **spec):
         status, _, _ = self.request("POST", "/_engine/faults", json.dumps(spec).encode())
         assert status == 201
@@ -169,7 +175,8 @@ class ContractTests(unittest.TestCase):
         status, _, body = self.engine.put("c1", 0, self.camera)
         self.assertEqual(status, 422)
         self.assertEqual(body["error"], "upload_conflict")
-        self.assertEqual(self.engine.put("c1", 1, self.plain, "image/png")[:1], (415,))
+        self.assertEqual(self.engine.put("c1", 1, self.plain, "a photo")[:1], (415,))
+        self.assertEqual(self.engine.put("c1", 1, self.plain, "audio/mp4")[:1], (201,), "an attachment of any type")
         self.assertEqual(self.engine.put("bad.id", 0, self.plain)[0], 400)
         self.assertEqual(self.engine.request("PUT", "/v1/uploads/c1/x", self.plain, {"Content-Type": "image/jpeg"})[0],
                          400)
@@ -298,6 +305,99 @@ class ContractTests(unittest.TestCase):
         self.assertEqual(self.engine.put("c1", 0, self.plain)[0], 200)
         state = self.engine.request("GET", "/_engine/state")[2]
         self.assertEqual(state["uploads"][0]["sha256_on_disk"], hashlib.sha256(self.plain).hexdigest())
+
+
+def operation_body(request_id, attachments=(), **overrides):
+    body = {
+        "request_id": request_id, "entity": "note:42", "type": "note.update", "version": 1,
+        "payload": {"text": "gate left open", "count": 3},
+        "media": [{"index": index, "sha256": hashlib.sha256(data).hexdigest()} for index, data in enumerate(attachments)],
+    }
+    body.update(overrides)
+    return body
+
+
+class OperationTests(unittest.TestCase):
+    """The extension: POST /v1/operations and GET /v1/operations/{request_id}."""
+
+    def setUp(self):
+        self.engine = RunningEngine()
+        self.memo = b"\x00\x01 a recorded memo"
+
+    def tearDown(self):
+        self.engine.stop()
+        shutil.rmtree(self.engine.folder, ignore_errors=True)
+
+    def test_an_operation_is_201_then_replayed_as_200_and_kept_as_it_came(self):
+        self.assertEqual(self.engine.put("o1", 0, self.memo, "audio/mp4")[0], 201)
+        body = operation_body("o1", [self.memo])
+        status, headers, created = self.engine.post_operation(body, key="o1")
+        self.assertEqual(status, 201)
+        self.assertEqual(headers["Location"], "/v1/operations/o1")
+        self.assertEqual(created["payload"], body["payload"])
+        self.assertEqual(created["media"], [dict(body["media"][0], byte_count=len(self.memo))])
+        self.assertEqual((created["entity"], created["type"], created["version"]), ("note:42", "note.update", 1))
+        # Another key order, other white space and an unknown field are the same request.
+        same = json.dumps(dict(reversed(list(body.items())), extra="ignored"), indent=2).encode()
+        status, headers, replayed = self.engine.request(
+            "POST", "/v1/operations", same, {"Content-Type": "application/json", "Idempotency-Key": "o1"})
+        self.assertEqual((status, headers.get("Idempotent-Replayed"), replayed), (200, "true", created))
+        self.assertEqual(self.engine.request("GET", "/v1/operations/o1")[2], created)
+        self.assertEqual(self.engine.request("GET", "/v1/operations")[2], {"records": [created]})
+        self.assertEqual(self.engine.request("GET", "/v1/operations/o2")[:1], (404,))
+
+    def test_another_body_under_a_used_key_is_422_and_so_is_a_key_a_capture_holds(self):
+        self.engine.post_operation(operation_body("o1"), key="o1")
+        for change in ({"payload": {"text": "other"}}, {"entity": None}, {"type": "note.delete"}, {"version": 2}):
+            with self.subTest(change=change):
+                status, _, body = self.engine.post_operation(operation_body("o1", **change), key="o1")
+                self.assertEqual((status, body["error"]), (422, "idempotency_key_reused"))
+        plain = fixture("no-exif.jpg")
+        self.engine.put("c1", 0, plain)
+        self.assertEqual(self.engine.post(capture_body("c1", [plain]), key="c1")[0], 201)
+        status, _, body = self.engine.post_operation(operation_body("c1"), key="c1")
+        self.assertEqual((status, body["error"]), (422, "idempotency_key_reused"))
+        status, _, body = self.engine.post(capture_body("o1", []), key="o1")
+        self.assertEqual((status, body["error"]), (422, "idempotency_key_reused"))
+
+    def test_an_operation_is_422_when_an_upload_is_missing_or_differs(self):
+        body = operation_body("o1", [self.memo])
+        self.assertEqual(self.engine.post_operation(body, key="o1")[2]["error"], "upload_missing")
+        self.engine.put("o1", 0, b"other bytes", "audio/mp4")
+        self.assertEqual(self.engine.post_operation(body, key="o1")[2]["error"], "checksum_mismatch")
+        self.assertEqual(self.engine.request("GET", "/v1/operations/o1")[:1], (404,))
+
+    def test_a_malformed_operation_is_400_naming_the_field(self):
+        for field, value in (("type", "9lives"), ("type", None), ("version", 0), ("version", True),
+                             ("entity", ""), ("entity", "a\nb"), ("media", [{"index": 0}])):
+            with self.subTest(field=field, value=value):
+                status, _, body = self.engine.post_operation(operation_body("o1", **{field: value}), key="o1")
+                self.assertEqual(status, 400)
+                self.assertIn("'%s'" % field, body["message"])
+        without_payload = operation_body("o1")
+        del without_payload["payload"]
+        self.assertEqual(self.engine.post_operation(without_payload, key="o1")[0], 400)
+        self.assertEqual(self.engine.post_operation(operation_body("o2"), key="o1")[0], 400)
+
+    def test_a_key_in_flight_answers_409(self):
+        self.engine.fault(mode="delay", seconds=1, method="POST")
+        body = operation_body("o1")
+        first = []
+        thread = threading.Thread(target=lambda: first.append(self.engine.post_operation(body, key="o1")))
+        thread.start()
+        while "o1" not in self.engine.server.in_flight:
+            time.sleep(0.01)
+        status, headers, answer = self.engine.post_operation(body, key="o1")
+        self.assertEqual((status, answer["error"], headers["Retry-After"]), (409, "in_progress", "1"))
+        thread.join()
+        self.assertEqual(first[0][0], 201)
+
+    def test_the_state_lists_operations_in_the_order_they_were_created(self):
+        for request_id in ("o2", "o1", "o3"):
+            self.engine.post_operation(operation_body(request_id), key=request_id)
+        state = self.engine.request("GET", "/_engine/state")[2]
+        self.assertEqual([record["request_id"] for record in state["operations"]], ["o2", "o1", "o3"])
+        self.assertEqual([entry["request_id"] for entry in state["requests"]], ["o2", "o1", "o3"])
 
 
 class CommandLineTests(unittest.TestCase):
