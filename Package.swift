@@ -4,7 +4,7 @@ import PackageDescription
 /// Test targets that share `Tests/Fixtures` as a resource: each one's path is `Tests`, so it must
 /// leave out the others' folders.
 let fixtureTestTargets = [
-    "ImagePrepTests", "OutboxTests", "PrepPhotoTests", "EngineTests", "CommandLineParserTests",
+    "ImagePrepTests", "OutboxTests", "PhotoCaptureTests", "PrepPhotoTests", "EngineTests", "CommandLineParserTests",
 ]
 
 func fixtureTestTarget(_ name: String, dependencies: [Target.Dependency]) -> Target {
@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "ImagePrep", targets: ["ImagePrep"]),
         .library(name: "Outbox", targets: ["Outbox"]),
+        .library(name: "PhotoCapture", targets: ["PhotoCapture"]),
         .executable(name: "prep-photo", targets: ["prep-photo"]),
         .executable(name: "outbox", targets: ["OutboxCommand"]),
         .executable(name: "prep-bench", targets: ["prep-bench"]),
@@ -41,21 +42,31 @@ let package = Package(
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser"),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser"]),
-        .target(name: "Outbox", dependencies: ["ImagePrep", "CSQLite"]),
+        // The queue of operations of any kind; it needs SQLite, and nothing of ImagePrep.
+        .target(name: "Outbox", dependencies: ["CSQLite"]),
+        // Photo captures as one operation type: prepared photos in, capture.create operations out.
+        .target(name: "PhotoCapture", dependencies: ["ImagePrep", "Outbox"]),
         // Not Sources/outbox: beside Sources/Outbox it would collide on a case-insensitive file system.
-        .executableTarget(name: "OutboxCommand", dependencies: ["Outbox", "ImagePrep", "CommandLineParser"]),
+        .executableTarget(
+            name: "OutboxCommand", dependencies: ["Outbox", "PhotoCapture", "ImagePrep", "CommandLineParser"]),
+        // A small notes app on the outbox: its own table beside the queue, an operation per edit in
+        // the same transaction. Not a product: the engine tests run it, and it shows how it is done.
+        .executableTarget(name: "notes-example", dependencies: ["Outbox"]),
         // The whole-job benchmark against vipsthumbnail; run it from a release build (README, "Benchmark").
         .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser"]),
 
         // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
         // libjpeg's message codes.
         fixtureTestTarget("ImagePrepTests", dependencies: ["ImagePrep", "CTurboJPEG", "CJPEG"]),
-        fixtureTestTarget("OutboxTests", dependencies: ["Outbox", "ImagePrep"]),
+        // Outbox on its own, so that the tests prove it needs nothing of ImagePrep.
+        fixtureTestTarget("OutboxTests", dependencies: ["Outbox"]),
+        fixtureTestTarget("PhotoCaptureTests", dependencies: ["PhotoCapture", "Outbox", "ImagePrep"]),
         // Runs the built prep-photo as a subprocess; the dependency makes `swift test` build it.
         // ImagePrep prepares the fuzz test's photos alone, to compare with prep-photo's batch.
         fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo", "ImagePrep"]),
-        // Runs the reference engine (python3) and the built outbox as subprocesses.
-        fixtureTestTarget("EngineTests", dependencies: ["Outbox", "ImagePrep", "OutboxCommand"]),
+        // Runs the reference engine (python3), the built outbox and notes-example as subprocesses.
+        fixtureTestTarget(
+            "EngineTests", dependencies: ["Outbox", "PhotoCapture", "ImagePrep", "OutboxCommand", "notes-example"]),
         // The parser on its own, and the three commands' help and usage errors as golden text.
         fixtureTestTarget(
             "CommandLineParserTests", dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench"]),

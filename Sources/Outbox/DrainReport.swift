@@ -6,7 +6,9 @@ public struct DrainReport: Sendable, Hashable {
     public enum Halt: Sendable, Hashable {
         /// A send failed in a way that may pass (for example HTTP 503); the entry is back in the queue.
         case transientFailure(id: String, reason: String)
-        /// The next entry in capture order is backing off after an earlier transient failure.
+        /// Everything that could go went, and entries wait out their backoff after an earlier
+        /// transient failure (and the later ones of their entities behind them): `id` is the
+        /// one due first, at `until`.
         case waitingToRetry(id: String, until: Date)
         /// The drain's task was cancelled (the app was suspended, the user pressed Ctrl-C). The
         /// entry in flight, if there was one (`id`), is back in the queue as it was: no attempt

@@ -6,37 +6,113 @@ import FoundationNetworking
 
 /// The engine's wire contract (docs/engine-protocol.md), as requests: the one place that knows
 /// the paths, the headers and the JSON keys, so that the transport speaks it exactly.
+///
+/// An operation goes to one of the protocol's two record endpoints, by its type: a photo
+/// capture (`capture.create` version 1) as the contract's `POST /v1/captures`, every other
+/// operation as the extension's `POST /v1/operations`, which carries its type, version and
+/// payload as they are.
 enum EngineRequest {
-    /// `PUT /v1/uploads/{request_id}/{index}`: one upload copy's bytes, under the same key on every attempt.
+    /// `PUT /v1/uploads/{request_id}/{index}`: one attachment's bytes, under the same key on every attempt.
     static func upload(_ upload: PendingUpload, of id: String, engine: URL, timeout: TimeInterval) -> URLRequest {
         var request = URLRequest(
             url: engine.appendingPathComponent("v1/uploads/\(id)/\(upload.index)"), timeoutInterval: timeout)
         request.httpMethod = "PUT"
-        request.setValue("image/jpeg", forHTTPHeaderField: "Content-Type")
+        request.setValue(upload.contentType, forHTTPHeaderField: "Content-Type")
         return request
     }
 
-    /// `POST /v1/captures` with `Idempotency-Key: {request_id}`: the record, sent once every upload landed.
-    static func capture(_ delivery: Delivery, engine: URL, timeout: TimeInterval) throws -> URLRequest {
-        var request = URLRequest(url: engine.appendingPathComponent("v1/captures"), timeoutInterval: timeout)
+    /// Whether the operation is a photo capture the contract's captures endpoint takes.
+    static func isCapture(type: String, version: Int) -> Bool {
+        type == OperationType.captureCreate.name && version == 1
+    }
+
+    /// The record's request, sent once every upload landed, and what its answer must confirm:
+    /// `POST /v1/captures` for a capture, `POST /v1/operations` for any other operation, each
+    /// with `Idempotency-Key: {request_id}`.
+    static func record(_ delivery: Delivery, engine: URL, timeout: TimeInterval) throws
+        -> (request: URLRequest, confirmation: EngineConfirmation)
+    {
+        let isCapture = isCapture(type: delivery.type, version: delivery.version)
+        var request = URLRequest(
+            url: engine.appendingPathComponent(isCapture ? "v1/captures" : "v1/operations"), timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(delivery.id, forHTTPHeaderField: "Idempotency-Key")
         request.httpBody = try body(for: delivery)
-        return request
+        let confirmation: EngineConfirmation =
+            isCapture
+            ? .capture(id: delivery.id, media: delivery.media)
+            : .operation(id: delivery.id, type: delivery.type, media: delivery.media)
+        return (request, confirmation)
     }
 
-    /// The capture's JSON body: every key always present, absent values as `null`.
+    /// The record's JSON body: a capture's with every key always present and absent values as
+    /// `null`; an operation's with its payload's bytes as they were queued.
     static func body(for delivery: Delivery) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(CaptureBody(id: delivery.id, intent: delivery.intent))
+        guard isCapture(type: delivery.type, version: delivery.version) else {
+            return try operationBody(for: delivery, encoder: encoder)
+        }
+        let fields = try JSONDecoder().decode(CaptureFields.self, from: delivery.payload)
+        return try encoder.encode(CaptureBody(id: delivery.id, fields: fields, media: delivery.media))
+    }
+
+    /// Why a stored payload cannot be sent as its type, in words that finish "its …"; nil when
+    /// it can. Only a capture's payload has a shape the wire needs; every other payload is
+    /// sent as it is.
+    static func payloadProblem(type: String, version: Int, payload: Data) -> String? {
+        guard isCapture(type: type, version: version) else { return nil }
+        do {
+            _ = try JSONDecoder().decode(CaptureFields.self, from: payload)
+            return nil
+        } catch {
+            return RecordProblem(decoding: error, of: "capture payload").reason
+        }
+    }
+
+    /// `{"entity", "media", "payload", "request_id", "type", "version"}`, keys in that order and
+    /// the payload spliced in byte for byte (it was checked to be one JSON value when it was queued
+    /// and again when it was read), so that what the engine gets is exactly what the app gave.
+    private static func operationBody(for delivery: Delivery, encoder: JSONEncoder) throws -> Data {
+        struct Media: Encodable {
+            let index: Int
+            let sha256: String
+            let width: Int?
+            let height: Int?
+        }
+        func json(_ value: some Encodable) throws -> Data { try encoder.encode(value) }
+        let media = delivery.media.map { Media(index: $0.index, sha256: $0.sha256, width: $0.width, height: $0.height) }
+        var body = Data("{\"entity\":".utf8)
+        body += try delivery.entity.map(json) ?? Data("null".utf8)
+        body += Data(",\"media\":".utf8) + (try json(media))
+        body += Data(",\"payload\":".utf8) + delivery.payload
+        body += Data(",\"request_id\":".utf8) + (try json(delivery.id))
+        body += Data(",\"type\":".utf8) + (try json(delivery.type))
+        body += Data(",\"version\":".utf8) + (try json(delivery.version)) + Data("}".utf8)
+        return body
+    }
+
+    /// What the contract's capture record is made of, read from a `capture.create` payload of
+    /// any version of this package: every field may be missing (an older record's), and then
+    /// claims nothing.
+    private struct CaptureFields: Decodable {
+        struct Place: Decodable {
+            let latitude: Double
+            let longitude: Double
+        }
+        let kind: String?
+        let note: String?
+        let capturedAt: String?
+        let timeZone: String?
+        let place: Place?
     }
 
     /// The capture request as the contract spells it.
     private struct CaptureBody: Encodable {
         let id: String
-        let intent: CaptureIntent
+        let fields: CaptureFields
+        let media: [MediaDescriptor]
 
         private enum Keys: String, CodingKey {
             case requestID = "request_id"
@@ -61,27 +137,27 @@ enum EngineRequest {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(id, forKey: .requestID)
-            try container.encode(intent.kind, forKey: .kind)
-            try container.encode(intent.note, forKey: .note)
-            // Only a record from a version that stored no time has an empty one: say "not known".
-            if intent.capturedAt.isEmpty {
-                try container.encodeNil(forKey: .capturedAt)
+            try container.encode(fields.kind ?? "", forKey: .kind)
+            try container.encode(fields.note ?? "", forKey: .note)
+            // Only a record from a version that stored no time has none: say "not known".
+            if let capturedAt = fields.capturedAt, !capturedAt.isEmpty {
+                try container.encode(capturedAt, forKey: .capturedAt)
             } else {
-                try container.encode(intent.capturedAt, forKey: .capturedAt)
+                try container.encodeNil(forKey: .capturedAt)
             }
-            if let timeZone = intent.timeZone {
+            if let timeZone = fields.timeZone {
                 try container.encode(timeZone, forKey: .timeZone)
             } else {
                 try container.encodeNil(forKey: .timeZone)
             }
             // The altitude stays on the device: the contract's place is latitude and longitude.
-            if let place = intent.place {
+            if let place = fields.place {
                 try container.encode(Place(latitude: place.latitude, longitude: place.longitude), forKey: .place)
             } else {
                 try container.encodeNil(forKey: .place)
             }
             try container.encode(
-                intent.media.map { Media(index: $0.index, sha256: $0.sha256, width: $0.width, height: $0.height) },
+                media.map { Media(index: $0.index, sha256: $0.sha256, width: $0.width ?? 0, height: $0.height ?? 0) },
                 forKey: .media)
         }
     }
@@ -110,6 +186,8 @@ enum EngineConfirmation: Sendable {
     /// `POST /v1/captures`: 200 or 201 with a record whose `request_id` is this one and whose
     /// `media` hold exactly these indexes with these SHA-256s.
     case capture(id: String, media: [MediaDescriptor])
+    /// `POST /v1/operations`: as for a capture, and the record's `type` is this one.
+    case operation(id: String, type: String, media: [MediaDescriptor])
 
     /// Whether `answer` is the engine's confirmation.
     func isConfirmed(by answer: HTTPAnswer) -> Bool {
@@ -122,6 +200,9 @@ enum EngineConfirmation: Sendable {
                 && object["sha256"] as? String == sha256 && Self.integer(object["byte_count"]) == byteCount
         case .capture(let id, let media):
             return object["request_id"] as? String == id && Self.checksums(of: object) == Self.checksums(of: media)
+        case .operation(let id, let type, let media):
+            return object["request_id"] as? String == id && object["type"] as? String == type
+                && Self.checksums(of: object) == Self.checksums(of: media)
         }
     }
 
@@ -154,6 +235,12 @@ enum EngineConfirmation: Sendable {
         case .capture(let id, _):
             if object["request_id"] as? String == id, object["media"] is [Any] {
                 return "the engine holds a record under this id whose photos have other SHA-256s than this capture's"
+            }
+        case .operation(let id, let type, _):
+            if object["request_id"] as? String == id, object["media"] is [Any] {
+                return object["type"] as? String == type
+                    ? "the engine holds a record under this id whose attachments have other SHA-256s than this operation's"
+                    : "the engine holds a record under this id of another type than this operation's"
             }
         }
         return "\(what) with JSON that is not the engine's answer"

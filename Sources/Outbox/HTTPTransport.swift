@@ -4,18 +4,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sends entries to an engine that speaks the capture API of `docs/engine-protocol.md`, over
+/// Sends entries to an engine that speaks the protocol of `docs/engine-protocol.md`, over
 /// Foundation's URLSession (FoundationNetworking on Linux).
 ///
-/// For each entry it `PUT`s every pending upload copy to `/v1/uploads/{id}/{index}`, the same key
-/// on every attempt, so that the engine can recognise a copy it already holds; reports each one
-/// to the outbox as it lands, so that a send killed half-way does not upload it again; and then
-/// `POST`s the record to `/v1/captures` with the entry's id as the `Idempotency-Key`. The first
+/// For each entry it `PUT`s every pending attachment to `/v1/uploads/{id}/{index}`, the same key
+/// on every attempt, so that the engine can recognise one it already holds; reports each one to
+/// the outbox as it lands, so that a send killed half-way does not upload it again; and then
+/// `POST`s the record with the entry's id as the `Idempotency-Key`: a photo capture to
+/// `/v1/captures` (the contract), any other operation to `/v1/operations` (the extension). The first
 /// answer that is not a success ends the send and is returned as it is, `Retry-After` included:
 /// the outbox decides what it means (see `FailureClassifier`) and when to try again (`Backoff`).
 ///
 /// A success counts only as the contract's answer (`EngineConfirmation`): an upload has landed
-/// when the body names its key and the SHA-256 and byte count of the bytes sent, and the capture
+/// when the body names its key and the SHA-256 and byte count of the bytes sent, and the record
 /// is delivered when the body is its record with its media checksums. Any other 2xx, such as a
 /// hotel Wi-Fi's login page, is `.notConfirmed`: retried later, nothing retired or deleted.
 /// Answers are read up to `maximumAnswerBytes`; a copy is read from its file without following
@@ -102,9 +103,9 @@ public final class HTTPTransport: Transport {
         session.finishTasksAndInvalidate()
     }
 
-    /// Uploads the pending copies, then creates the capture; see the type's documentation.
+    /// Uploads the pending attachments, then sends the record; see the type's documentation.
     ///
-    /// - Returns: The first answer that is not a confirmed success, or the capture request's answer.
+    /// - Returns: The first answer that is not a confirmed success, or the record request's answer.
     /// - Throws: `OutboxError.mediaRead` when a pending copy cannot be read, `CancellationError`
     ///   when the task is cancelled between requests, and whatever
     ///   `DeliveryReporter.uploadLanded(index:)` throws.
@@ -131,13 +132,12 @@ public final class HTTPTransport: Transport {
             reporter.progress(bytesSent: sent)
         }
         try Task.checkCancellation()
-        let request = prepared(
-            try EngineRequest.capture(delivery, engine: configuration.engineURL, timeout: backstop))
+        let record = try EngineRequest.record(delivery, engine: configuration.engineURL, timeout: backstop)
+        let request = prepared(record.request)
         let result = await delegate.perform(
             request, body: nil, in: session, idleTimeout: configuration.idleTimeout,
             deadline: configuration.requestTimeout, bodyLimit: configuration.maximumAnswerBytes)
-        let held = EngineConfirmation.capture(id: delivery.id, media: delivery.intent.media)
-        return failure(result, of: request, expecting: held) ?? .http(status: Self.status(of: result))
+        return failure(result, of: request, expecting: record.confirmation) ?? .http(status: Self.status(of: result))
     }
 
     /// The request with this transport's extra headers, and on Linux a connection of its own.

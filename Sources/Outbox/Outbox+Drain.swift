@@ -1,19 +1,21 @@
 import Foundation
 
 extension Outbox {
-    /// Sends the queue to the engine: one pass, serial, in capture order.
+    /// Sends the queue to the engine: one pass, serial, in queue order.
     ///
     /// Each entry is marked `SYNCING` while it is sent. A delivered entry becomes `SYNCED` (call
     /// `retireSynced()` afterwards to free its files); a permanent failure parks that entry as
     /// `FAILED_NEEDS_ATTENTION` with its reason and the pass goes on; a transient failure puts the
     /// entry back in the queue with a backoff (see `Backoff`) and stops the pass, since the next
-    /// send would most likely meet the same outage. The pass also stops, without sending, at an
-    /// entry that is still backing off: capture order holds, and a struggling engine sees one
-    /// request per backoff rather than one per entry. Entries whose automatic retries ran out,
-    /// and records this version cannot read, are passed over.
+    /// send would most likely meet the same outage. An entry still backing off is passed over
+    /// (`halt` then names the one due first), unless the engine asked with a `Retry-After` to be
+    /// left alone: then the pass sends nothing until that time. So are entries whose automatic retries ran out
+    /// and records this version cannot read. An entry that waits behind an earlier one of its
+    /// entity (`OutboxEntry.blockedBy`) is passed over too, so that one entity's operations
+    /// reach the engine in order; other entities, and entries without one, go on.
     ///
-    /// Before each entry is sent, its files are checked: one whose photo file is missing, is not
-    /// a regular file or no longer holds the saved bytes is parked with a reason that says so,
+    /// Before each entry is sent, its files are checked: one whose file is missing, is not a
+    /// regular file or no longer holds the saved bytes is parked with a reason that says so,
     /// without being sent, and the pass goes on.
     ///
     /// Cancelling the calling task stops the pass: the entry in flight goes back to `QUEUED` as it
@@ -104,7 +106,8 @@ extension Outbox {
 
     /// Sends one entry now, ahead of the queue and of its backoff: for the user's "Send now" on
     /// an entry whose automatic retries ran out, or on a parked one. Then the rest of the queue
-    /// drains as usual (in the same coalesced way as `drain(using:)`).
+    /// drains as usual (in the same coalesced way as `drain(using:)`), the entries of its entity
+    /// that waited behind it included. It never jumps the order of its entity.
     ///
     /// The entry's last error stays readable until this send ends.
     ///
@@ -112,15 +115,19 @@ extension Outbox {
     ///   - id: The entry's id.
     ///   - transport: How to reach the engine.
     /// - Returns: What the drain did.
-    /// - Throws: `notFound`, `unreadableEntry`, or `OutboxError` when the store fails.
+    /// - Throws: `notFound`, `unreadableEntry`, `blockedBehind` when an earlier entry of its
+    ///   entity must go first, or `OutboxError` when the store fails.
     public func sendNow(id: String, using transport: any Transport) async throws(OutboxError) -> DrainReport {
-        _ = try store.entry(id: id)
+        let entry = try store.entry(id: id)
+        if let blocker = entry.blockedBy, let entity = entry.entity {
+            throw .blockedBehind(id: id, blockedBy: blocker, entity: entity)
+        }
         try store.releaseForSendNow(id: id)
         sendNowRequests.insert(id)
         return try await drain(using: transport)
     }
 
-    /// One pass over the queue in capture order; see `drain(using:)`.
+    /// One pass over the queue in queue order; see `drain(using:)`.
     ///
     /// - Parameter honoursBackoff: False for a pass someone asked for (`drainNow(using:)`), which
     ///   sends entries that are backing off or whose automatic retries ran out.
@@ -130,24 +137,36 @@ extension Outbox {
         // while alone was left by a process that died.
         _ = try store.recoverInterruptedSendsIfAlone()
         // The user's "send now" goes first, even past entries that are backing off.
-        var asked: [OutboxEntry] = []
+        var asked: [StoredRecord] = []
         for id in sendNowRequests {
-            if let entry = try store.record(id: id)?.entry, entry.state == .queued { asked.append(entry) }
+            if let record = try store.record(id: id), record.entry?.state == .queued { asked.append(record) }
         }
         sendNowRequests = []
-        for entry in asked.sorted(by: { $0.sequence < $1.sequence }) {
+        for record in asked.sorted(by: { $0.sequence < $1.sequence }) {
+            guard let entry = record.entry, try store.blocker(of: record) == nil else { continue }
             guard try await attempt(entry, using: transport, into: &report) else { return report }
         }
+        // The engine's own word on when to come back holds for everything an automatic pass sends.
+        if honoursBackoff, let pause = engineAskedToWait, pause.until > configuration.now() {
+            report.halt = .waitingToRetry(id: pause.id, until: pause.until)
+            report.retryAt = pause.until
+            return report
+        }
+        // The entry passed over because it waits out its backoff, and is due first.
+        var firstDue: (id: String, due: Date)?
         var cursor: Int64 = 0
         while let record = try store.nextQueuedRecord(after: cursor, includingThoseAwaitingSendNow: !honoursBackoff) {
             cursor = record.sequence
-            guard let entry = record.entry else { continue }
+            guard let entry = record.entry, try store.blocker(of: record) == nil else { continue }
             if honoursBackoff, let due = try dueTime(of: entry), due > configuration.now() {
-                report.halt = .waitingToRetry(id: entry.id, until: due)
-                report.retryAt = due
-                return report
+                if due < firstDue?.due ?? .distantFuture { firstDue = (entry.id, due) }
+                continue
             }
-            guard try await attempt(entry, using: transport, into: &report) else { return report }
+            guard try await attempt(entry, using: transport, into: &report) else { break }
+        }
+        if let firstDue {
+            if report.halt == nil { report.halt = .waitingToRetry(id: firstDue.id, until: firstDue.due) }
+            report.retryAt = min(report.retryAt ?? firstDue.due, firstDue.due)
         }
         return report
     }
@@ -173,20 +192,20 @@ extension Outbox {
             report.halt = .cancelled(id: nil)
             return false
         }
-        // A capture whose photo is gone, or is not what was saved, would fail the same way on
-        // every try: it waits for the user instead of holding up the captures behind it.
+        // An entry whose file is gone, or is not what was saved, would fail the same way on
+        // every try: it waits for the user instead of holding up the entries behind it.
         if let problem = unsendableReason(entry) {
             if try store.park(id: entry.id, reason: problem) { report.parked.append(entry.id) }
             return true
         }
         // The claim fails when another process is sending it.
-        guard try store.claim(id: entry.id) else { return true }
+        guard try store.claim(id: entry.id, at: configuration.now()) else { return true }
         let response: TransportResponse
         switch await handOff(entry, to: transport) {
         case .answered(let answer):
             response = answer
         case .mediaUnreadable(let reason):
-            let reason = "its photo file could not be read while it was sent: \(reason)"
+            let reason = "\(Self.fileWording(of: entry, index: nil)) could not be read while it was sent: \(reason)"
             if try store.finishSend(id: entry.id, state: .failedNeedsAttention, lastError: reason) {
                 report.parked.append(entry.id)
             }
@@ -207,6 +226,7 @@ extension Outbox {
         let reason = Self.reason(for: response)
         switch outcome {
         case .delivered:
+            engineAskedToWait = nil
             if try store.finishSend(id: entry.id, state: .synced, lastError: nil) { report.synced.append(entry.id) }
             return true
         case .permanent:
@@ -216,6 +236,12 @@ extension Outbox {
             return true
         case .transient:
             let retry = retrySchedule(after: entry, response: response)
+            if case .http(_, let header?, _) = response,
+                Backoff.retryAfterSeconds(header, now: configuration.now()) != nil,
+                let until = retry.nextAttemptAt
+            {
+                engineAskedToWait = (entry.id, until)
+            }
             try store.finishSend(id: entry.id, state: .queued, lastError: reason, retry: retry)
             report.halt = .transientFailure(id: entry.id, reason: reason)
             report.retryAt = retry.nextAttemptAt
@@ -227,27 +253,33 @@ extension Outbox {
     /// upload that is missing, is not a regular file, cannot be read, or no longer holds the bytes
     /// its descriptor names; or a descriptor without the checksum the engine checks it by.
     private func unsendableReason(_ entry: OutboxEntry) -> String? {
-        let count = entry.intent.media.count
-        func photo(_ index: Int) -> String {
-            count > 1 ? "the file of its photo \(index + 1) of \(count)" : "its photo file"
-        }
         for file in entry.pendingMedia {
-            if let problem = store.media.problem(with: file.name) { return "\(photo(file.index)) \(problem.wording)" }
-            guard let descriptor = entry.intent.media.first(where: { $0.index == file.index }) else { continue }
+            let wording = Self.fileWording(of: entry, index: file.index)
+            if let problem = store.media.problem(with: file.name) { return "\(wording) \(problem.wording)" }
+            guard let descriptor = entry.media.first(where: { $0.index == file.index }) else { continue }
             switch store.media.contents(of: file.name, atMost: StoredValue.largestUpload) {
             case .failure(let problem):
-                return "\(photo(file.index)) \(problem.wording)"
+                return "\(wording) \(problem.wording)"
             case .success(let bytes):
                 let sizeDiffers = descriptor.byteCount > 0 && Int64(bytes.count) != descriptor.byteCount
                 let digestDiffers = !descriptor.sha256.isEmpty && SHA256.hexDigest(of: bytes) != descriptor.sha256
-                if sizeDiffers || digestDiffers { return "\(photo(file.index)) \(MediaProblem.changed.wording)" }
+                if sizeDiffers || digestDiffers { return "\(wording) \(MediaProblem.changed.wording)" }
             }
         }
-        if let undescribed = entry.intent.media.first(where: { $0.sha256.isEmpty }) {
-            return
-                "the record of \(photo(undescribed.index)) lacks its SHA-256, and its file is not there to compute it from"
+        if let undescribed = entry.media.first(where: { $0.sha256.isEmpty }) {
+            return "the record of \(Self.fileWording(of: entry, index: undescribed.index)) lacks its SHA-256,"
+                + " and its file is not there to compute it from"
         }
         return nil
+    }
+
+    /// "its photo file", "the file of its photo 2 of 3", "its attachment's file", …: the file of
+    /// one attachment (or of the one being sent, for `index` nil), in the words of the entry's kind.
+    static func fileWording(of entry: OutboxEntry, index: Int?) -> String {
+        let kind = entry.type == OperationType.captureCreate.name ? "photo" : "attachment"
+        let count = entry.media.count
+        guard count > 1, let index else { return "its \(kind) file" }
+        return "the file of its \(kind) \(index + 1) of \(count)"
     }
 
     /// When to try again after a transient failure, or that automatic retries ran out.
@@ -283,7 +315,8 @@ extension Outbox {
         let pending = entry.pendingMedia.sorted { $0.index < $1.index }.map { file in
             PendingUpload(
                 index: file.index, fileURL: url(of: file),
-                byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file)))
+                byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file)),
+                contentType: entry.media.first { $0.index == file.index }?.contentType ?? "image/jpeg")
         }
         // Sizes come from files on disk, so they cannot add up past Int64; the clamp is for a
         // file that changed between the two looks.
@@ -292,8 +325,9 @@ extension Outbox {
             $0.addingReportingOverflow($1.byteCount).overflow ? .max : $0 + $1.byteCount
         }
         let delivery = Delivery(
-            id: entry.id, intent: entry.intent, attempt: entry.attempts.incrementedSaturating,
-            pendingUploads: pending, totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes))
+            id: entry.id, entity: entry.entity, type: entry.type, version: entry.version, payload: entry.payload,
+            media: entry.media, attempt: entry.attempts.incrementedSaturating, pendingUploads: pending,
+            totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes))
         let reporter = DeliveryReporter(
             id: entry.id, totalBytes: totalBytes, outbox: self, onProgress: configuration.onProgress)
         do {

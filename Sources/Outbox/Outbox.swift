@@ -1,15 +1,27 @@
 import Foundation
-import ImagePrep
 
-/// The on-device durable queue that gets captures to the engine: saving is local and fast, and
-/// sending is a separate act that may fail and repeat without losing anything.
+/// The on-device durable queue that gets what the user did to the engine: photo captures, a
+/// note's edits, a logged set, each an operation (`OutboxOperation`). Saving is local and fast,
+/// and sending is a separate act that may fail and repeat without losing anything.
 ///
-/// Records live in SQLite (`outbox.sqlite`) and media bytes in `media/` beside it, inside the
+/// Records live in SQLite (`outbox.sqlite`) and attachments in `media/` beside it, inside the
 /// folder the app chooses. Every method is safe to call from many tasks at once.
 ///
+/// ## Order
+/// Operations that share an entity (`OutboxOperation.entity`, such as "note:42") reach the
+/// engine in the order they were queued: while one of them is being sent, backs off after a
+/// failure, waits for "send now", is parked or cannot be read, the later ones wait behind it
+/// (`OutboxEntry.blockedBy`). Operations of other entities, and those without one, go on.
+///
+/// ## The app's own rows
+/// The app may keep its own tables in the same database and change them in the same
+/// transaction as it queues operations (`write(_:)`), so that what the app shows and what it
+/// will send can never disagree after a crash; it reads them with `read(_:)` or a connection
+/// of its own to `databaseURL`. The outbox's own tables (`outbox_*`) are not the app's to touch.
+///
 /// ## Durability
-/// When `enqueue` or `commit` returns, the capture survives the app being killed and the device
-/// losing power:
+/// When `enqueue`, `write` or `commit` returns, what it queued survives the app being killed
+/// and the device losing power:
 /// - `journal_mode=WAL`: a commit appends to the write-ahead log instead of rewriting pages in
 ///   place, so a process killed at any instant leaves either the whole transaction or none of
 ///   it, and a UI listing the queue never blocks the writer. WAL is persistent in the file; it
@@ -40,6 +52,9 @@ import ImagePrep
 public actor Outbox {
     /// The folder that holds the database and the media files.
     public nonisolated let folder: URL
+    /// The database, where an app may keep tables of its own (see `write(_:)`); an app may open
+    /// connections of its own to it for reading, in WAL mode as the outbox keeps it.
+    public nonisolated var databaseURL: URL { folder.appendingPathComponent(OutboxStore.databaseName) }
     /// The clock, time zone, answer classification, backoff and progress callback this outbox uses.
     public nonisolated let configuration: Configuration
     /// How many interrupted sends this open put back in the queue.
@@ -59,6 +74,10 @@ public actor Outbox {
     var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
     /// Entries the user asked to send now, which the next pass sends first.
     var sendNowRequests: Set<String> = []
+    /// When the engine last asked, with a `Retry-After` on a transient failure, to be left alone,
+    /// and for which entry: automatic passes send nothing before then, whatever its entity.
+    /// Kept in memory only: after a restart one request may go before the wait is over.
+    var engineAskedToWait: (id: String, until: Date)?
 
     /// Opens the outbox in `folder`, creating it when absent.
     ///
@@ -68,11 +87,11 @@ public actor Outbox {
     ///
     /// - Parameters:
     ///   - folder: Where the outbox lives; the app's private storage, never a shared or network folder.
-    ///   - configuration: The clock, time zone, classification, backoff and progress callback.
+    ///   - configuration: The operation types, clock, time zone, classification, backoff and progress callback.
     /// - Throws: `OutboxError` when the folder or the database cannot be opened, or the database
     ///   comes from a newer version of the app.
     public init(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError) {
-        let store = try OutboxStore(folder: folder)
+        let store = try OutboxStore(folder: folder, catalog: configuration.catalog)
         self.folder = folder
         self.configuration = configuration
         self.store = store
@@ -80,22 +99,82 @@ public actor Outbox {
         sweptAtOpen = store.sweptAtOpen
     }
 
-    /// Queues a capture: writes its files (flushed to disk) and then its record, in one transaction.
+    /// Queues an operation: writes its attachments (flushed to disk) and then its record, in one
+    /// transaction.
     ///
-    /// Returns only when the capture is durable. Offering an id that is already queued changes
+    /// Returns only when the operation is durable. Offering an id that is already queued changes
     /// nothing, even when both offers run at once in different tasks or processes.
     ///
-    /// - Parameter capture: The capture, with its id.
-    /// - Returns: `.enqueued`, or `.alreadyQueued` when an entry with this id exists.
-    /// - Throws: `OutboxError` when a file or the record cannot be written; no file of this
-    ///   capture is left behind then.
+    /// An operation of a last-write-wins type (`OperationType.isLastWriteWins`) takes the place of
+    /// the last entry of its entity when that one is of the same type and was never sent: no send
+    /// of it ever started (once one has, the engine may hold it, and the new one goes after it),
+    /// and nothing of the entity was queued after it. The earlier record goes in the same
+    /// transaction, its files right after it commits; a listing never shows both.
+    ///
+    /// - Parameter operation: The operation, with its id.
+    /// - Returns: `.enqueued`; `.replaced(earlier:)` when it took an earlier one's place;
+    ///   `.alreadyQueued` when an entry with this id exists.
+    /// - Throws: `unknownOperationType` when the configuration does not declare its type at its
+    ///   version; `OutboxError` when a file or the record cannot be written, and then nothing of
+    ///   it is left behind.
     @discardableResult
-    public func enqueue(_ capture: Capture) throws(OutboxError) -> EnqueueResult {
-        try store.enqueue(capture, createdAt: configuration.now(), makeToken: configuration.makeFileToken)
+    public func enqueue(_ operation: OutboxOperation) throws(OutboxError) -> EnqueueResult {
+        let now = configuration.now()
+        return try store.writeTransaction(
+            { () throws(OutboxError) -> EnqueueResult in
+                try store.insert(operation, createdAt: now, makeToken: configuration.makeFileToken)
+            }, wrap: { $0 })
     }
 
-    /// Everything in the outbox, in capture order: readable entries, and beside them the records
-    /// this version cannot read (never deleted automatically).
+    /// Runs the app's own SQL on its own tables and queues operations, all in one transaction of
+    /// the outbox's database: when this returns, both are on disk; when the body throws, anything
+    /// fails, or the process is killed at any instant, neither is.
+    ///
+    /// The transaction is `BEGIN IMMEDIATE`: it holds the database's write lock from the start,
+    /// so keep the body short and never wait for anything in it (it cannot await). The app's
+    /// statements may create, change and read the app's own tables (its schema and its
+    /// migrations are the app's: the outbox never touches them); they may not touch the outbox's
+    /// tables (`outbox_*`) or SQLite's, end the transaction, attach a database, or change a
+    /// setting (`PRAGMA user_version` is the outbox's schema version): such a statement throws
+    /// `appStatementRefused`.
+    ///
+    /// ```swift
+    /// try await outbox.write { transaction in
+    ///     try transaction.execute("UPDATE notes SET body = ? WHERE id = ?", .text(body), .integer(42))
+    ///     try transaction.enqueue(OutboxOperation(id: id, entity: "note:42", type: "note.update", payload: edit))
+    /// }
+    /// ```
+    ///
+    /// - Parameter body: The work, given the transaction; what it returns is returned.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, after rolling everything back; or an `OutboxError`.
+    public func write<R: Sendable>(_ body: (borrowing OutboxTransaction) throws -> R) throws -> R {
+        let now = configuration.now()
+        return try store.writeTransaction(
+            { () throws -> R in
+                try body(
+                    OutboxTransaction(store: store, isReadOnly: false, now: now, makeToken: configuration.makeFileToken)
+                )
+            }, wrap: { $0 })
+    }
+
+    /// Reads the app's own tables in the outbox's database, in one read transaction: every
+    /// query in `body` sees the same moment, however others write meanwhile. Only statements that
+    /// change nothing are taken; the rules of `write(_:)` for what the app's SQL may touch hold.
+    ///
+    /// - Parameter body: The reading, given the transaction; what it returns is returned.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, or an `OutboxError`.
+    public func read<R: Sendable>(_ body: (borrowing OutboxTransaction) throws -> R) throws -> R {
+        try store.readTransaction {
+            try body(
+                OutboxTransaction(
+                    store: store, isReadOnly: true, now: configuration.now(), makeToken: configuration.makeFileToken))
+        }
+    }
+
+    /// Everything in the outbox, in queue order: readable entries, each with what it waits behind,
+    /// and beside them the records this version cannot read (never deleted automatically).
     ///
     /// - Throws: `OutboxError.database` when the database cannot be read.
     public func list() throws(OutboxError) -> OutboxListing {
@@ -107,24 +186,32 @@ public actor Outbox {
     /// another user's or one on a read-only file system. A store of an older schema is migrated
     /// in memory for the reading; nothing is recovered, swept or healed on disk.
     ///
-    /// - Parameter folder: The outbox's folder.
+    /// - Parameters:
+    ///   - folder: The outbox's folder.
+    ///   - configuration: The operation types to read the records as; photo captures by default.
     /// - Returns: The readable entries and the unreadable records, as `list()` gives them.
     /// - Throws: `unreadableStore` naming the cause when the store cannot be read at all;
     ///   `newerSchema`; `database`.
-    public static func readOnlyListing(folder: URL) throws(OutboxError) -> OutboxListing {
-        OutboxListing(records: try OutboxStore.recordsReadingOnly(folder: folder))
+    public static func readOnlyListing(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError)
+        -> OutboxListing
+    {
+        OutboxListing(records: try OutboxStore.recordsReadingOnly(folder: folder, catalog: configuration.catalog))
     }
 
-    /// The entry with this id.
+    /// The entry with this id, with what it waits behind.
     ///
     /// - Parameter id: The entry's id.
     /// - Returns: The entry, or nil when the outbox holds none with this id.
     /// - Throws: `unreadableEntry` when this version cannot read it; `database` when reading fails.
     public func entry(id: String) throws(OutboxError) -> OutboxEntry? {
-        try store.record(id: id)?.readableEntry()
+        do throws(OutboxError) {
+            return try store.entry(id: id)
+        } catch .notFound {
+            return nil
+        }
     }
 
-    /// Records that the engine has the capture, whatever its state was.
+    /// Records that the engine has the operation, whatever its state was.
     ///
     /// - Parameter id: The entry's id.
     /// - Throws: `notFound` when the outbox holds no such entry; `unreadableEntry` when this
@@ -140,8 +227,8 @@ public actor Outbox {
     /// second `retire` finishes; the other order would leave files that nothing names.
     ///
     /// - Parameter id: The entry's id.
-    /// - Throws: `notFound`; `notSynced` when the engine does not have the capture yet (retiring
-    ///   it would lose it); `mediaRemove` or `database` when deleting fails.
+    /// - Throws: `notFound`; `notSynced` when the engine does not have it yet (retiring it would
+    ///   lose it); `mediaRemove` or `database` when deleting fails.
     public func retire(id: String) throws(OutboxError) {
         let entry = try store.entry(id: id)
         guard entry.state == .synced else { throw .notSynced(id: id, state: entry.state) }
@@ -152,7 +239,7 @@ public actor Outbox {
 
     /// Retires every synced entry; the drain's caller calls this after a pass.
     ///
-    /// - Returns: The ids retired, in capture order.
+    /// - Returns: The ids retired, in queue order.
     /// - Throws: `OutboxError` when deleting fails; the entries retired before the failure stay retired.
     @discardableResult
     public func retireSynced() throws(OutboxError) -> [String] {
@@ -169,6 +256,7 @@ public actor Outbox {
     }
 
     /// Deletes an entry whatever its state, readable or not: the record first, then its bytes.
+    /// The entries of its entity that waited behind it go on.
     ///
     /// In that order, a crash in between leaves files that no record names, which the next open
     /// sweeps; the other order would leave a record that names missing files.
@@ -183,7 +271,7 @@ public actor Outbox {
         // record itself spells. A record whose id is not a valid one names no file of ours.
         if let names = record.mediaNames {
             try store.media.remove(names)
-        } else if Capture.isValidID(id) {
+        } else if OutboxOperation.isValidID(id) {
             try store.media.remove(store.media.regularFileNames().filter { $0.hasPrefix(id + ".") })
         }
         try store.media.synchronize()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One capture in the outbox, as the store held it when it was read.
+/// One operation in the outbox (a photo capture, a note's edit), as the store held it when it was read.
 public struct OutboxEntry: Sendable, Hashable, Identifiable {
     /// Where an entry is on its way to the engine.
     public enum State: String, Sendable, Hashable, Codable, CaseIterable {
@@ -18,24 +18,38 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 
     /// The id minted on the device (the caller's prefix and a unique part); also the engine's request id.
     public let id: String
-    /// The capture order: a number that only grows and is never reused, even after entries retire.
+    /// The queue order: a number that only grows and is never reused, even after entries retire.
     public let sequence: Int64
     /// Where the entry is on its way to the engine.
     public let state: State
     /// When the entry was queued, by the device's clock; the epoch for a record that did not store it.
     public let createdAt: Date
-    /// How many times a send was started.
+    /// How many times a send was started (a cancelled one does not count).
     public let attempts: Int
     /// Why the last send failed, in words for the app's UI; nil when none has failed since the last success.
     public let lastError: String?
-    /// The upload copies the engine does not have yet; a transport reports each one as it lands.
+    /// What the operation is about, for example "note:42"; nil for one that waits for nothing.
+    public let entity: String?
+    /// The operation's type, for example "capture.create" or "note.update".
+    public let type: String
+    /// The version of its payload.
+    public let version: Int
+    /// Its arguments, as the JSON text it was queued with.
+    public let payload: Data
+    /// One descriptor per attachment (a capture's photos), in order.
+    public let media: [MediaDescriptor]
+    /// The attachments the engine does not have yet; a transport reports each one as it lands.
     public let pendingMedia: [MediaFile]
     /// Every file the entry owns, deleted when it retires or is discarded; never used up by sending.
     public let ownedMedia: [MediaFile]
-    /// What the user meant.
-    public let intent: CaptureIntent
+    /// The earlier entry of the same entity that this one waits behind (it is being sent, backs
+    /// off, is parked, waits for "send now", or cannot be read); nil when it waits for none.
+    public internal(set) var blockedBy: String?
     /// When automatic sending may try the entry again.
     let retry: RetrySchedule
+    /// When a send of it first started; nil while none has. Once one has, the engine may hold
+    /// it, so it is never compacted away.
+    let firstAttemptAt: Date?
 
     /// The earliest time an automatic drain sends the entry again, after a transient failure;
     /// nil when it may go at once or waits for the user.
@@ -43,6 +57,16 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
 
     /// Whether automatic retries ran out, so that only `Outbox.sendNow(id:using:)` sends it again.
     public var isWaitingForSendNow: Bool { retry.awaitsSendNow }
+
+    /// The payload decoded as `Payload`, with ISO 8601 dates as `OutboxOperation` encodes them.
+    ///
+    /// - Parameter type: The payload's type for this entry's `type` and `version`.
+    /// - Throws: The decoder's error when the payload is not a `Payload`.
+    public func decodedPayload<Payload: Decodable>(as type: Payload.Type) throws -> Payload {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(Payload.self, from: payload)
+    }
 }
 
 /// Where an entry stands with automatic retries.
@@ -55,9 +79,9 @@ struct RetrySchedule: Sendable, Hashable {
     var awaitsSendNow = false
 }
 
-/// One file in the outbox's media folder and the upload copy it holds.
+/// One file in the outbox's media folder and the attachment it holds.
 public struct MediaFile: Sendable, Hashable, Codable {
-    /// The copy's position in its capture (`MediaDescriptor.index`).
+    /// The attachment's position in its operation (`MediaDescriptor.index`).
     public var index: Int
     /// The file's name inside the media folder; `Outbox.url(of:)` gives its location.
     public var name: String
@@ -81,22 +105,24 @@ public struct UnreadableEntry: Sendable, Hashable {
 }
 
 /// Everything in the outbox: the entries this version reads, and beside them those it cannot,
-/// so that an app can say "3 captures this app cannot read, still on this device".
+/// so that an app can say "3 entries this app cannot read, still on this device".
 public struct OutboxListing: Sendable, Hashable {
-    /// The readable entries, in capture order.
+    /// The readable entries, in queue order, each with what it waits behind.
     public let entries: [OutboxEntry]
-    /// The records this version cannot read, in capture order.
+    /// The records this version cannot read, in queue order.
     public let unreadable: [UnreadableEntry]
 }
 
 extension OutboxListing {
-    /// The listing of records as the store read them.
+    /// The listing of records as the store read them, in queue order.
     init(records: [StoredRecord]) {
         var entries: [OutboxEntry] = []
         var unreadable: [UnreadableEntry] = []
+        let blockers = EntityOrder.blockers(in: records)
         for record in records {
             switch record.reading {
-            case .success(let entry):
+            case .success(var entry):
+                entry.blockedBy = blockers[record.sequence]
                 entries.append(entry)
             case .failure(let problem):
                 unreadable.append(UnreadableEntry(sequence: record.sequence, id: record.id, reason: problem.reason))
@@ -106,10 +132,13 @@ extension OutboxListing {
     }
 }
 
-/// What `Outbox.enqueue` did with a capture. Offering the same id again is a result, not an error.
+/// What `Outbox.enqueue` did with an operation. Offering the same id again is a result, not an error.
 public enum EnqueueResult: Sendable, Hashable {
-    /// The capture is now on disk, files and record, and survives a crash or a power cut.
+    /// The operation is now on disk, files and record, and survives a crash or a power cut.
     case enqueued
     /// An entry with this id was already there; nothing was written.
     case alreadyQueued
+    /// The operation is on disk, and it took the place of `earlier`, the last operation of its
+    /// entity, of the same last-write-wins type and never sent; that one and its files are gone.
+    case replaced(earlier: String)
 }

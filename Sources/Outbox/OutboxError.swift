@@ -33,8 +33,21 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
     case notWritable(path: String, reason: String)
     /// The store cannot even be read (its database is missing, or this user may not open it).
     case unreadableStore(path: String, reason: String)
-    /// The capture's intent could not be encoded as JSON.
+    /// The operation's payload could not be encoded as JSON.
     case encoding(id: String, reason: String)
+    /// The operation cannot be queued as it is: its type, entity, version, payload or an
+    /// attachment breaks a rule; `reason` says which, without quoting the payload.
+    case invalidOperation(id: String, reason: String)
+    /// This outbox's configuration does not know the operation's type, or not at this version
+    /// (`Outbox.Configuration.operationTypes`).
+    case unknownOperationType(type: String, version: Int)
+    /// The entry waits behind an earlier one of its entity, which must reach the engine (or be
+    /// discarded) first.
+    case blockedBehind(id: String, blockedBy: String, entity: String)
+    /// The app's SQL inside `Outbox.write` or `Outbox.read` was refused; `reason` says why.
+    case appStatementRefused(reason: String)
+    /// `OutboxTransaction.enqueue` was called inside `Outbox.read`, which changes nothing.
+    case readOnlyTransaction
 
     public var description: String {
         switch self {
@@ -43,12 +56,12 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidIDPrefix(let prefix):
             return "'\(prefix)' cannot start an outbox id: use at most 64 letters, digits, '-' or '_'."
         case .notFound(let id):
-            return "The outbox holds no capture with the id '\(id)'."
+            return "The outbox holds no entry with the id '\(id)'."
         case .notSynced(let id, let state):
             return
                 "The capture '\(id)' cannot be retired because the engine does not have it yet: it is \(state.rawValue)."
         case .unreadableEntry(let id, let reason):
-            return "The capture '\(id)' cannot be read by this version of the app: \(reason)."
+            return "The entry '\(id)' cannot be read by this version of the app: \(reason)."
         case .database(let path, let code, let message):
             return "The outbox database '\(path)' failed: \(message) (SQLite result code \(code))."
         case .newerSchema(let path, let version, let supported):
@@ -70,7 +83,19 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadableStore(let path, let reason):
             return "The outbox '\(path)' cannot be read: \(reason)."
         case .encoding(let id, let reason):
-            return "The capture '\(id)' could not be encoded for storage: \(reason)."
+            return "The operation '\(id)' could not be encoded for storage: \(reason)."
+        case .invalidOperation(let id, let reason):
+            return "The operation '\(id)' cannot be queued: \(reason)."
+        case .unknownOperationType(let type, let version):
+            return "This outbox does not know the operation type '\(type)' at version \(version):"
+                + " declare it in Outbox.Configuration.operationTypes."
+        case .blockedBehind(let id, let blockedBy, let entity):
+            return "The entry '\(id)' waits behind '\(blockedBy)', an earlier one of '\(entity)':"
+                + " send or discard that one first."
+        case .appStatementRefused(let reason):
+            return "The outbox refused the app's SQL statement: \(reason)."
+        case .readOnlyTransaction:
+            return "Nothing can be queued inside Outbox.read, which changes nothing; use Outbox.write."
         }
     }
 }

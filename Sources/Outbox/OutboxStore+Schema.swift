@@ -21,6 +21,9 @@ extension OutboxStore {
     ///   transient failures in a row it has had, and whether it waits for `sendNow`.
     /// - 3: mends what older versions could leave behind (see `mendOlderRecords`), and makes the
     ///   id unique in every store, also in those whose table was made without `UNIQUE`.
+    /// - 4: operations of any type (see `convertToOperations`): the table becomes
+    ///   `outbox_entries` (an app keeps its own tables beside it, under other names), with an
+    ///   entity key, indexed for the order per entity, and the time a send first started.
     static let migrations: [Migration] = [
         .sql(
             """
@@ -43,6 +46,18 @@ extension OutboxStore {
             ALTER TABLE entries ADD COLUMN awaits_send_now INTEGER;
             """),
         Migration { database, media throws(OutboxError) in try mendOlderRecords(database, media: media) },
+        Migration { database, _ throws(OutboxError) in
+            try database.execute(
+                script: """
+                    ALTER TABLE entries RENAME TO outbox_entries;
+                    ALTER TABLE outbox_entries ADD COLUMN entity TEXT;
+                    ALTER TABLE outbox_entries ADD COLUMN first_attempt_at REAL;
+                    DROP INDEX IF EXISTS entries_unique_id;
+                    CREATE UNIQUE INDEX IF NOT EXISTS outbox_entries_id ON outbox_entries (id);
+                    CREATE INDEX IF NOT EXISTS outbox_entries_entity ON outbox_entries (entity, sequence);
+                    """)
+            try convertToOperations(database)
+        },
     ]
 
     /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way
@@ -136,7 +151,7 @@ extension OutboxStore {
             if case .some(nil) = pending { continue }
             if case .some(nil) = owned { continue }
             var completedOwned = owned.flatMap { $0 } ?? pending.flatMap { $0 } ?? []
-            if owned == nil, let id = record.id, Capture.isValidID(id) {
+            if owned == nil, let id = record.id, OutboxOperation.isValidID(id) {
                 for name in folderNames where !completedOwned.contains(where: { $0.name == name }) {
                     guard let index = mediaIndex(inFileName: name, id: id),
                         !completedOwned.contains(where: { $0.index == index })
@@ -222,4 +237,67 @@ extension OutboxStore {
 
 extension Character {
     fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+// MARK: - Schema 4
+
+extension OutboxStore {
+    /// Turns every record of the versions before schema 4, all photo captures, into a
+    /// `capture.create` operation, once:
+    ///
+    /// - The intent `{"version", "operation", "arguments": {…, "media": [...]}}` becomes a
+    ///   `StoredIntent`: the same operation and version, the arguments without their media as
+    ///   the payload, and the media descriptors beside it (of type image/jpeg, the only files
+    ///   those versions kept). An intent that is not such an object stays as it was: the record
+    ///   stays unreadable, and kept. A missing intent (the first versions could leave one) reads
+    ///   as an empty capture, as it did before.
+    /// - A record that was ever sent (an attempt counted, a state other than queued, an upload
+    ///   landed) is marked as sent, so that nothing the engine may hold is ever compacted away.
+    static func convertToOperations(_ database: borrowing SQLiteDatabase) throws(OutboxError) {
+        try database.run(
+            """
+            UPDATE outbox_entries SET first_attempt_at = COALESCE(created_at, 0)
+            WHERE (typeof(attempts) = 'integer' AND attempts > 0) OR COALESCE(state, 'QUEUED') != 'QUEUED'
+                OR pending_media IS NOT owned_media
+            """)
+        let records = try database.query("SELECT sequence, intent FROM outbox_entries") { row in
+            (sequence: row.integer(at: 0) ?? 0, intent: row.bytes(at: 1))
+        }
+        for record in records {
+            guard let converted = convertedIntent(record.intent) else { continue }
+            try database.run(
+                "UPDATE outbox_entries SET intent = ? WHERE sequence = ?",
+                .text(String(decoding: converted, as: UTF8.self)), .integer(record.sequence))
+        }
+    }
+
+    /// The schema 4 form of an older intent, or nil when it is not one that can be converted.
+    private static func convertedIntent(_ stored: Data?) -> Data? {
+        let envelope: [String: Any]
+        if let stored {
+            guard stored.count <= StoredValue.largestIntent,
+                let object = (try? JSONSerialization.jsonObject(with: stored)) as? [String: Any]
+            else { return nil }
+            envelope = object
+        } else {
+            envelope = [:]
+        }
+        guard
+            let operation = envelope["operation"] as? String ?? (envelope["operation"] == nil ? "capture.create" : nil),
+            let version = (envelope["version"] as? NSNumber).map(\.intValue) ?? (envelope["version"] == nil ? 1 : nil),
+            var arguments = envelope["arguments"] as? [String: Any] ?? (envelope["arguments"] == nil ? [:] : nil)
+        else { return nil }
+        var media = arguments.removeValue(forKey: "media") as? [[String: Any]] ?? []
+        for position in media.indices where media[position]["contentType"] == nil {
+            media[position]["contentType"] = "image/jpeg"
+        }
+        guard let payload = try? JSONSerialization.data(withJSONObject: arguments, options: [.sortedKeys]),
+            let converted = try? JSONSerialization.data(
+                withJSONObject: [
+                    "operation": operation, "version": version, "payload": String(decoding: payload, as: UTF8.self),
+                    "media": media,
+                ], options: [.sortedKeys])
+        else { return nil }
+        return converted
+    }
 }

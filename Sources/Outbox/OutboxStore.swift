@@ -8,7 +8,10 @@ import Foundation
 /// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 3
+    static let schemaVersion = 4
+    /// The table of entries. Every table and index of the outbox's own is named `outbox_…`, a
+    /// prefix an app's own tables in the same database may not use (`AppStatementRule`).
+    static let table = "outbox_entries"
     /// The database file's name inside the outbox folder.
     static let databaseName = "outbox.sqlite"
     /// The media folder's name inside the outbox folder.
@@ -23,8 +26,13 @@ final class OutboxStore {
     /// The files this open removed because no record named them.
     private(set) var sweptAtOpen: [String] = []
 
-    private let database: SQLiteDatabase
+    /// The operation types this store reads, sends and compacts.
+    let catalog: OperationCatalog
+    let database: SQLiteDatabase
     private let lock: StoreLock
+    /// The files the write transaction in progress has written (removed if it rolls back), and
+    /// those of the entries it replaced (removed once it has committed); nil outside one.
+    private var transactionFiles: (written: [String], replaced: [String])?
 
     /// Opens the outbox in `folder`, creating it when absent, migrating an older schema forward,
     /// and, when no one else has it open, recovering interrupted sends and sweeping unnamed files.
@@ -32,7 +40,8 @@ final class OutboxStore {
     /// - Throws: `notWritable` when the store is there but this process may not change it (then
     ///   `recordsReadingOnly(folder:)` can still read it); `folder` or `database` naming the cause
     ///   when it cannot be opened at all.
-    init(folder: URL) throws(OutboxError) {
+    init(folder: URL, catalog: OperationCatalog) throws(OutboxError) {
+        self.catalog = catalog
         try MediaFolder.makeFolder(folder)
         // SQLite needs to create its log files beside the database, so a folder this process
         // cannot write in is a store it cannot change, whatever its files allow.
@@ -64,7 +73,7 @@ final class OutboxStore {
     ///
     /// - Throws: `unreadableStore` naming the cause when the database cannot be read at all;
     ///   `newerSchema`; `database` when SQLite fails.
-    static func recordsReadingOnly(folder: URL) throws(OutboxError) -> [StoredRecord] {
+    static func recordsReadingOnly(folder: URL, catalog: OperationCatalog) throws(OutboxError) -> [StoredRecord] {
         let databaseURL = folder.appendingPathComponent(databaseName)
         if let reason = MediaFolder.readProblem(at: databaseURL.path) {
             throw .unreadableStore(path: folder.path, reason: reason)
@@ -86,13 +95,15 @@ final class OutboxStore {
         guard found <= schemaVersion else {
             throw .newerSchema(path: databaseURL.path, version: found, supported: schemaVersion)
         }
-        if found >= 1 { try database.run("CREATE TABLE main.entries AS SELECT * FROM stored.entries") }
+        // The table was called `entries` before schema 4.
+        let storedTable = found >= 4 ? table : "entries"
+        if found >= 1 { try database.run("CREATE TABLE main.\(storedTable) AS SELECT * FROM stored.\(storedTable)") }
         try database.run("DETACH DATABASE stored")
         try database.run("PRAGMA main.user_version = \(found)")
         try migrate(database, media: media)
         try database.run("PRAGMA query_only = ON")
-        return try database.query("SELECT \(StoredRecord.columns) FROM entries ORDER BY sequence") { row in
-            StoredRecord(row: row)
+        return try database.query("SELECT \(StoredRecord.columns) FROM \(table) ORDER BY sequence") { row in
+            StoredRecord(row: row, catalog: catalog)
         }
     }
 
@@ -111,29 +122,41 @@ final class OutboxStore {
 
     // MARK: Reading
 
-    /// Every record in capture order, readable or not.
+    /// Every record in queue order, readable or not.
     func records() throws(OutboxError) -> [StoredRecord] {
-        try database.query("SELECT \(StoredRecord.columns) FROM entries ORDER BY sequence") { row in
-            StoredRecord(row: row)
+        try database.query("SELECT \(StoredRecord.columns) FROM \(Self.table) ORDER BY sequence") { row in
+            StoredRecord(row: row, catalog: catalog)
         }
     }
 
     /// The record with this id, readable or not; nil when there is none.
     func record(id: String) throws(OutboxError) -> StoredRecord? {
-        try database.query("SELECT \(StoredRecord.columns) FROM entries WHERE id = ?", [.text(id)]) { row in
-            StoredRecord(row: row)
+        try database.query("SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE id = ?", [.text(id)]) { row in
+            StoredRecord(row: row, catalog: catalog)
         }.first
     }
 
-    /// The readable entry with this id.
+    /// The readable entry with this id, with what it waits behind.
     ///
     /// - Throws: `notFound` when there is none, `unreadableEntry` when this version cannot read it.
     func entry(id: String) throws(OutboxError) -> OutboxEntry {
         guard let record = try record(id: id) else { throw .notFound(id: id) }
-        return try record.readableEntry()
+        var entry = try record.readableEntry()
+        entry.blockedBy = try blocker(of: record)
+        return entry
     }
 
-    /// The first record after `sequence` in capture order that waits to be sent, readable or not.
+    /// The id of the entry `record` waits behind (`EntityOrder`), or nil when it waits for none.
+    func blocker(of record: StoredRecord) throws(OutboxError) -> String? {
+        guard let entity = record.entity else { return nil }
+        let earlier = try database.query(
+            "SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE entity = ? AND sequence < ? ORDER BY sequence",
+            [.text(entity), .integer(record.sequence)]
+        ) { row in StoredRecord(row: row, catalog: catalog) }
+        return EntityOrder.blocker(of: record, among: earlier)
+    }
+
+    /// The first record after `sequence` in queue order that waits to be sent, readable or not.
     ///
     /// - Parameter includingThoseAwaitingSendNow: Whether entries whose automatic retries ran
     ///   out count too (for a drain someone asked for).
@@ -142,56 +165,142 @@ final class OutboxStore {
     {
         try database.query(
             """
-            SELECT \(StoredRecord.columns) FROM entries
+            SELECT \(StoredRecord.columns) FROM \(Self.table)
             WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND (? OR COALESCE(awaits_send_now, 0) = 0)
             ORDER BY sequence LIMIT 1
             """, [.integer(sequence), .integer(includingThoseAwaitingSendNow ? 1 : 0)]
-        ) { row in StoredRecord(row: row) }.first
+        ) { row in StoredRecord(row: row, catalog: catalog) }.first
     }
 
     // MARK: Writing
 
-    /// Writes the capture's files (flushed, folder flushed) and then its record, all inside one
-    /// write transaction; returns `.alreadyQueued` without writing anything when the id is taken.
+    /// Runs `body` inside one write transaction (`BEGIN IMMEDIATE … COMMIT`), in which `insert`
+    /// may write operations and the app its own rows: all of it commits, or none of it does.
     ///
-    /// When anything before the commit fails, the files written so far are removed again. When
-    /// the commit itself fails the outcome is uncertain (an fsync error may still have left the
-    /// record on disk), so the files stay for the next open's sweep, which keeps them exactly when
-    /// a record names them.
-    func enqueue(_ capture: Capture, createdAt: Date, makeToken: () -> String) throws(OutboxError) -> EnqueueResult {
-        try database.transaction { () throws(OutboxError) -> EnqueueResult in
-            let taken = try database.query("SELECT 1 FROM entries WHERE id = ?", [.text(capture.id)]) { _ in true }
-            if !taken.isEmpty { return .alreadyQueued }
-            var files: [MediaFile] = []
-            do throws(OutboxError) {
-                for (index, bytes) in capture.uploads.enumerated() {
-                    // A fresh token per write: a discard that removes an older entry's files after
-                    // its record can never hit the files of a new entry that reuses the id.
-                    let file = MediaFile(index: index, name: "\(capture.id).\(index).\(makeToken()).jpg")
-                    try media.write(bytes, named: file.name)
-                    files.append(file)
-                }
-                try media.synchronize()
-                let intent: String
-                do {
-                    intent = String(decoding: try capture.intent.encodedRecord(), as: UTF8.self)
-                } catch {
-                    throw .encoding(id: capture.id, reason: (error as NSError).localizedDescription)
-                }
-                let list = StoredRecord.encodeMediaList(files)
-                try database.run(
-                    """
-                    INSERT INTO entries (id, state, created_at, attempts, pending_media, owned_media, intent)
-                    VALUES (?, ?, ?, 0, ?, ?, ?)
-                    """,
-                    .text(capture.id), .text(OutboxEntry.State.queued.rawValue),
-                    .real(createdAt.timeIntervalSince1970), .text(list), .text(list), .text(intent))
-            } catch {
-                media.removeQuietly(files.map(\.name))
-                throw error
-            }
-            return .enqueued
+    /// When the body throws, or anything before the commit fails, the transaction rolls back and
+    /// the media files it wrote are removed again. When the commit itself fails the outcome is
+    /// uncertain (an fsync error may still have left the records on disk), so the files stay for
+    /// the next open's sweep, which keeps them exactly when a record names them. The files of
+    /// entries it replaced are removed only once it has committed: a crash before then leaves
+    /// them to the sweep too.
+    ///
+    /// - Parameter wrap: Turns the store's own failure into the error the caller throws.
+    func writeTransaction<R, E: Error>(_ body: () throws(E) -> R, wrap: (OutboxError) -> E) throws(E) -> R {
+        precondition(transactionFiles == nil, "one write transaction at a time")
+        transactionFiles = ([], [])
+        defer { transactionFiles = nil }
+        do throws(OutboxError) { try database.run("BEGIN IMMEDIATE") } catch { throw wrap(error) }
+        let result: R
+        do throws(E) {
+            result = try body()
+        } catch {
+            rollBack()
+            throw error
         }
+        do throws(OutboxError) {
+            try database.run("COMMIT")
+        } catch {
+            if database.isInTransaction { rollBack() }
+            throw wrap(error)
+        }
+        if let replaced = transactionFiles?.replaced, !replaced.isEmpty {
+            media.removeQuietly(replaced)
+            try? media.synchronize()
+        }
+        return result
+    }
+
+    /// Runs `body` inside one read transaction, so that all it reads is of one moment.
+    func readTransaction<R>(_ body: () throws -> R) throws -> R {
+        try database.run("BEGIN")
+        // Ending a transaction that only read cannot lose anything.
+        defer { if database.isInTransaction { try? database.run("COMMIT") } }
+        return try body()
+    }
+
+    /// Rolls the transaction in progress back and removes the files it wrote.
+    private func rollBack() {
+        try? database.run("ROLLBACK")
+        media.removeQuietly(transactionFiles?.written ?? [])
+    }
+
+    /// Writes an operation's files (flushed, folder flushed) and then its record, inside the
+    /// write transaction in progress; `.alreadyQueued` without writing anything when the id is taken.
+    ///
+    /// An operation of a last-write-wins type replaces the last entry of its entity when that one
+    /// is of the same type and no send of it ever started: then the engine cannot hold it, and
+    /// nothing of its entity comes between. Its record goes in the same transaction; its files once
+    /// the transaction has committed.
+    ///
+    /// - Throws: `unknownOperationType`, `mediaWrite`, `database`.
+    func insert(_ operation: OutboxOperation, createdAt: Date, makeToken: () -> String) throws(OutboxError)
+        -> EnqueueResult
+    {
+        precondition(transactionFiles != nil, "insert runs inside writeTransaction")
+        guard let type = catalog.type(named: operation.type), type.versions.contains(operation.version) else {
+            throw .unknownOperationType(type: operation.type, version: operation.version)
+        }
+        let taken = try database.query("SELECT 1 FROM \(Self.table) WHERE id = ?", [.text(operation.id)]) { _ in true }
+        if !taken.isEmpty { return .alreadyQueued }
+        // A savepoint, so that a failed insert leaves nothing of itself in the transaction even
+        // when the app catches the error and commits the rest: never the replaced entry's
+        // deletion without the operation that replaces it.
+        try database.run("SAVEPOINT outbox_insert")
+        var written: [String] = []
+        let replaced: OutboxEntry?
+        do throws(OutboxError) {
+            replaced = type.isLastWriteWins ? try replaceableEntry(for: operation) : nil
+            if let replaced {
+                try database.run("DELETE FROM \(Self.table) WHERE sequence = ?", .integer(replaced.sequence))
+            }
+            var files: [MediaFile] = []
+            for (descriptor, attachment) in zip(operation.media, operation.attachments) {
+                // A fresh token per write: a discard that removes an older entry's files after its
+                // record can never hit the files of a new entry that reuses the id.
+                let file = MediaFile(
+                    index: descriptor.index,
+                    name: "\(operation.id).\(descriptor.index).\(makeToken()).\(descriptor.fileExtension)")
+                try media.write(attachment.data, named: file.name)
+                written.append(file.name)
+                files.append(file)
+            }
+            if !files.isEmpty { try media.synchronize() }
+            let list = StoredRecord.encodeMediaList(files)
+            try database.run(
+                """
+                INSERT INTO \(Self.table) (id, state, created_at, attempts, pending_media, owned_media, intent, entity)
+                VALUES (?, ?, ?, 0, ?, ?, ?, ?)
+                """,
+                .text(operation.id), .text(OutboxEntry.State.queued.rawValue), .real(createdAt.timeIntervalSince1970),
+                .text(list), .text(list), .text(String(decoding: StoredIntent(operation).encoded(), as: UTF8.self)),
+                operation.entity.map(SQLiteValue.text) ?? .null)
+            try database.run("RELEASE outbox_insert")
+        } catch {
+            try? database.run("ROLLBACK TO outbox_insert")
+            try? database.run("RELEASE outbox_insert")
+            media.removeQuietly(written)
+            throw error
+        }
+        transactionFiles?.written += written
+        guard let replaced else { return .enqueued }
+        transactionFiles?.replaced += replaced.ownedMedia.map(\.name)
+        return .replaced(earlier: replaced.id)
+    }
+
+    /// The entry a last-write-wins `operation` takes the place of: the last entry of its entity,
+    /// when it is readable, of the same type, queued, and no send of it ever started (once one
+    /// has, the engine may hold it, and it must reach the engine in its turn).
+    private func replaceableEntry(for operation: OutboxOperation) throws(OutboxError) -> OutboxEntry? {
+        guard let entity = operation.entity,
+            let last = try database.query(
+                "SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE entity = ? ORDER BY sequence DESC LIMIT 1",
+                [.text(entity)], row: { row in StoredRecord(row: row, catalog: catalog) }
+            ).first?.entry
+        else { return nil }
+        guard last.type == operation.type, last.state == .queued, last.firstAttemptAt == nil, last.attempts == 0,
+            last.pendingMedia == last.ownedMedia
+        else { return nil }
+        return last
     }
 
     /// Puts `SYNCING` entries back to `QUEUED` when this opener is the only one left, as at open:
@@ -209,7 +318,7 @@ final class OutboxStore {
     ///
     /// - Returns: how many entries were put back.
     func recoverInterruptedSends() throws(OutboxError) -> Int {
-        try database.run("UPDATE entries SET state = 'QUEUED' WHERE state = 'SYNCING'")
+        try database.run("UPDATE \(Self.table) SET state = 'QUEUED' WHERE state = 'SYNCING'")
         return database.changes
     }
 
@@ -237,21 +346,23 @@ final class OutboxStore {
     @discardableResult
     func setState(_ state: OutboxEntry.State, lastError: String?, id: String) throws(OutboxError) -> Bool {
         try database.run(
-            "UPDATE entries SET state = ?, last_error = ? WHERE id = ?",
+            "UPDATE \(Self.table) SET state = ?, last_error = ? WHERE id = ?",
             .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .text(id))
         return database.changes > 0
     }
 
-    /// Marks the entry as being sent, only when it is `QUEUED` (or has no state yet), and counts
-    /// the attempt. The condition is the claim: of two drains in two processes, one wins.
+    /// Marks the entry as being sent, only when it is `QUEUED` (or has no state yet), counts the
+    /// attempt, and remembers, for good, that a send of it started (so that it is never
+    /// compacted away). The condition is the claim: of two drains in two processes, one wins.
     ///
     /// - Returns: whether this caller claimed it.
-    func claim(id: String) throws(OutboxError) -> Bool {
+    func claim(id: String, at moment: Date) throws(OutboxError) -> Bool {
         try database.run(
             """
-            UPDATE entries SET state = 'SYNCING', attempts = \(Self.attemptsPlusOne)
+            UPDATE \(Self.table) SET state = 'SYNCING', attempts = \(Self.attemptsPlusOne),
+                first_attempt_at = COALESCE(first_attempt_at, ?)
             WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
-            """, .text(id))
+            """, .real(moment.timeIntervalSince1970), .text(id))
         return database.changes > 0
     }
 
@@ -264,14 +375,15 @@ final class OutboxStore {
 
     /// Puts an entry that was claimed but not sent back in the queue as it was: its attempt no
     /// longer counted, its error and schedule untouched. For a send that was cancelled (the app
-    /// was suspended, the user pressed Ctrl-C), which is no failure.
+    /// was suspended, the user pressed Ctrl-C), which is no failure. That a send of it started is
+    /// still remembered: the cancelled one may have reached the engine.
     ///
     /// - Returns: whether the entry was still being sent.
     @discardableResult
     func returnUnsent(id: String) throws(OutboxError) -> Bool {
         try database.run(
             """
-            UPDATE entries SET state = 'QUEUED',
+            UPDATE \(Self.table) SET state = 'QUEUED',
                 attempts = CASE WHEN typeof(attempts) = 'integer' AND attempts > 0 THEN attempts - 1 ELSE 0 END
             WHERE id = ? AND state = 'SYNCING'
             """, .text(id))
@@ -286,7 +398,7 @@ final class OutboxStore {
     func park(id: String, reason: String) throws(OutboxError) -> Bool {
         try database.run(
             """
-            UPDATE entries SET state = 'FAILED_NEEDS_ATTENTION', last_error = ?, transient_failures = 0,
+            UPDATE \(Self.table) SET state = 'FAILED_NEEDS_ATTENTION', last_error = ?, transient_failures = 0,
                 next_attempt_at = NULL, awaits_send_now = 0
             WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
             """, .text(reason), .text(id))
@@ -307,7 +419,7 @@ final class OutboxStore {
     ) throws(OutboxError) -> Bool {
         try database.run(
             """
-            UPDATE entries SET state = ?, last_error = ?, transient_failures = ?, next_attempt_at = ?,
+            UPDATE \(Self.table) SET state = ?, last_error = ?, transient_failures = ?, next_attempt_at = ?,
                 awaits_send_now = ?
             WHERE id = ? AND state = 'SYNCING'
             """,
@@ -322,7 +434,7 @@ final class OutboxStore {
     func releaseForSendNow(id: String) throws(OutboxError) {
         try database.run(
             """
-            UPDATE entries SET state = 'QUEUED', transient_failures = 0, next_attempt_at = NULL, awaits_send_now = 0
+            UPDATE \(Self.table) SET state = 'QUEUED', transient_failures = 0, next_attempt_at = NULL, awaits_send_now = 0
             WHERE id = ? AND COALESCE(state, 'QUEUED') IN ('QUEUED', 'FAILED_NEEDS_ATTENTION')
             """, .text(id))
     }
@@ -331,7 +443,8 @@ final class OutboxStore {
     func bringForward(id: String, to moment: Date) throws(OutboxError) {
         let seconds = SQLiteValue.real(moment.timeIntervalSince1970)
         try database.run(
-            "UPDATE entries SET next_attempt_at = ? WHERE id = ? AND next_attempt_at > ?", seconds, .text(id), seconds)
+            "UPDATE \(Self.table) SET next_attempt_at = ? WHERE id = ? AND next_attempt_at > ?", seconds, .text(id),
+            seconds)
     }
 
     /// Removes a landed upload from the entry's pending media, durably.
@@ -342,7 +455,7 @@ final class OutboxStore {
             let entry = try entry(id: id)
             let remaining = entry.pendingMedia.filter { $0.index != index }
             try database.run(
-                "UPDATE entries SET pending_media = ? WHERE id = ?",
+                "UPDATE \(Self.table) SET pending_media = ? WHERE id = ?",
                 .text(StoredRecord.encodeMediaList(remaining)), .text(id))
         }
     }
@@ -352,7 +465,7 @@ final class OutboxStore {
     /// - Returns: whether there was one.
     @discardableResult
     func deleteRecord(id: String) throws(OutboxError) -> Bool {
-        try database.run("DELETE FROM entries WHERE id = ?", .text(id))
+        try database.run("DELETE FROM \(Self.table) WHERE id = ?", .text(id))
         return database.changes > 0
     }
 }

@@ -1,12 +1,17 @@
 internal import CSQLite
 import Foundation
 
-/// A value bound to a statement parameter.
-enum SQLiteValue: Equatable {
+/// A value in SQLite's own types: bound to a statement's parameter, or read from a column.
+public enum SQLiteValue: Sendable, Hashable {
+    /// SQL NULL.
     case null
+    /// A signed 64-bit integer.
     case integer(Int64)
+    /// A 64-bit floating-point number.
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes, stored as they are.
     case blob(Data)
 }
 
@@ -69,6 +74,9 @@ struct SQLiteDatabase: ~Copyable {
         }.joined()
         return "file:\(escaped)?\(query)"
     }
+
+    /// Whether a transaction is open on this connection.
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// Whether the main database was opened for reading only.
     var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
@@ -135,6 +143,43 @@ struct SQLiteDatabase: ~Copyable {
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    // MARK: The app's statements
+
+    /// Prepares one statement of the app's own SQL with `AppStatementRule` in force, which refuses
+    /// anything that would touch the outbox's tables, SQLite's own, the transaction or the settings.
+    ///
+    /// - Parameter isReadOnly: Whether only a statement that changes nothing is taken (in `Outbox.read`).
+    /// - Throws: `appStatementRefused` for a statement the rule refuses, or for more than one
+    ///   statement; `database` for any other reason SQLite gives (a syntax error, a missing table).
+    func prepareAppStatement(_ sql: String, isReadOnly: Bool) throws(OutboxError) -> SQLiteStatement {
+        sqlite3_set_authorizer(handle, AppStatementRule.authorize, nil)
+        defer { sqlite3_set_authorizer(handle, nil, nil) }
+        var statement: OpaquePointer?
+        var hasMore = false
+        let code = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(handle, text, -1, &statement, &tail)
+            if code == SQLITE_OK, let tail {
+                hasMore = !String(cString: tail).allSatisfy { $0.isWhitespace || $0 == ";" }
+            }
+            return code
+        }
+        guard code == SQLITE_OK, let statement else {
+            sqlite3_finalize(statement)
+            if code & 0xFF == SQLITE_AUTH { throw .appStatementRefused(reason: AppStatementRule.refusal) }
+            throw error(code)
+        }
+        let prepared = SQLiteStatement(handle: statement, path: path)
+        if hasMore { throw .appStatementRefused(reason: "it holds more than one statement; run them one at a time") }
+        if isReadOnly, !prepared.isReadOnly {
+            throw .appStatementRefused(reason: "it changes the database, which 'read' does not; use 'write'")
+        }
+        return prepared
+    }
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws.
     ///
     /// IMMEDIATE takes the write lock up front: two connections that both read and then write
@@ -149,7 +194,7 @@ struct SQLiteDatabase: ~Copyable {
             try run("COMMIT")
         } catch {
             // A failed COMMIT may already have ended the transaction; a ROLLBACK then has nothing to do.
-            if sqlite3_get_autocommit(handle) == 0 { try? run("ROLLBACK") }
+            if isInTransaction { try? run("ROLLBACK") }
             throw error
         }
         return result
@@ -202,6 +247,28 @@ struct SQLiteStatement: ~Copyable {
         }
     }
 
+    /// Whether the statement leaves the database as it is (a query).
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// The number of columns a row of this statement has.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    /// The name of the column at `column`, as the statement calls it.
+    func columnName(at column: Int32) -> String {
+        sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+    }
+
+    /// The column in SQLite's own type.
+    func value(at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: .text(String(decoding: bytes(at: column) ?? Data(), as: UTF8.self))
+        case SQLITE_BLOB: .blob(bytes(at: column) ?? Data())
+        default: .null
+        }
+    }
+
     /// Whether the column holds NULL.
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
@@ -245,5 +312,75 @@ struct SQLiteStatement: ~Copyable {
 
     private func error(_ code: Int32) -> OutboxError {
         .database(path: path, code: Int(code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+    }
+}
+
+/// What the app's own SQL may do inside the outbox's database (`Outbox.write`, `Outbox.read`):
+/// anything on its own tables, nothing else. Enforced by SQLite's authorizer while the app's
+/// statement is prepared, so that a mistake (or a trigger, or a view) can neither read nor change
+/// the queue behind the outbox's back, end the transaction that the operations are part of, or
+/// change the durability settings.
+///
+/// Refused: every table, index, trigger or view whose name starts with `outbox_` (the outbox's,
+/// now and in later versions) or `sqlite_` (SQLite's own, but for the schema table);
+/// BEGIN, COMMIT, ROLLBACK and SAVEPOINT; ATTACH and DETACH; and every pragma that sets a value,
+/// except the ones that describe a table (`table_info(notes)` and its kin).
+enum AppStatementRule {
+    static let refusal =
+        "the app's SQL may use only the app's own tables: not the outbox's (outbox_*) or SQLite's (sqlite_*), "
+        + "and it may not end the transaction, attach a database or change a setting"
+
+    /// Pragmas that only describe a table or an index, and may name one.
+    private static let describingPragmas: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+        "foreign_key_check", "integrity_check", "quick_check",
+    ]
+
+    /// The schema table, which an app may read to see its own tables.
+    private static let schemaTables: Set<String> = [
+        "sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema",
+    ]
+
+    /// Whether `name` is one the app may not use. The schema table is not, nor the indexes
+    /// SQLite makes for the app's UNIQUE and PRIMARY KEY columns: SQLite writes those for the
+    /// app's CREATE and DROP (and defensive mode keeps the app from writing the schema by hand).
+    static func isReserved(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        if lowered.hasPrefix("outbox_") { return true }
+        return lowered.hasPrefix("sqlite_") && !schemaTables.contains(lowered)
+            && !lowered.hasPrefix("sqlite_autoindex_")
+    }
+
+    /// sqlite3_set_authorizer's callback: SQLITE_OK or SQLITE_DENY for one action of a statement being prepared.
+    static let authorize:
+        @convention(c) (
+            UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+            UnsafePointer<CChar>?
+        ) -> Int32 = { _, action, first, second, _, _ in
+            let first = first.map { String(cString: $0) }
+            let second = second.map { String(cString: $0) }
+            return AppStatementRule.allows(action: action, first, second) ? SQLITE_OK : SQLITE_DENY
+        }
+
+    /// The rule for one action; `first` and `second` are its two names, as sqlite3_set_authorizer documents them.
+    static func allows(action: Int32, _ first: String?, _ second: String?) -> Bool {
+        switch action {
+        case SQLITE_TRANSACTION, SQLITE_SAVEPOINT, SQLITE_ATTACH, SQLITE_DETACH:
+            return false
+        case SQLITE_PRAGMA:
+            guard let name = first?.lowercased() else { return false }
+            guard let argument = second else { return true }
+            return describingPragmas.contains(name) && !isReserved(argument)
+        case SQLITE_FUNCTION, SQLITE_SELECT, SQLITE_RECURSIVE:
+            return true
+        case SQLITE_CREATE_INDEX, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_TEMP_TRIGGER,
+            SQLITE_DROP_INDEX, SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TRIGGER, SQLITE_DROP_TEMP_TRIGGER,
+            SQLITE_ALTER_TABLE:
+            // The object and its table; for ALTER TABLE the database and the table.
+            return ![first, second].contains { $0.map(isReserved) ?? false }
+        default:
+            // The first name is the table, view or index the action is on.
+            return !(first.map(isReserved) ?? false)
+        }
     }
 }

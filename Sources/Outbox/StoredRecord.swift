@@ -3,18 +3,24 @@ import Foundation
 /// One row of the entries table as stored, read as untrusted input: what this version can make
 /// of it, and which media files it names (for the sweep, which must not delete a file any row
 /// might need). Every value passes `StoredValue`'s rules; a row that breaks one is unreadable: it
-/// is listed and kept, and nothing is ever sent, deleted or changed on its word.
+/// is listed and kept, and nothing is ever sent, deleted or changed on its word. So is a row of
+/// an operation type, or a version, that this outbox does not know.
 struct StoredRecord {
-    /// The columns every read selects, in the order `init(row:)` reads them.
+    /// The columns every read selects, in the order `init(row:catalog:)` reads them.
     static let columns = """
         sequence, id, state, created_at, attempts, last_error, pending_media, owned_media, intent,
-        next_attempt_at, transient_failures, awaits_send_now
+        next_attempt_at, transient_failures, awaits_send_now, entity, first_attempt_at
         """
 
     /// The row's sequence number (its rowid, so always readable).
     let sequence: Int64
     /// The row's id, or nil when the column does not hold a valid id (which is then never shown).
     let id: String?
+    /// The row's entity key, or nil when it has none or the column does not hold a valid one.
+    let entity: String?
+    /// Whether the engine has it (its state is `SYNCED`), whatever else the row holds: it then
+    /// holds up nothing of its entity.
+    let isSettled: Bool
     /// Every file the row names; nil when the row cannot be trusted to name them all (it is
     /// unreadable, and its lists may be damaged or a newer format might name more), in which
     /// case every file whose name starts with the id is kept.
@@ -29,11 +35,13 @@ struct StoredRecord {
     /// error, due at once. Counts saturate, times are clamped to 1970...9999, and a stored error is
     /// cut to one short line for showing. The media lists are required: the schema 3 migration
     /// wrote both for every older record, so a missing one is damage, not age.
-    init(row: borrowing SQLiteStatement) {
+    init(row: borrowing SQLiteStatement, catalog: OperationCatalog) {
         sequence = row.integer(at: 0) ?? 0
         let idText = row.text(at: 1)
-        id = idText.flatMap { Capture.isValidID($0) ? $0 : nil }
-        let entry = Self.entry(row: row, idText: idText, sequence: sequence)
+        id = idText.flatMap { OutboxOperation.isValidID($0) ? $0 : nil }
+        entity = row.text(at: 12).flatMap { OutboxOperation.isValidEntity($0) ? $0 : nil }
+        isSettled = row.text(at: 2) == OutboxEntry.State.synced.rawValue
+        let entry = Self.entry(row: row, idText: idText, sequence: sequence, catalog: catalog)
         reading = entry.map(\.entry)
         mediaNames = try? entry.get().names
     }
@@ -59,10 +67,20 @@ struct StoredRecord {
     }
 
     private static func entry(
-        row: borrowing SQLiteStatement, idText: String?, sequence: Int64
+        row: borrowing SQLiteStatement, idText: String?, sequence: Int64, catalog: OperationCatalog
     ) -> Result<(entry: OutboxEntry, names: Set<String>), RecordProblem> {
         guard let idText else { return .failure(RecordProblem("its id is not text")) }
-        guard Capture.isValidID(idText) else { return .failure(RecordProblem("its id is not a valid outbox id")) }
+        guard OutboxOperation.isValidID(idText) else {
+            return .failure(RecordProblem("its id is not a valid outbox id"))
+        }
+        let entity: String?
+        if row.isNull(at: 12) {
+            entity = nil
+        } else if let text = row.text(at: 12), OutboxOperation.isValidEntity(text) {
+            entity = text
+        } else {
+            return .failure(RecordProblem("its entity key is not a valid one"))
+        }
         let state: OutboxEntry.State
         if row.isNull(at: 2) {
             state = .queued
@@ -83,22 +101,35 @@ struct StoredRecord {
         guard Set(pending).isSubset(of: Set(owned)) else {
             return .failure(RecordProblem("its pending media names a file it does not own"))
         }
-        let intent: CaptureIntent
-        switch StoredValue.bytes(row.bytes(at: 8), atMost: StoredValue.largestIntent, column: "intent")
-            .flatMap({ CaptureIntent.decodeRecord($0 ?? Data("{}".utf8)) })
-        {
-        case .success(let decoded): intent = decoded
+        let intent: StoredIntent
+        switch StoredValue.bytes(row.bytes(at: 8), atMost: StoredValue.largestIntent, column: "intent") {
         case .failure(let problem): return .failure(problem)
+        case .success(nil): return .failure(RecordProblem("its intent is missing"))
+        case .success(let bytes?):
+            switch StoredIntent.decode(bytes) {
+            case .success(let decoded): intent = decoded
+            case .failure(let problem): return .failure(problem)
+            }
+        }
+        if let problem = catalog.problem(type: intent.operation, version: intent.version) {
+            return .failure(RecordProblem(problem))
+        }
+        let payload = Data(intent.payload.utf8)
+        if let problem = EngineRequest.payloadProblem(type: intent.operation, version: intent.version, payload: payload)
+        {
+            return .failure(RecordProblem(problem))
         }
         let entry = OutboxEntry(
             id: idText, sequence: sequence, state: state,
             createdAt: StoredValue.moment(row.real(at: 3)) ?? Date(timeIntervalSince1970: 0),
             attempts: StoredValue.count(row.integer(at: 4)), lastError: StoredValue.shown(row.text(at: 5)),
-            pendingMedia: pending, ownedMedia: owned, intent: intent,
+            entity: entity, type: intent.operation, version: intent.version, payload: payload, media: intent.media,
+            pendingMedia: pending, ownedMedia: owned, blockedBy: nil,
             retry: RetrySchedule(
                 transientFailures: StoredValue.count(row.integer(at: 10)),
                 nextAttemptAt: StoredValue.moment(row.real(at: 9)),
-                awaitsSendNow: (row.integer(at: 11) ?? 0) != 0))
+                awaitsSendNow: (row.integer(at: 11) ?? 0) != 0),
+            firstAttemptAt: StoredValue.moment(row.real(at: 13)))
         return .success((entry, Set(owned.map(\.name))))
     }
 
@@ -136,5 +167,33 @@ struct StoredRecord {
         // Encoding an array of two plain fields cannot fail.
         let data = try! encoder.encode(files)
         return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// Why a stored record cannot be read, in words that never quote the record's values.
+struct RecordProblem: Error, Equatable {
+    var reason: String
+
+    init(_ reason: String) { self.reason = reason }
+
+    /// Describes a JSON decoding failure by where it happened, not by what the bytes held.
+    init(decoding error: any Error, of field: String) {
+        guard let error = error as? DecodingError else {
+            self.init("its \(field) cannot be decoded")
+            return
+        }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty:
+            self.init("its \(field) is not valid JSON")
+        case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context):
+            self.init("its \(field) has a value of the wrong type at '\(path(context))'")
+        case .keyNotFound(let key, _):
+            self.init("its \(field) lacks '\(key.stringValue)'")
+        @unknown default:
+            self.init("its \(field) cannot be decoded")
+        }
     }
 }

@@ -16,8 +16,9 @@ enum StoredValue {
     static let longestFileName = 255
     /// The most bytes a media list column may hold (a list of a few hundred names is far less).
     static let largestMediaList = 64 * 1024
-    /// The most bytes an intent may hold: the engine takes no larger record.
-    static let largestIntent = 1024 * 1024
+    /// The most bytes an intent may hold: a payload of `OutboxOperation.largestPayload` bytes
+    /// escaped as a JSON string (every quote doubles), and its attachments' descriptors.
+    static let largestIntent = 4 * 1024 * 1024
     /// The most bytes an upload copy may have: the engine takes no larger one.
     static let largestUpload = 64 * 1024 * 1024
     /// How many characters of a stored error a listing shows.

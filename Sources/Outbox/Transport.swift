@@ -1,16 +1,18 @@
 import Foundation
 
-/// Gets one outbox entry to the engine. The drain calls it for one entry at a time, in capture
-/// order, off the outbox's bookkeeping: the actor is free while a send is in flight.
+/// Gets one outbox entry to the engine. The drain calls it for one entry at a time, in queue
+/// order (and never for an entry while an earlier one of its entity is not delivered), off the
+/// outbox's bookkeeping: the actor is free while a send is in flight.
 ///
-/// A transport uploads each of `delivery.pendingUploads`, calls `reporter.uploadLanded(index:)`
-/// as each one lands (so that a send killed half-way does not upload it again), reports progress
-/// as bytes go out, and then creates the capture, using `delivery.id` as the request id and the
-/// idempotency key. It answers with what the engine said; the outbox decides what that means.
+/// A transport maps the operation to the engine's requests: it uploads each of
+/// `delivery.pendingUploads`, calls `reporter.uploadLanded(index:)` as each one lands (so that a
+/// send killed half-way does not upload it again), reports progress as bytes go out, and then
+/// sends the operation's record, using `delivery.id` as the request id and the idempotency key.
+/// It answers with what the engine said; the outbox decides what that means.
 ///
-/// An upload has landed, and a capture is delivered, only when the engine's own answer says so:
+/// An upload has landed, and a record is delivered, only when the engine's own answer says so:
 /// a success status whose body is something else (a Wi-Fi login page, a proxy's JSON) is
-/// `.notConfirmed`, never `.http` with that status, because a 2xx retires the capture and deletes
+/// `.notConfirmed`, never `.http` with that status, because a 2xx retires the entry and deletes
 /// its files. When the task is cancelled, return (or throw) promptly: the outbox puts the entry
 /// back in the queue without counting the attempt.
 public protocol Transport: Sendable {
@@ -24,30 +26,58 @@ public protocol Transport: Sendable {
     func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse
 }
 
-/// What a transport needs to send one entry.
+/// What a transport needs to send one entry: the operation as it was queued, and how far its
+/// uploads have come.
 public struct Delivery: Sendable, Hashable {
     /// The entry's id; also the engine's request id and the `Idempotency-Key`.
     public let id: String
-    /// What the user meant, with a descriptor (index, SHA-256, size) for every upload copy.
-    public let intent: CaptureIntent
+    /// What the operation is about, for example "note:42"; nil for none.
+    public let entity: String?
+    /// The operation's type, for example "capture.create".
+    public let type: String
+    /// The version of its payload.
+    public let version: Int
+    /// Its arguments, the JSON text it was queued with.
+    public let payload: Data
+    /// A descriptor (index, SHA-256, size, media type) for every attachment.
+    public let media: [MediaDescriptor]
     /// Which attempt this is, from 1.
     public let attempt: Int
-    /// The upload copies the engine does not have yet, in index order.
+    /// The attachments the engine does not have yet, in index order.
     public let pendingUploads: [PendingUpload]
-    /// The bytes of every upload copy of the capture, landed or not: the total for progress.
+    /// The bytes of every attachment, landed or not: the total for progress.
     public let totalBytes: Int64
-    /// The bytes of the copies that landed in earlier attempts: where progress starts.
+    /// The bytes of the attachments that landed in earlier attempts: where progress starts.
     public let landedBytes: Int64
+
+    /// Creates a delivery, for a test of a transport (the outbox makes the real ones).
+    public init(
+        id: String, entity: String?, type: String, version: Int, payload: Data, media: [MediaDescriptor],
+        attempt: Int, pendingUploads: [PendingUpload], totalBytes: Int64, landedBytes: Int64
+    ) {
+        self.id = id
+        self.entity = entity
+        self.type = type
+        self.version = version
+        self.payload = payload
+        self.media = media
+        self.attempt = attempt
+        self.pendingUploads = pendingUploads
+        self.totalBytes = totalBytes
+        self.landedBytes = landedBytes
+    }
 }
 
-/// One upload copy still to send.
+/// One attachment still to send.
 public struct PendingUpload: Sendable, Hashable {
-    /// The copy's index in its capture; the engine's upload URL ends with it.
+    /// The attachment's index in its operation; the engine's upload URL ends with it.
     public let index: Int
     /// The file to send. Read it while the send lasts; it stays until the entry retires.
     public let fileURL: URL
     /// The file's size in bytes.
     public let byteCount: Int64
+    /// Its media type, the upload's `Content-Type`.
+    public let contentType: String
 
     /// The file's bytes, read without following a symbolic link and never more than the engine
     /// takes (64 MiB), so that nothing but the outbox's own regular file can be sent.
@@ -81,7 +111,7 @@ public enum TransportResponse: Sendable, Hashable {
 public struct DeliveryReporter: Sendable {
     /// The entry being sent.
     public let id: String
-    /// The bytes of all the capture's upload copies.
+    /// The bytes of all the entry's attachments.
     public let totalBytes: Int64
     let outbox: Outbox
     let onProgress: (@Sendable (UploadProgress) -> Void)?
@@ -96,7 +126,7 @@ public struct DeliveryReporter: Sendable {
         try await outbox.recordUploadLanded(index: index, id: id)
     }
 
-    /// Tells the app how far the capture's upload has come.
+    /// Tells the app how far the entry's upload has come.
     ///
     /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed in earlier attempts.
     public func progress(bytesSent: Int64) {
@@ -104,15 +134,15 @@ public struct DeliveryReporter: Sendable {
     }
 }
 
-/// How far one capture's upload has come.
+/// How far one entry's upload has come.
 public struct UploadProgress: Sendable, Hashable {
     /// The entry's id.
     public let id: String
     /// The bytes sent so far.
     public let bytesSent: Int64
-    /// The bytes of all the capture's upload copies.
+    /// The bytes of all the entry's attachments.
     public let totalBytes: Int64
 
-    /// The share sent, 0...1 (1 for a capture without media).
+    /// The share sent, 0...1 (1 for an entry without attachments).
     public var fractionCompleted: Double { totalBytes == 0 ? 1 : Double(bytesSent) / Double(totalBytes) }
 }

@@ -1,5 +1,6 @@
 import ImagePrep
 import Outbox
+import PhotoCapture
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -3,7 +3,7 @@ import CommandLineParser
 /// The options of `outbox` and of each of its commands, what `outbox --help` and
 /// `outbox <command> --help` say, and the usage line after a usage error.
 enum CommandHelp {
-    static let commandNames = ["add", "list", "drain", "send-now", "discard"]
+    static let commandNames = ["add", "op", "list", "drain", "send-now", "discard"]
 
     static let usage = "outbox --store <folder> <command> [options]"
 
@@ -28,6 +28,7 @@ enum CommandHelp {
     static func usage(for command: String?) -> String {
         switch command {
         case "add": "outbox --store <folder> add <photo> ... [--kind <kind>] [--note <text>]"
+        case "op": "outbox --store <folder> op --type <type> [--entity <key>] [--lww] [--payload <json>]"
         case "list": "outbox --store <folder> list [--json]"
         case "drain": "outbox --store <folder> drain --engine <url> [--watch <seconds>]"
         case "send-now": "outbox --store <folder> send-now <id> --engine <url>"
@@ -40,6 +41,7 @@ enum CommandHelp {
     static func options(for command: String) -> [Option]? {
         switch command {
         case "add": addOptions
+        case "op": opOptions
         case "list": [Option("json", help: listJSONHelp)]
         case "drain": drainOptions
         case "send-now": drainOptions.filter { $0.name != "watch" }
@@ -51,6 +53,7 @@ enum CommandHelp {
     static func text(for command: String) -> String {
         switch command {
         case "add": add
+        case "op": op
         case "list": list
         case "drain": drain
         case "send-now": sendNow
@@ -60,8 +63,8 @@ enum CommandHelp {
 
     static let overview = HelpText(
         overview: """
-            Keep captures on this device until the engine has them: queue prepared photos, send them exactly \
-            once, and see what is waiting.
+            Keep captures on this device until the engine has them: queue prepared photos and other \
+            operations, send them exactly once and in order, and see what is waiting.
             """,
         usage: usage,
         sections: [
@@ -69,22 +72,24 @@ enum CommandHelp {
                 title: "COMMANDS",
                 [
                     .init("add <photo> ...", "Prepare each photo and queue it as a capture; print its id."),
+                    .init("op --type <type>", "Queue one operation of any type, as an app would; print its id."),
                     .init("list", "Show what the outbox holds."),
                     .init("drain --engine <url>", "Send the queue to the engine, and retire what it took."),
-                    .init("send-now <id>", "Send one capture now, even a parked one, then the rest."),
-                    .init("discard <id>", "Delete a capture from the outbox without sending it."),
+                    .init("send-now <id>", "Send one entry now, even a parked one, then the rest."),
+                    .init("discard <id>", "Delete an entry from the outbox without sending it."),
                 ]),
             .options(title: "OPTIONS", toolOptions),
             .text(
                 title: "EXIT STATUS",
                 """
-                0 on success; 1 when something failed, or when drain left captures in the queue;
+                0 on success; 1 when something failed, or when drain left entries in the queue;
                 2 for a usage error.
                 """),
             .text(
                 title: "EXAMPLES",
                 """
                 outbox --store ~/outbox add --kind plate IMG_1025.jpg IMG_1026.jpg
+                outbox --store ~/outbox op --type note.update --entity note:42 --payload '{"text": "gate"}'
                 outbox --store ~/outbox drain --engine http://127.0.0.1:8080
                 outbox --store ~/outbox list --json
                 """),
@@ -141,33 +146,86 @@ enum CommandHelp {
         ]
     ).rendered
 
+    static let opOptions = [
+        Option(
+            "type", value: .required(placeholder: "type"),
+            help: "What the operation does, for example note.update: letters, digits, '.', '-' and '_'."),
+        Option(
+            "entity", value: .required(placeholder: "key", takesAnyWord: true),
+            help: "What it is about, for example note:42. Operations on one entity reach the engine in order."),
+        Option(
+            "lww", help: "Last write wins: replace the entity's last operation of this type if it was never sent."),
+        Option(
+            "payload", value: .required(placeholder: "json", takesAnyWord: true),
+            help: "Its arguments, one JSON value, sent as they are. (default: null)"),
+        Option(
+            "attach", value: .required(placeholder: "file"),
+            help: "A file to upload before the operation; repeat for more, in order."),
+    ]
+
+    static let op = HelpText(
+        overview: "Queue one operation, as an app that edits notes or logs sets would, and print its id.",
+        usage: usage(for: "op"),
+        sections: [
+            .options(title: "OPTIONS", opOptions + [help]),
+            .text(
+                title: nil,
+                """
+                The operation is version 1 of its type. drain sends it with POST /v1/operations (a
+                photo capture, type capture.create, goes to /v1/captures as add's do), after its
+                attachments; an entity's operations go in the order they were queued, and while one
+                of them is parked or backing off the later ones wait behind it, while other
+                entities go on. With --lww, an operation that was queued last for its entity, of the
+                same type, and never sent is replaced: it and its files are deleted.
+                """),
+            .text(
+                title: "OUTPUT",
+                """
+                The new operation's id on stdout once it is on disk (flushed: it survives a crash or
+                a power cut); on stderr, the id it replaced, if it replaced one.
+                """),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when it was queued; 1 when it was not (its payload is not JSON, a file cannot be
+                read); 2 for a usage error.
+                """),
+        ]
+    ).rendered
+
     static let listJSONHelp = """
-        One JSON object per capture on stdout: {"id", "state", "attempts", "lastError", "nextAttemptAt", \
-        "waitsForSendNow"}, then one last line {"unreadable": N}, the records this version cannot read (kept on \
-        the device, never sent).
+        One JSON object per entry on stdout: {"id", "state", "attempts", "lastError", "nextAttemptAt", \
+        "waitsForSendNow", "entity", "type", "blockedBy"}, then one last line {"unreadable": N}, the records this \
+        version cannot read (kept on the device, never sent). blockedBy is the id of the earlier entry of the same \
+        entity that it waits behind, or null.
         """
 
     static let list = HelpText(
-        overview: "Show what the outbox holds, in capture order.",
+        overview: "Show what the outbox holds, in queue order.",
         usage: usage(for: "list"),
         sections: [
             .options(title: "OPTIONS", options(for: "list")! + [help]),
             .entries(
                 title: "STATES",
                 [
-                    .init("QUEUED", "Waiting to be sent (after a failure, until its backoff ends)."),
+                    .init(
+                        "QUEUED",
+                        "Waiting to be sent (after a failure, until its backoff ends; or behind an earlier entry of its entity)."
+                    ),
                     .init("SYNCING", "Being sent by a drain right now."),
                     .init("SYNCED", "The engine has it; the next drain retires it."),
                     .init(
                         "FAILED_NEEDS_ATTENTION",
-                        "Parked: the engine refused it, or its photo file is gone; see lastError, then send-now or discard."
+                        "Parked: the engine refused it, or its file is gone; see lastError, then send-now or discard."
                     ),
                 ]),
             .text(
                 title: nil,
                 """
-                A store this user may read but not change (another user's, a read-only disk) is read
-                as it is, without changing anything, and a note on stderr says so.
+                The table shows each entry's type and entity once the store holds more than photo
+                captures, and "waits behind 'ID'" for an entry that waits for an earlier one of its
+                entity. A store this user may read but not change (another user's, a read-only disk)
+                is read as it is, without changing anything, and a note on stderr says so.
                 """),
         ]
     ).rendered
@@ -193,7 +251,7 @@ enum CommandHelp {
     ]
 
     static let drain = HelpText(
-        overview: "Send the queue to the engine in capture order, and retire what it took.",
+        overview: "Send the queue to the engine in queue order, and retire what it took.",
         usage: usage(for: "drain"),
         sections: [
             .options(title: "OPTIONS", drainOptions + [help]),
@@ -201,63 +259,74 @@ enum CommandHelp {
                 title: nil,
                 """
                 The first pass is the one you asked for, like pull to refresh: it tries every queued
-                capture now, whatever its backoff or retry count. The later passes of --watch are
-                automatic: they keep to the backoff and the retry limit. A pass stops at the first
-                failure that may pass (no connection, a timeout, HTTP 409, 429 or 5xx, or a success
-                that is not the engine's own answer, such as a Wi-Fi login page) and honours the
-                engine's Retry-After, up to an hour; a capture the engine refuses for good (HTTP 422
-                and other 4xx), or whose photo file is missing, is parked and the pass goes on.
+                entry now, whatever its backoff or retry count. The later passes of --watch are
+                automatic: they keep to the backoff and the retry limit, and pass over an entry that
+                is backing off. A pass stops at the first failure that may pass (no connection, a
+                timeout, HTTP 409, 429 or 5xx, or a success that is not the engine's own answer, such
+                as a Wi-Fi login page); the engine's Retry-After, up to an hour, holds every
+                automatic pass back until it has passed; an entry
+                the engine refuses for good (HTTP 422 and other 4xx), or whose file is missing, is
+                parked and the pass goes on. Operations on one entity go in the order they were
+                queued: those behind one that is parked, backing off or unreadable wait, and other
+                entities go on.
 
-                Ctrl-C or SIGTERM stops the drain at once: a capture being sent goes back to the
+                Ctrl-C or SIGTERM stops the drain at once: an entry being sent goes back to the
                 queue unsent, its attempt not counted. A second one exits without waiting.
                 """),
             .text(
                 title: "OUTPUT",
                 """
                 The ids the engine took, one per line on stdout, as each pass retires them; what is
-                left and the parked captures with their reasons on stderr; on a terminal, the upload's
+                left and the parked entries with their reasons on stderr; on a terminal, the upload's
                 progress on stderr.
                 """),
             .text(
                 title: "EXIT STATUS",
                 """
-                0 when nothing is left queued (parked captures wait for you, and do not count),
-                1 otherwise, 2 for a usage error.
+                0 when nothing is left queued (parked entries, and those waiting behind them, wait for
+                you and do not count), 1 otherwise, 2 for a usage error.
                 """),
         ]
     ).rendered
 
     static let sendNow = HelpText(
         overview: """
-            Send one capture now, ahead of the queue and of its backoff, even a parked one or one whose \
-            automatic retries ran out; then drain the rest as usual.
+            Send one entry now, ahead of the queue and of its backoff, even a parked one or one whose \
+            automatic retries ran out; then drain the rest as usual, the entries of its entity that \
+            waited behind it included.
             """,
         usage: usage(for: "send-now"),
         sections: [
-            .entries(title: "ARGUMENTS", [.init("<id>", "The capture's id, as add printed it and list shows it.")]),
+            .entries(title: "ARGUMENTS", [.init("<id>", "The entry's id, as add or op printed it and list shows it.")]),
             .options(title: "OPTIONS", options(for: "send-now")! + [help]),
-            .text(title: nil, "Ctrl-C or SIGTERM stops it as it stops drain."),
+            .text(
+                title: nil,
+                """
+                An entry that waits behind an earlier one of its entity is not sent out of turn: send
+                or discard that one first. Ctrl-C or SIGTERM stops it as it stops drain.
+                """),
             .text(
                 title: "EXIT STATUS",
                 """
-                0 when the engine took the capture, 1 otherwise, 2 for a usage error.
+                0 when the engine took the entry, 1 otherwise, 2 for a usage error.
                 """),
         ]
     ).rendered
 
     static let discard = HelpText(
         overview: """
-            Delete a capture from the outbox, its photos included, without sending it. What the engine \
-            already received stays there.
+            Delete an entry from the outbox, its photos and other files included, without sending it. \
+            What the engine already received stays there; the entries of its entity that waited behind \
+            it go on.
             """,
         usage: usage(for: "discard"),
         sections: [
-            .entries(title: "ARGUMENTS", [.init("<id>", "The capture's id, as add printed it and list shows it.")]),
+            .entries(title: "ARGUMENTS", [.init("<id>", "The entry's id, as add or op printed it and list shows it.")]),
             .options(title: "OPTIONS", [help]),
             .text(
                 title: "EXIT STATUS",
                 """
-                0 when it was deleted, 1 when the outbox holds no such capture, 2 for a usage error.
+                0 when it was deleted, 1 when the outbox holds no such entry, 2 for a usage error.
                 """),
         ]
     ).rendered

@@ -1,4 +1,5 @@
 import CommandLineParser
+import Outbox
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -14,6 +15,7 @@ struct CommandLineOptions {
     /// One command and its own options.
     enum Command {
         case add(photos: [String], kind: String, note: String, maxEdge: Int, quality: Int)
+        case op(OpCommand)
         case list(emitsJSON: Bool)
         case drain(DrainOptions)
         case sendNow(id: String, DrainOptions)
@@ -99,6 +101,23 @@ struct CommandLineOptions {
                 kind: try parsed.string("kind") ?? "photo", note: try parsed.string("note") ?? "",
                 maxEdge: try parsed.integer("max-edge", in: 1...65535) ?? 2048,
                 quality: try parsed.integer("quality", in: 1...100) ?? 85)
+        case "op":
+            try parsed.expectNoArguments()
+            guard let type = try parsed.string("type") else {
+                throw UsageError("Missing expected option '--type <type>'")
+            }
+            guard OperationType.isValidName(type) else {
+                throw parsed.invalid(
+                    "type", "it must be 1 to 64 letters, digits, '.', '-' or '_', starting with a letter")
+            }
+            let entity = try parsed.string("entity")
+            if let entity, !OutboxOperation.isValidEntity(entity) {
+                throw parsed.invalid("entity", "it must be 1 to 256 bytes of text without control characters")
+            }
+            return .op(
+                OpCommand(
+                    type: type, entity: entity, isLastWriteWins: parsed.has("lww"),
+                    payload: try parsed.string("payload") ?? "null", attachments: try parsed.strings("attach")))
         case "list":
             try parsed.expectNoArguments()
             return .list(emitsJSON: parsed.has("json"))

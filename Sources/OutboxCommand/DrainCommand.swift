@@ -13,9 +13,10 @@ struct DrainCommand {
 
     /// The outbox's configuration for sending: the backoff asked for, and progress on the terminal.
     static func configuration(_ options: CommandLineOptions.DrainOptions) -> Outbox.Configuration {
-        Outbox.Configuration(
-            backoff: Backoff(initialDelay: options.retryDelay, automaticRetryLimit: options.retryLimit),
-            onProgress: { Terminal.progress.show($0) })
+        var configuration = StoreConfiguration.relaying
+        configuration.backoff = Backoff(initialDelay: options.retryDelay, automaticRetryLimit: options.retryLimit)
+        configuration.onProgress = { Terminal.progress.show($0) }
+        return configuration
     }
 
     private var transport: HTTPTransport {
@@ -68,7 +69,7 @@ struct DrainCommand {
                 _ = try await Self.summarize(store)
                 guard report.synced.contains(id) else {
                     let reason = try await store.entry(id: id)?.lastError ?? "it was not sent"
-                    Terminal.writeError("outbox: error: The capture '\(id)' did not reach the engine: \(reason).\n")
+                    Terminal.writeError("outbox: error: The entry '\(id)' did not reach the engine: \(reason).\n")
                     return 1
                 }
                 return 0
@@ -109,10 +110,13 @@ struct DrainCommand {
 
     /// The last word: what is left, and every parked entry with its reason.
     ///
-    /// - Returns: 0 when nothing is left queued or being sent, 1 otherwise.
+    /// - Returns: 0 when nothing is left queued or being sent but what waits behind an earlier
+    ///   entry of its entity, 1 otherwise.
     static func summarize(_ store: Outbox) async throws(OutboxError) -> Int32 {
         let entries = try await store.list().entries
-        let left = entries.filter { $0.state == .queued || $0.state == .syncing }.count
+        let waiting = entries.filter { $0.state == .queued || $0.state == .syncing }
+        let left = waiting.filter { $0.blockedBy == nil }.count
+        let blocked = waiting.count - left
         let parked = entries.filter { $0.state == .failedNeedsAttention }
         for entry in parked {
             Terminal.writeError(
@@ -120,8 +124,10 @@ struct DrainCommand {
                     + " Send it again with 'outbox send-now \(entry.id)' or remove it with 'outbox discard \(entry.id)'.\n"
             )
         }
+        let behind =
+            blocked == 0 ? "" : ", \(blocked) waiting behind an earlier one of \(blocked == 1 ? "its" : "their") entity"
         Terminal.writeError(
-            "outbox: \(left) capture\(left == 1 ? "" : "s") left in the queue, \(parked.count) parked.\n")
+            "outbox: \(ListCommand.count(left, of: entries)) left in the queue, \(parked.count) parked\(behind).\n")
         return left == 0 ? 0 : 1
     }
 }

@@ -19,9 +19,9 @@ struct ListCommand {
         let listing: OutboxListing
         do throws(OutboxError) {
             do throws(OutboxError) {
-                listing = try await Outbox(folder: folder).list()
+                listing = try await Outbox(folder: folder, configuration: StoreConfiguration.relaying).list()
             } catch .notWritable(_, let reason) {
-                listing = try Outbox.readOnlyListing(folder: folder)
+                listing = try Outbox.readOnlyListing(folder: folder, configuration: StoreConfiguration.relaying)
                 Terminal.writeError(
                     "outbox: note: '\(folder.path)' cannot be changed by this user (\(reason)), so it was"
                         + " read as it is on disk, without recovering or changing anything.\n")
@@ -39,13 +39,15 @@ struct ListCommand {
         return 0
     }
 
-    /// `{"id":…,"state":…,"attempts":…,"lastError":…,"nextAttemptAt":…,"waitsForSendNow":…}`, every
-    /// key always there and always in this order, so that people can read the lines too.
+    /// `{"id":…,"state":…,"attempts":…,"lastError":…,"nextAttemptAt":…,"waitsForSendNow":…,
+    /// "entity":…,"type":…,"blockedBy":…}`, every key always there and always in this order, so
+    /// that people can read the lines too.
     static func jsonLine(_ entry: OutboxEntry) -> String {
         let fields: [(String, String)] = [
             ("id", json(entry.id)), ("state", json(entry.state.rawValue)), ("attempts", String(entry.attempts)),
             ("lastError", json(entry.lastError)), ("nextAttemptAt", json(entry.nextAttemptAt?.formatted(.iso8601))),
-            ("waitsForSendNow", String(entry.isWaitingForSendNow)),
+            ("waitsForSendNow", String(entry.isWaitingForSendNow)), ("entity", json(entry.entity)),
+            ("type", json(entry.type)), ("blockedBy", json(entry.blockedBy)),
         ]
         return "{" + fields.map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
     }
@@ -60,30 +62,59 @@ struct ListCommand {
     }
 
     /// A table for people, with a count of what is in each state and of unreadable records.
+    ///
+    /// A store of photo captures only shows the columns it always showed; one with other
+    /// operations also shows each entry's type and entity. An entry that waits behind an earlier
+    /// one of its entity says so where the last error goes.
     static func table(_ listing: OutboxListing) -> String {
         guard !listing.entries.isEmpty || !listing.unreadable.isEmpty else { return "The outbox is empty.\n" }
-        let idWidth = max(2, listing.entries.map(\.id.count).max() ?? 0)
+        let showsOperations = !listing.entries.allSatisfy(\.isCapture)
+        func width(_ title: String, _ values: [String]) -> Int { max(title.count, values.map(\.count).max() ?? 0) + 2 }
+        let idWidth = width("ID", listing.entries.map(\.id))
+        let typeWidth = width("TYPE", listing.entries.map(\.type))
+        let entityWidth = width("ENTITY", listing.entries.map { $0.entity ?? "-" })
         func padded(_ text: String, _ width: Int) -> String {
             text + String(repeating: " ", count: max(0, width - text.count))
         }
-        func row(_ columns: [String]) -> String {
-            var line = padded(columns[0], idWidth + 2) + padded(columns[1], 24) + padded(columns[2], 10) + columns[3]
+        func row(id: String, type: String, entity: String, state: String, attempts: String, note: String) -> String {
+            var line = padded(id, idWidth)
+            if showsOperations { line += padded(type, typeWidth) + padded(entity, entityWidth) }
+            line += padded(state, 24) + padded(attempts, 10) + note
             while line.last == " " { line.removeLast() }
             return line + "\n"
         }
-        var text = row(["ID", "STATE", "ATTEMPTS", "LAST ERROR"])
+        var text = row(
+            id: "ID", type: "TYPE", entity: "ENTITY", state: "STATE", attempts: "ATTEMPTS", note: "LAST ERROR")
         for entry in listing.entries {
-            text += row([entry.id, entry.state.rawValue, String(entry.attempts), entry.lastError ?? ""])
+            let behind = entry.blockedBy.map { "waits behind '\($0)'" }
+            let note = [behind, entry.lastError].compactMap { $0 }.joined(separator: "; ")
+            text += row(
+                id: entry.id, type: entry.type, entity: entry.entity ?? "-", state: entry.state.rawValue,
+                attempts: String(entry.attempts), note: note)
         }
         let counts = OutboxEntry.State.allCases.compactMap { state -> String? in
             let count = listing.entries.filter { $0.state == state }.count
             return count == 0 ? nil : "\(count) \(state.rawValue)"
         }
-        let total = listing.entries.count
         text +=
-            "\(total) capture\(total == 1 ? "" : "s")" + (counts.isEmpty ? "" : ": " + counts.joined(separator: ", "))
+            count(listing.entries.count, of: listing.entries)
+            + (counts.isEmpty ? "" : ": " + counts.joined(separator: ", "))
         let unreadable = listing.unreadable.count
         text += "; \(unreadable) record\(unreadable == 1 ? "" : "s") this version cannot read.\n"
         return text
     }
+}
+
+extension ListCommand {
+    /// "3 captures" when every entry is a photo capture, else "3 entries": the words a person
+    /// who only adds photos has always read.
+    static func count(_ count: Int, of entries: [OutboxEntry]) -> String {
+        entries.allSatisfy(\.isCapture)
+            ? "\(count) capture\(count == 1 ? "" : "s")" : "\(count) entr\(count == 1 ? "y" : "ies")"
+    }
+}
+
+extension OutboxEntry {
+    /// Whether the entry is a photo capture (what `add` queues).
+    var isCapture: Bool { type == OperationType.captureCreate.name }
 }

@@ -11,8 +11,14 @@ import Foundation
 import Glibc
 #endif
 
+/// How the command opens a store: as a relay, which reads and sends every operation type as it
+/// is (photo captures through the contract's captures endpoint), since it interprets none.
+enum StoreConfiguration {
+    static let relaying = Outbox.Configuration(relaysUndeclaredTypes: true)
+}
+
 /// The store in `folder`, or exits with the reason it cannot be opened.
-func openStore(_ folder: URL, configuration: Outbox.Configuration = Outbox.Configuration()) -> Outbox {
+func openStore(_ folder: URL, configuration: Outbox.Configuration = StoreConfiguration.relaying) -> Outbox {
     do {
         return try Outbox(folder: folder, configuration: configuration)
     } catch {
@@ -35,6 +41,8 @@ case .run(let folder, let command):
     case .add(let photos, let kind, let note, let maxEdge, let quality):
         status = await AddCommand(photos: photos, kind: kind, note: note, maxEdge: maxEdge, quality: quality)
             .run(store: openStore(folderURL))
+    case .op(let command):
+        status = await command.run(store: openStore(folderURL, configuration: command.configuration))
     case .list(let emitsJSON):
         status = await ListCommand(emitsJSON: emitsJSON).run(folder: folderURL)
     case .drain(let options):

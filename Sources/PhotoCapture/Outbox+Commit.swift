@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+import Outbox
 
 extension Outbox {
     /// Saves a capture on this device: the one quick, local step behind the app's Save button.
@@ -25,11 +26,11 @@ extension Outbox {
     public nonisolated func commit(
         idPrefix: String, kind: String, note: String, photos: [PreparedPhoto]
     ) async throws(OutboxError) -> String {
-        guard Capture.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
+        guard OutboxOperation.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
         let capture = try Capture(
             id: idPrefix + UUID().uuidString.lowercased(),
-            intent: makeIntent(kind: kind, note: note, photos: photos, savedAt: configuration.now()),
-            uploads: photos.map(\.upload))
+            fields: makeFields(kind: kind, note: note, photos: photos, savedAt: configuration.now()),
+            attachments: Capture.attachments(of: photos.map(\.upload)))
         try await enqueue(capture)
         return capture.id
     }
@@ -64,23 +65,24 @@ extension Outbox {
     public nonisolated func commitOnce(
         idPrefix: String, kind: String, note: String, photos: [PreparedPhoto], savedAt: Date
     ) async throws(OutboxError) -> CommitResult {
-        guard Capture.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
-        let intent = makeIntent(kind: kind, note: note, photos: photos, savedAt: savedAt)
+        let attachments = Capture.attachments(of: photos.map(\.upload))
+        var intent = makeFields(kind: kind, note: note, photos: photos, savedAt: savedAt)
+        intent.media = OutboxOperation.descriptors(of: attachments)
         let capture = try Capture(
-            id: idPrefix + Capture.contentDigest(of: intent), intent: intent, uploads: photos.map(\.upload))
+            id: try Capture.derivedID(prefix: idPrefix, of: intent), fields: intent, attachments: attachments)
         return CommitResult(id: capture.id, result: try await enqueue(capture))
     }
 
-    /// What a commit saves: the intent from the photos (each hashed for its descriptor), the
-    /// moment of saving and the device's time zone.
-    private nonisolated func makeIntent(kind: String, note: String, photos: [PreparedPhoto], savedAt: Date)
+    /// What a commit saves besides the photos: the kind, the trimmed note, the capture moment,
+    /// the device's time zone and the first place a photo records.
+    private nonisolated func makeFields(kind: String, note: String, photos: [PreparedPhoto], savedAt: Date)
         -> CaptureIntent
     {
         CaptureIntent(
             kind: kind, note: note.trimmingCharacters(in: .whitespacesAndNewlines),
             capturedAt: Self.captureMoment(of: photos, now: savedAt, timeZone: configuration.timeZone),
             timeZone: configuration.timeZone.identifier, place: photos.lazy.compactMap(\.metadata.location).first,
-            media: Capture.descriptors(of: photos.map(\.upload)))
+            media: [])
     }
 
     /// When a capture was made, ISO 8601 with its UTC offset.

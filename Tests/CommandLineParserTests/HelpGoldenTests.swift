@@ -46,6 +46,7 @@ struct HelpGoldenTests {
             ("prep-photo", ["--help"], "prep-photo.txt"),
             ("outbox", ["--help"], "outbox.txt"),
             ("outbox", ["add", "--help"], "outbox-add.txt"),
+            ("outbox", ["op", "--help"], "outbox-op.txt"),
             ("outbox", ["list", "--help"], "outbox-list.txt"),
             ("outbox", ["drain", "--help"], "outbox-drain.txt"),
             ("outbox", ["send-now", "--help"], "outbox-send-now.txt"),

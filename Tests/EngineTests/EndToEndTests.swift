@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+import PhotoCapture
 import Testing
 
 @testable import Outbox

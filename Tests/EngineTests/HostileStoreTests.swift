@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+import PhotoCapture
 import Testing
 
 @testable import Outbox
@@ -32,9 +33,9 @@ struct HostileStoreTests {
             try withRawDatabase(in: storeFolder) { database in
                 try database.run(
                     """
-                    INSERT INTO entries (id, state, created_at, attempts, pending_media, owned_media, intent)
+                    INSERT INTO outbox_entries (id, state, created_at, attempts, pending_media, owned_media, intent)
                     SELECT 'planted-1', 'QUEUED', created_at, 0, '[{"index":0,"name":"../../victim.jpg"}]',
-                        '[{"index":0,"name":"../../victim.jpg"}]', intent FROM entries WHERE id = 'plate-1'
+                        '[{"index":0,"name":"../../victim.jpg"}]', intent FROM outbox_entries WHERE id = 'plate-1'
                     """)
             }
 
@@ -67,7 +68,8 @@ struct HostileStoreTests {
             let ids = try OutboxProcess.run(["--store", store, "add"] + photos).lines
             try withRawDatabase(in: URL(fileURLWithPath: store)) {
                 try $0.run(
-                    "UPDATE entries SET attempts = 9223372036854775807, transient_failures = 9223372036854775807")
+                    "UPDATE outbox_entries SET attempts = 9223372036854775807, transient_failures = 9223372036854775807"
+                )
             }
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             try await engine.inject(["mode": "status", "status": 503])
@@ -121,7 +123,7 @@ struct HostileStoreTests {
 
             // The user puts the photo back (from a backup, say) and sends it.
             try? FileManager.default.removeItem(at: file)
-            try broken.uploads[0].write(to: file)
+            try broken.operation.attachments[0].data.write(to: file)
             #expect(try await outbox.sendNow(id: "plate-1", using: transport).synced == ["plate-1"])
             try await expectDeliveredOnce("plate-1", to: engine)
         }
@@ -136,7 +138,7 @@ struct HostileStoreTests {
             let outbox = try Outbox(folder: storeFolder, configuration: clock.configuration)
             try await outbox.enqueue(makeCapture(id: "plate-1", photos: [try smallPhoto()]))
             try withRawDatabase(in: storeFolder) {
-                try $0.run("UPDATE entries SET next_attempt_at = 15928963200000, transient_failures = 1")
+                try $0.run("UPDATE outbox_entries SET next_attempt_at = 15928963200000, transient_failures = 1")
             }
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let transport = HTTPTransport(engineURL: engine.url)

@@ -56,7 +56,7 @@ struct OutboxCommandTests {
         let overview = try OutboxProcess.run(["--help"])
         #expect(overview.status == 0)
         #expect(overview.standardOutput.hasPrefix("OVERVIEW: Keep captures on this device until the engine has them"))
-        for command in ["add", "list", "drain", "send-now", "discard"] {
+        for command in ["add", "op", "list", "drain", "send-now", "discard"] {
             #expect(overview.standardOutput.contains("\n  \(command) "))
             let help = try OutboxProcess.run([command, "--help"])
             #expect(help.status == 0)
@@ -91,7 +91,8 @@ struct OutboxCommandTests {
             #expect(
                 listing.lines[0]
                     == "{\"id\":\"\(first.lines[0])\",\"state\":\"QUEUED\",\"attempts\":0,\"lastError\":null,"
-                    + "\"nextAttemptAt\":null,\"waitsForSendNow\":false}")
+                    + "\"nextAttemptAt\":null,\"waitsForSendNow\":false,\"entity\":null,\"type\":\"capture.create\","
+                    + "\"blockedBy\":null}")
             #expect(listing.lines[3] == "{\"unreadable\":0}")
         }
     }
@@ -160,7 +161,7 @@ struct OutboxCommandTests {
             #expect(refused.status == 1)
             #expect(
                 refused.standardError.contains(
-                    "outbox: error: The capture '\(ids[1])' did not reach the engine: HTTP 422: PUT"
+                    "outbox: error: The entry '\(ids[1])' did not reach the engine: HTTP 422: PUT"
                         + " \(url)/v1/uploads/\(ids[1])/0: Upload 0 of '\(ids[1])' already holds different bytes"))
             let discarded = try OutboxProcess.run(["--store", store, "discard", ids[1]])
             #expect(discarded.status == 0)

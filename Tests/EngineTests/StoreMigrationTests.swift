@@ -1,4 +1,5 @@
 import Foundation
+import PhotoCapture
 import Testing
 
 @testable import Outbox
@@ -21,6 +22,48 @@ struct StoreMigrationTests {
         try await engine.state().requests(about: id).map { "\($0.method) \($0.outcome)" }
     }
 
+    /// What the release's own rows say, read with SQL from a copy before anything opens it, and
+    /// what this version lists after migrating it to operations: the same entries, each a
+    /// photo capture with the note the release stored.
+    @Test(arguments: ["queued", "partly-uploaded", "parked", "synced-not-retired"])
+    func eachStoreListsTheEntriesTheReleaseWrote(name: String) async throws {
+        try await withTemporaryFolder { folder in
+            let copy = try Fixtures.copyReleaseStore(name, to: folder.appendingPathComponent(name))
+            struct Row: Equatable {
+                let id: String
+                let state: String
+                let attempts: Int
+                let lastError: String?
+                let note: String?
+            }
+            let stored = try withRawDatabase(in: copy) { database in
+                try database.query(
+                    """
+                    SELECT id, state, attempts, last_error, json_extract(intent, '$.arguments.note')
+                    FROM entries ORDER BY sequence
+                    """
+                ) { row in
+                    Row(
+                        id: row.text(at: 0) ?? "", state: row.text(at: 1) ?? "",
+                        attempts: Int(row.integer(at: 2) ?? -1),
+                        lastError: row.text(at: 3), note: row.text(at: 4))
+                }
+            }
+            try #require(stored.count == 1)
+            let outbox = try Outbox(folder: copy)
+            let listing = try await outbox.list()
+            #expect(listing.unreadable.isEmpty)
+            #expect(
+                listing.entries.map {
+                    Row(
+                        id: $0.id, state: $0.state.rawValue, attempts: $0.attempts, lastError: $0.lastError,
+                        note: $0.captureIntent?.note)
+                } == stored)
+            #expect(
+                listing.entries.allSatisfy { $0.type == "capture.create" && $0.entity == nil && $0.blockedBy == nil })
+        }
+    }
+
     @Test func eachStoreOpensAsTheReleaseLeftItAndReachesTheEngineOnce() async throws {
         try await withTemporaryFolder { folder in
             // The engine's data too: it holds the upload that landed before the 503.
@@ -36,7 +79,7 @@ struct StoreMigrationTests {
             let waiting = try #require(try await queued.entry(id: Self.queued))
             #expect(waiting.state == .queued && waiting.attempts == 0 && waiting.lastError == nil)
             #expect(waiting.pendingMedia == waiting.ownedMedia && waiting.ownedMedia.count == 1)
-            #expect(waiting.intent.note == "queued by the release")
+            #expect(waiting.captureIntent?.note == "queued by the release")
             #expect(try await queued.drainNow(using: transport).synced == [Self.queued])
             #expect(try await queued.retireSynced() == [Self.queued])
             #expect(try mediaFileNames(in: folder.appendingPathComponent("queued")).isEmpty)
@@ -84,7 +127,7 @@ struct StoreMigrationTests {
             #expect(entries.first { $0.id == Self.synced }?.state == .synced, "the settled copy won")
             #expect(throws: OutboxError.self, "the id is unique now") {
                 try withRawDatabase(in: storeFolder) {
-                    try $0.run("INSERT INTO entries (id) VALUES ('\(Self.queued)')")
+                    try $0.run("INSERT INTO outbox_entries (id) VALUES ('\(Self.queued)')")
                 }
             }
 
@@ -114,13 +157,14 @@ struct StoreMigrationTests {
             #expect(oneList.pendingMedia.isEmpty)
             #expect(oneList.ownedMedia == [MediaFile(index: 0, name: photoName)])
             let stored = try withRawDatabase(in: storeFolder) { database in
-                try database.query("SELECT owned_media FROM entries WHERE id = ?", [.text(Self.partlyUploaded)]) {
+                try database.query("SELECT owned_media FROM outbox_entries WHERE id = ?", [.text(Self.partlyUploaded)])
+                {
                     $0.text(at: 0)
                 }
             }
             #expect(stored == [#"[{"index":0,"name":"\#(photoName)"}]"#], "written once, at the migration")
 
-            let mended = try #require(try await outbox.entry(id: Self.parked)?.intent.media.first)
+            let mended = try #require(try await outbox.entry(id: Self.parked)?.captureIntent?.media.first)
             #expect(mended.sha256 == Self.photoSHA256)
             #expect(mended.byteCount == 1729)
             #expect(mended.width == 64 && mended.height == 48, "what the record knew stays")

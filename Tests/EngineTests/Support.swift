@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+import PhotoCapture
 import Synchronization
 import Testing
 
@@ -272,14 +273,66 @@ struct EngineState: Decodable {
         }
     }
 
+    /// An operation's record (the extension).
+    struct Operation: Decodable, Equatable {
+        struct Media: Decodable, Equatable {
+            let index: Int
+            let sha256: String
+            let byteCount: Int
+        }
+        let requestId: String
+        let entity: String?
+        let type: String
+        let version: Int
+        let payload: JSONValue
+        let media: [Media]
+    }
+
     let records: [Record]
+    let operations: [Operation]
     let uploads: [Upload]
     let requests: [Request]
+
+    /// The operation with this request id, if the engine holds it.
+    func operation(_ id: String) -> Operation? { operations.first { $0.requestId == id } }
 
     /// The requests about one capture: its uploads and its creation.
     func requests(about id: String) -> [Request] { requests.filter { $0.requestId == id } }
 
     func record(_ id: String) -> Record? { records.first { $0.requestId == id } }
+}
+
+/// Any JSON value, to compare what the engine holds with what was sent.
+indirect enum JSONValue: Decodable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    /// The value of `key` in an object.
+    subscript(_ key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
 }
 
 struct EngineTestError: Error, CustomStringConvertible {

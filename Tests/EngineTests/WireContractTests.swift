@@ -1,5 +1,6 @@
 import Foundation
 import ImagePrep
+import PhotoCapture
 import Testing
 
 @testable import Outbox
@@ -7,32 +8,79 @@ import Testing
 /// What the HTTP transport puts on the wire, byte for byte, and what it takes from an answer.
 @Suite("Wire contract")
 struct WireContractTests {
-    static func delivery(place: GeoPoint?, capturedAt: String, timeZone: String?) -> Delivery {
-        let media = [
-            MediaDescriptor(index: 0, sha256: String(repeating: "ab", count: 32), width: 512, height: 384, byteCount: 9)
-        ]
-        let intent = CaptureIntent(
-            kind: "plate", note: "gate \"left\" open", capturedAt: capturedAt, timeZone: timeZone, place: place,
-            media: media)
-        return Delivery(id: "plate-1", intent: intent, attempt: 1, pendingUploads: [], totalBytes: 9, landedBytes: 0)
+    /// The nine bytes of the upload copy the deliveries below carry, as a 512x384 image.
+    static let upload = EncodedJPEG(
+        data: Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3, 0xFF, 0xD9]), size: PixelSize(width: 512, height: 384))
+
+    /// The delivery of an operation as the outbox hands it to a transport on its first attempt.
+    static func delivery(of operation: OutboxOperation) -> Delivery {
+        Delivery(
+            id: operation.id, entity: operation.entity, type: operation.type, version: operation.version,
+            payload: operation.payload, media: operation.media, attempt: 1, pendingUploads: [],
+            totalBytes: Int64(operation.attachments.reduce(0) { $0 + $1.data.count }), landedBytes: 0)
+    }
+
+    /// A photo capture as PhotoCapture queues it, and so as the outbox stores it.
+    static func delivery(place: GeoPoint?, capturedAt: String, timeZone: String?) throws -> Delivery {
+        delivery(
+            of: try Capture(
+                id: "plate-1", kind: "plate", note: "gate \"left\" open", capturedAt: capturedAt, timeZone: timeZone,
+                place: place, uploads: [upload]
+            ).operation)
     }
 
     @Test func theCaptureBodyHasEveryKeyOfTheContractAndNoOther() throws {
-        let body = try EngineRequest.body(
-            for: Self.delivery(
-                place: GeoPoint(latitude: -38.5, longitude: 144.25, altitude: 12),
-                capturedAt: "2024-04-30T14:02:05+02:00",
-                timeZone: "Europe/Berlin"))
+        let delivery = try Self.delivery(
+            place: GeoPoint(latitude: -38.5, longitude: 144.25, altitude: 12), capturedAt: "2024-04-30T14:02:05+02:00",
+            timeZone: "Europe/Berlin")
+        let body = try EngineRequest.body(for: delivery)
         #expect(
             String(decoding: body, as: UTF8.self)
                 == #"{"captured_at":"2024-04-30T14:02:05+02:00","kind":"plate","media":[{"height":384,"index":0,"#
-                + #""sha256":"\#(String(repeating: "ab", count: 32))","width":512}],"note":"gate \"left\" open","#
+                + #""sha256":"\#(delivery.media[0].sha256)","width":512}],"note":"gate \"left\" open","#
                 + #""place":{"latitude":-38.5,"longitude":144.25},"request_id":"plate-1","time_zone":"Europe\/Berlin"}"#
         )
     }
 
+    /// An operation's body carries its payload byte for byte: the number spelled as the app
+    /// spelled it, the keys in its order, the text as it was.
+    @Test func anOperationsBodyCarriesItsPayloadAsItWasQueued() throws {
+        let payload = #"{"z": 1.50, "a": [true, null], "text": "gate \u00e9 left"}"#
+        let operation = try OutboxOperation(
+            id: "note-1", entity: "note:42", type: "note.update", version: 3, payloadJSON: Data(payload.utf8),
+            attachments: [OperationAttachment(data: Data([1, 2, 3]), contentType: "audio/mp4")])
+        let body = try EngineRequest.body(for: Self.delivery(of: operation))
+        #expect(
+            String(decoding: body, as: UTF8.self)
+                == #"{"entity":"note:42","media":[{"index":0,"sha256":"\#(operation.media[0].sha256)"}],"payload":"#
+                + payload + #","request_id":"note-1","type":"note.update","version":3}"#)
+        let plain = try OutboxOperation(id: "note-2", type: "note.delete", payloadJSON: Data("null".utf8))
+        #expect(
+            String(decoding: try EngineRequest.body(for: Self.delivery(of: plain)), as: UTF8.self)
+                == #"{"entity":null,"media":[],"payload":null,"request_id":"note-2","type":"note.delete","version":1}"#)
+    }
+
+    @Test func anOperationGoesToTheOperationsEndpointAndItsAttachmentsWithTheirOwnType() throws {
+        let engine = URL(string: "http://127.0.0.1:8080/api")!
+        let upload = PendingUpload(
+            index: 0, fileURL: URL(fileURLWithPath: "/tmp/x.m4a"), byteCount: 3, contentType: "audio/mp4")
+        #expect(
+            EngineRequest.upload(upload, of: "note-1", engine: engine, timeout: 5)
+                .value(forHTTPHeaderField: "Content-Type") == "audio/mp4")
+        let operation = try OutboxOperation(id: "note-1", type: "note.update", payloadJSON: Data("{}".utf8))
+        let post = try EngineRequest.record(Self.delivery(of: operation), engine: engine, timeout: 5).request
+        #expect(post.httpMethod == "POST")
+        #expect(post.url?.absoluteString == "http://127.0.0.1:8080/api/v1/operations")
+        #expect(post.value(forHTTPHeaderField: "Idempotency-Key") == "note-1")
+        // A capture of a version this build does not send as the contract's goes there too.
+        let newer = try OutboxOperation(id: "plate-2", type: "capture.create", version: 2, payloadJSON: Data("{}".utf8))
+        #expect(
+            try EngineRequest.record(Self.delivery(of: newer), engine: engine, timeout: 5).request.url?.path
+                == "/api/v1/operations")
+    }
+
     @Test func whatIsNotKnownIsNull() throws {
-        let body = try EngineRequest.body(for: Self.delivery(place: nil, capturedAt: "", timeZone: nil))
+        let body = try EngineRequest.body(for: try Self.delivery(place: nil, capturedAt: "", timeZone: nil))
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         #expect(object["captured_at"] is NSNull)
         #expect(object["time_zone"] is NSNull)
@@ -41,13 +89,15 @@ struct WireContractTests {
 
     @Test func theRequestsUseTheContractsPathsAndHeaders() throws {
         let engine = URL(string: "http://127.0.0.1:8080/api")!
-        let upload = PendingUpload(index: 2, fileURL: URL(fileURLWithPath: "/tmp/x.jpg"), byteCount: 9)
+        let upload = PendingUpload(
+            index: 2, fileURL: URL(fileURLWithPath: "/tmp/x.jpg"), byteCount: 9, contentType: "image/jpeg")
         let put = EngineRequest.upload(upload, of: "plate-1", engine: engine, timeout: 5)
         #expect(put.httpMethod == "PUT")
         #expect(put.url?.absoluteString == "http://127.0.0.1:8080/api/v1/uploads/plate-1/2")
         #expect(put.value(forHTTPHeaderField: "Content-Type") == "image/jpeg")
-        let post = try EngineRequest.capture(
-            Self.delivery(place: nil, capturedAt: "", timeZone: nil), engine: engine, timeout: 5)
+        let post = try EngineRequest.record(
+            try Self.delivery(place: nil, capturedAt: "", timeZone: nil), engine: engine, timeout: 5
+        ).request
         #expect(post.httpMethod == "POST")
         #expect(post.url?.absoluteString == "http://127.0.0.1:8080/api/v1/captures")
         #expect(post.value(forHTTPHeaderField: "Idempotency-Key") == "plate-1")

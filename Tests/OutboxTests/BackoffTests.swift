@@ -52,7 +52,9 @@ struct BackoffTests {
         #expect(Backoff.retryAfterSeconds("-5", now: now) == nil)
     }
 
-    @Test func aTransientFailureBacksOffAndTheQueueWaitsUntilItIsDue() async throws {
+    /// The entry that failed waits out its backoff; a capture after it (no entity: it waits for
+    /// nothing) goes on in the next pass, and the pass says who waits until when.
+    @Test func aTransientFailureBacksOffThatEntryUntilItIsDueAndTheOthersGoOn() async throws {
         try await withTemporaryFolder { folder in
             let clock = TestClock()
             let configuration = clock.configuration(backoff: Backoff(initialDelay: 10), randomUnit: 0.5)
@@ -70,11 +72,12 @@ struct BackoffTests {
             let early = ScriptedTransport()
             let report = try await outbox.drain(using: early)
             #expect(report.halt == .waitingToRetry(id: "plate-1", until: due))
-            #expect(await early.sentIDs.isEmpty, "capture order holds: plate-2 waits behind plate-1")
+            #expect(report.retryAt == due)
+            #expect(await early.sentIDs == ["plate-2"], "plate-2 waits for nothing")
 
             clock.advance(by: 7.5)
             let onTime = ScriptedTransport()
-            #expect(try await outbox.drain(using: onTime).synced == ["plate-1", "plate-2"])
+            #expect(try await outbox.drain(using: onTime).synced == ["plate-1"])
             #expect(try await outbox.entry(id: "plate-1")?.nextAttemptAt == nil)
         }
     }

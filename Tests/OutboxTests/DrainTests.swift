@@ -175,7 +175,7 @@ struct DrainTests {
                 try await outbox.enqueue(makeCapture(id: "plate-1"))
             }
             try withRawDatabase(in: folder) {
-                try $0.run("INSERT INTO entries (id, intent) VALUES ('plate-0', 'not json')")
+                try $0.run("INSERT INTO outbox_entries (id, intent) VALUES ('plate-0', 'not json')")
             }
             let outbox = try Outbox(folder: folder)
             let transport = ScriptedTransport()

@@ -29,7 +29,7 @@ struct CheckRunTests {
                 _ = try await outbox.drain(using: killer)
             }
             let snapshot = try withRawDatabase(in: afterKill) { database in
-                try database.query("SELECT state FROM entries ORDER BY sequence") { $0.text(at: 0) }
+                try database.query("SELECT state FROM outbox_entries ORDER BY sequence") { $0.text(at: 0) }
             }
             #expect(snapshot == ["SYNCING", "QUEUED", "QUEUED", "QUEUED"])
 

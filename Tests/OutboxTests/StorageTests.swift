@@ -1,5 +1,4 @@
 import Foundation
-import ImagePrep
 import Testing
 
 @testable import Outbox
@@ -23,7 +22,9 @@ struct StorageTests {
             #expect(entry.createdAt == clock.now)
             #expect(entry.attempts == 0)
             #expect(entry.lastError == nil)
-            #expect(entry.intent == capture.intent)
+            #expect(entry.type == "capture.create" && entry.version == 1)
+            #expect(entry.payload == capture.payload)
+            #expect(entry.media == capture.media)
             #expect(entry.pendingMedia == entry.ownedMedia)
             #expect(entry.ownedMedia.map(\.index) == [0, 1])
             for (file, photo) in zip(entry.ownedMedia, photos) {
@@ -48,7 +49,7 @@ struct StorageTests {
             #expect(try await outbox.enqueue(other) == .alreadyQueued)
             let entries = try await outbox.list().entries
             #expect(entries.map(\.id) == ["plate-1"])
-            #expect(entries.first?.intent.media.first?.width == 1800)
+            #expect(entries.first?.media.first?.width == 1800)
             #expect(try mediaFileNames(in: folder).count == 1)
         }
     }
@@ -93,7 +94,8 @@ struct StorageTests {
             _ = try Outbox(folder: folder)
             try withRawDatabase(in: folder) { database in
                 try database.run(
-                    "CREATE TRIGGER refuse BEFORE INSERT ON entries BEGIN SELECT RAISE(ABORT, 'refused by test'); END")
+                    "CREATE TRIGGER refuse BEFORE INSERT ON outbox_entries BEGIN SELECT RAISE(ABORT, 'refused by test'); END"
+                )
             }
             let outbox = try Outbox(folder: folder)
             let capture = try makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()])
@@ -135,7 +137,9 @@ struct StorageTests {
                 try await outbox.enqueue(makeCapture(id: "plate-2"))
             }
             // What a process killed in the middle of a send leaves behind.
-            try withRawDatabase(in: folder) { try $0.run("UPDATE entries SET state = 'SYNCING' WHERE id = 'plate-1'") }
+            try withRawDatabase(in: folder) {
+                try $0.run("UPDATE outbox_entries SET state = 'SYNCING' WHERE id = 'plate-1'")
+            }
             let outbox = try Outbox(folder: folder)
             #expect(outbox.recoveredAtOpen == 1)
             #expect(try await outbox.list().entries.map(\.state) == [.queued, .queued])
@@ -146,7 +150,9 @@ struct StorageTests {
         try await withTemporaryFolder { folder in
             let running = try Outbox(folder: folder)
             try await running.enqueue(makeCapture(id: "plate-1"))
-            try withRawDatabase(in: folder) { try $0.run("UPDATE entries SET state = 'SYNCING' WHERE id = 'plate-1'") }
+            try withRawDatabase(in: folder) {
+                try $0.run("UPDATE outbox_entries SET state = 'SYNCING' WHERE id = 'plate-1'")
+            }
             do {
                 let another = try Outbox(folder: folder)
                 #expect(another.recoveredAtOpen == 0)
@@ -164,7 +170,7 @@ struct StorageTests {
                 let sibling = try Outbox(folder: folder)
                 // The sibling was sending plate-1.
                 try withRawDatabase(in: folder) {
-                    try $0.run("UPDATE entries SET state = 'SYNCING' WHERE id = 'plate-1'")
+                    try $0.run("UPDATE outbox_entries SET state = 'SYNCING' WHERE id = 'plate-1'")
                 }
                 let whileItLives = ScriptedTransport()
                 _ = try await survivor.drain(using: whileItLives)
@@ -202,12 +208,12 @@ struct StorageTests {
             try withRawDatabase(in: folder) { database in
                 // Its media lists are damaged: any file carrying its id may be one of its own.
                 try database.run(
-                    "INSERT INTO entries (id, state, pending_media, owned_media, intent) VALUES ('lost-1', 'QUEUED', '[{', '[{', '{}')"
+                    "INSERT INTO outbox_entries (id, state, pending_media, owned_media, intent) VALUES ('lost-1', 'QUEUED', '[{', '[{', '{}')"
                 )
                 // Its intent comes from a newer version, which might name more files than its lists do.
                 try database.run(
                     """
-                    INSERT INTO entries (id, state, pending_media, owned_media, intent)
+                    INSERT INTO outbox_entries (id, state, pending_media, owned_media, intent)
                     VALUES ('future-1', 'QUEUED', '[]', '[]', '{"version":9,"operation":"capture.create"}')
                     """)
             }
@@ -224,7 +230,7 @@ struct StorageTests {
     @Test func aRecordWhoseIDCannotBeReadStopsTheSweep() async throws {
         try await withTemporaryFolder { folder in
             _ = try Outbox(folder: folder)
-            try withRawDatabase(in: folder) { try $0.run("INSERT INTO entries (id) VALUES (x'00ff')") }
+            try withRawDatabase(in: folder) { try $0.run("INSERT INTO outbox_entries (id) VALUES (x'00ff')") }
             try Data([0xFF, 0xD8]).write(to: folder.appendingPathComponent("media/stray.0.d.jpg"))
             let outbox = try Outbox(folder: folder)
             #expect(outbox.sweptAtOpen.isEmpty)
@@ -272,19 +278,15 @@ struct StorageTests {
             #expect(old.nextAttemptAt == nil)
             #expect(!old.isWaitingForSendNow)
             #expect(old.pendingMedia.isEmpty && old.ownedMedia.isEmpty)
-            #expect(old.intent.kind == "plate")
-            #expect(old.intent.note == "rescued")
-            #expect(old.intent.capturedAt == "")
-            #expect(old.intent.place == nil)
+            #expect(old.type == "capture.create" && old.version == 1 && old.entity == nil)
+            #expect(old.media.isEmpty)
+            // Its arguments became the payload, the field this version does not know included.
+            let payload = try #require(try JSONSerialization.jsonObject(with: old.payload) as? [String: String])
+            #expect(payload == ["kind": "plate", "note": "rescued", "shape": "round"])
             // The rescued capture drains first.
             let transport = ScriptedTransport()
             _ = try await outbox.drain(using: transport)
             #expect(await transport.sentIDs == ["plate-old", "plate-new"])
-            // Reading never rewrote the record: the field this version does not know is still there.
-            let stored = try withRawDatabase(in: folder) { database in
-                try database.query("SELECT intent FROM entries WHERE id = 'plate-old'") { $0.text(at: 0) }.first
-            }
-            #expect(stored??.contains("\"shape\":\"round\"") == true)
         }
     }
 
@@ -298,7 +300,7 @@ struct StorageTests {
             try withRawDatabase(in: folder) { database in
                 try database.run(
                     """
-                    INSERT INTO entries (id, state, created_at, attempts, pending_media, owned_media, intent)
+                    INSERT INTO outbox_entries (id, state, created_at, attempts, pending_media, owned_media, intent)
                     VALUES ('plate-3', 'QUEUED', 0, 0, '[{"index":0,"name":"plate-3.0.x.jpg"}]',
                             '[{"index":0,"name":"plate-3.0.x.jpg"}]', '{"version":1,"arguments":{"kind":')
                     """)
@@ -329,7 +331,7 @@ struct StorageTests {
         try await withTemporaryFolder { folder in
             _ = try Outbox(folder: folder)
             try withRawDatabase(in: folder) {
-                try $0.run("INSERT INTO entries (id, state) VALUES ('plate-1', 'ARCHIVED')")
+                try $0.run("INSERT INTO outbox_entries (id, state) VALUES ('plate-1', 'ARCHIVED')")
             }
             let listing = try await Outbox(folder: folder).list()
             #expect(listing.entries.isEmpty)
@@ -348,11 +350,11 @@ struct StorageTests {
             try withRawDatabase(in: folder) { database in
                 try database.run(
                     """
-                    UPDATE entries SET attempts = 9223372036854775807, transient_failures = -3,
+                    UPDATE outbox_entries SET attempts = 9223372036854775807, transient_failures = -3,
                         created_at = 1e300, next_attempt_at = -1e300,
                         last_error = 'HTTP 500: ' || char(27) || '[2J' || char(10) || 'cleared' || printf('%.3000c', 'x')
                     """)
-                let copy = "SELECT created_at, attempts, intent FROM entries WHERE id = 'plate-1'"
+                let copy = "SELECT created_at, attempts, intent FROM outbox_entries WHERE id = 'plate-1'"
                 for (id, pending, owned) in [
                     ("slash-1", #"[{"index":0,"name":"a/b.jpg"}]"#, #"[{"index":0,"name":"a/b.jpg"}]"#),
                     ("one-list-1", #"[]"#, "NULL"),
@@ -362,12 +364,13 @@ struct StorageTests {
                     let ownedValue = owned == "NULL" ? "NULL" : "'\(owned)'"
                     try database.run(
                         """
-                        INSERT INTO entries (id, state, created_at, attempts, pending_media, owned_media, intent)
+                        INSERT INTO outbox_entries (id, state, created_at, attempts, pending_media, owned_media, intent)
                         SELECT '\(id)', 'QUEUED', created_at, attempts, '\(pending)', \(ownedValue), intent
                         FROM (\(copy))
                         """)
                 }
-                try database.run("INSERT INTO entries (id, pending_media, owned_media) VALUES ('../x', '[]', '[]')")
+                try database.run(
+                    "INSERT INTO outbox_entries (id, pending_media, owned_media) VALUES ('../x', '[]', '[]')")
             }
             let outbox = try Outbox(folder: folder)
             let listing = try await outbox.list()

@@ -1,5 +1,4 @@
 import Foundation
-import ImagePrep
 import Synchronization
 import Testing
 
@@ -22,61 +21,53 @@ enum Fixtures {
     }
 }
 
-/// Photos as the pipeline would hand them over: real JPEG bytes from the corpus, with the size and
-/// metadata that `Fixtures/corpus/expected.json` records for each file.
+/// A photo as a capture carries it: the JPEG bytes of a corpus file as the upload copy, with its
+/// pixel size (from `Fixtures/corpus/expected.json`). The Outbox tests need nothing of ImagePrep.
+struct TestPhoto {
+    let upload: OperationAttachment
+}
+
 enum Photos {
-    /// A landscape photo with no date and no GPS.
-    static func landscape() throws -> PreparedPhoto {
-        try photo("orientation-landscape-1.jpg", size: PixelSize(width: 1800, height: 1200))
-    }
+    /// A landscape photo.
+    static func landscape() throws -> TestPhoto { try photo("orientation-landscape-1.jpg", width: 1800, height: 1200) }
 
-    /// A portrait photo with no date and no GPS.
-    static func portrait() throws -> PreparedPhoto {
-        try photo("orientation-portrait-1.jpg", size: PixelSize(width: 1200, height: 1800))
-    }
+    /// A portrait photo.
+    static func portrait() throws -> TestPhoto { try photo("orientation-portrait-1.jpg", width: 1200, height: 1800) }
 
-    /// A Pixel 8 Pro photo: taken 2023-10-06 22:53:51.724 at +02:00, near Madrid.
-    static func pixel8Pro() throws -> PreparedPhoto {
-        let time = CaptureTime(
-            local: LocalDateTime(
-                year: 2023, month: 10, day: 6, hour: 22, minute: 53, second: 51, fractionDigits: "724"),
-            utcOffset: UTCOffset(minutes: 120), source: .dateTimeOriginal, offsetSource: .offsetTimeOriginal)
-        return try photo(
-            "offset-plus0200-pixel8pro-8x8.jpg", size: PixelSize(width: 8, height: 8), captureTime: time,
-            location: GeoPoint(latitude: 40.4000694444444, longitude: -3.71464722222222, altitude: 634))
-    }
+    /// A photo with GPS (south-east Australia).
+    static func australia() throws -> TestPhoto { try photo("gps-south-east-australia.jpg", width: 494, height: 327) }
 
-    /// An iPhone photo taken 2025-09-07 14:16:43.472 at -04:00, without GPS.
-    static func iPhone() throws -> PreparedPhoto {
-        let time = CaptureTime(
-            local: LocalDateTime(year: 2025, month: 9, day: 7, hour: 14, minute: 16, second: 43, fractionDigits: "472"),
-            utcOffset: UTCOffset(minutes: -240), source: .dateTimeOriginal, offsetSource: .offsetTimeOriginal)
-        return try photo(
-            "offset-minus0400-iphone14promax-p3-mpf.jpg", size: PixelSize(width: 56, height: 70), captureTime: time)
-    }
-
-    /// A photo with GPS (south-east Australia) and no date.
-    static func australia() throws -> PreparedPhoto {
-        try photo(
-            "gps-south-east-australia.jpg", size: PixelSize(width: 494, height: 327),
-            location: GeoPoint(latitude: -38.4051947833333, longitude: 144.188958))
-    }
-
-    private static func photo(
-        _ name: String, size: PixelSize, captureTime: CaptureTime? = nil, location: GeoPoint? = nil
-    ) throws -> PreparedPhoto {
-        let upload = EncodedJPEG(data: try Fixtures.data(name), size: size)
-        return PreparedPhoto(
-            upload: upload, display: nil, thumbnail: nil,
-            metadata: PhotoMetadata(originalSize: size, captureTime: captureTime, location: location))
+    private static func photo(_ name: String, width: Int, height: Int) throws -> TestPhoto {
+        TestPhoto(
+            upload: OperationAttachment(
+                data: try Fixtures.data(name), contentType: "image/jpeg", width: width, height: height))
     }
 }
 
-/// A capture with fixed values around the given photos.
-func makeCapture(id: String, photos: [PreparedPhoto]? = nil) throws -> Capture {
-    try Capture(
-        id: id, kind: "plate", note: "front gate", capturedAt: "2024-04-30T14:02:05+02:00",
-        timeZone: "Europe/Berlin", place: nil, uploads: (photos ?? [try Photos.landscape()]).map(\.upload))
+/// A photo capture with fixed values around the given photos, as PhotoCapture makes one.
+func makeCapture(id: String, photos: [TestPhoto]? = nil) throws -> OutboxOperation {
+    try OutboxOperation(
+        id: id, type: OperationType.captureCreate.name,
+        payloadJSON: Data(
+            #"{"capturedAt":"2024-04-30T14:02:05+02:00","kind":"plate","note":"front gate","timeZone":"Europe/Berlin"}"#
+                .utf8),
+        attachments: (photos ?? [try Photos.landscape()]).map(\.upload))
+}
+
+/// An operation of a type the tests declare (`TestTypes`), on `entity`.
+func makeOperation(
+    id: String, entity: String?, type: String = "note.update", payload: String = #"{"text":"gate left open"}"#,
+    attachments: [OperationAttachment] = []
+) throws(OutboxError) -> OutboxOperation {
+    try OutboxOperation(id: id, entity: entity, type: type, payloadJSON: Data(payload.utf8), attachments: attachments)
+}
+
+/// The operation types the tests' app knows: photo captures, note updates (last write wins) and
+/// note appends (every one counts).
+enum TestTypes {
+    static let noteUpdate = OperationType("note.update", isLastWriteWins: true)
+    static let noteAppend = OperationType("note.append")
+    static let all: [OperationType] = [.captureCreate, noteUpdate, noteAppend]
 }
 
 /// A clock that moves only when a test moves it.
@@ -92,11 +83,12 @@ final class TestClock: Sendable {
     /// A configuration that reads this clock, in a fixed time zone.
     var configuration: Outbox.Configuration { configuration() }
 
-    /// A configuration that reads this clock, in a fixed time zone, with a fixed "random" jitter.
+    /// A configuration that reads this clock, in a fixed time zone, with a fixed "random" jitter,
+    /// knowing the tests' operation types.
     func configuration(backoff: Backoff = Backoff(), randomUnit: Double = 0.5) -> Outbox.Configuration {
         Outbox.Configuration(
-            now: { self.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!, backoff: backoff,
-            randomUnit: { randomUnit })
+            operationTypes: TestTypes.all, now: { self.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!,
+            backoff: backoff, randomUnit: { randomUnit })
     }
 }
 

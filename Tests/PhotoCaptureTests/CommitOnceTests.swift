@@ -1,8 +1,9 @@
 import Foundation
 import ImagePrep
+import Outbox
 import Testing
 
-@testable import Outbox
+@testable import PhotoCapture
 
 /// Saving under an id derived from everything the capture holds: saving the same thing twice
 /// queues it once, and two different captures are never one.
@@ -47,7 +48,7 @@ struct CommitOnceTests {
                 idPrefix: "log-", kind: "set", note: "10 reps", photos: [], savedAt: Self.saved + 86_400)
             #expect(monday.result == .enqueued && tuesday.result == .enqueued)
             #expect(monday.id != tuesday.id)
-            let times = try await outbox.list().entries.map(\.intent.capturedAt)
+            let times = try await outbox.list().entries.map { $0.captureIntent?.capturedAt }
             #expect(times == ["2024-04-30T14:02:05+02:00", "2024-05-01T14:02:05+02:00"])
             // The retried save of Tuesday's, with the moment kept in the draft, is Tuesday's.
             let retried = try await outbox.commitOnce(

@@ -3,6 +3,7 @@ import ImagePrep
 import Testing
 
 @testable import Outbox
+@testable import PhotoCapture
 
 /// What Save does: from prepared photos to a queued capture.
 @Suite("Commit")
@@ -19,22 +20,23 @@ struct CommitTests {
             let outbox = try Outbox(folder: folder, configuration: clock.configuration)
             let entry = try #require(try await outbox.entry(id: id))
             #expect(entry.state == .queued)
-            #expect(entry.intent.kind == "plate")
-            #expect(entry.intent.note == "gate left open")
+            #expect(entry.captureIntent?.kind == "plate")
+            #expect(entry.captureIntent?.note == "gate left open")
             // The first photo's own time, with its own offset (not the device's).
-            #expect(entry.intent.capturedAt == "2025-09-07T14:16:43.472-04:00")
-            #expect(entry.intent.timeZone == "Europe/Berlin")
+            #expect(entry.captureIntent?.capturedAt == "2025-09-07T14:16:43.472-04:00")
+            #expect(entry.captureIntent?.timeZone == "Europe/Berlin")
             // The first photo that carries GPS, not the first photo.
-            #expect(entry.intent.place == photos[1].metadata.location)
+            #expect(entry.captureIntent?.place == photos[1].metadata.location)
             let corpusNames = [
                 "offset-minus0400-iphone14promax-p3-mpf.jpg", "gps-south-east-australia.jpg",
                 "offset-plus0200-pixel8pro-8x8.jpg",
             ]
-            #expect(entry.intent.media.map(\.index) == [0, 1, 2])
-            #expect(entry.intent.media.map(\.sha256) == (try corpusNames.map(Fixtures.manifestSHA256)))
+            #expect(entry.captureIntent?.media.map(\.index) == [0, 1, 2])
+            #expect(entry.captureIntent?.media.map(\.sha256) == (try corpusNames.map(Fixtures.manifestSHA256)))
             #expect(
-                entry.intent.media.map { PixelSize(width: $0.width, height: $0.height) } == photos.map(\.upload.size))
-            #expect(entry.intent.media.map(\.byteCount) == photos.map { Int64($0.upload.data.count) })
+                entry.captureIntent?.media.map { PixelSize(width: $0.width ?? 0, height: $0.height ?? 0) }
+                    == photos.map(\.upload.size))
+            #expect(entry.captureIntent?.media.map(\.byteCount) == photos.map { Int64($0.upload.data.count) })
             for (file, photo) in zip(entry.ownedMedia, photos) {
                 #expect(try Data(contentsOf: outbox.url(of: file)) == photo.upload.data)
                 let permissions = try FileManager.default.attributesOfItem(atPath: outbox.url(of: file).path)[
@@ -55,14 +57,14 @@ struct CommitTests {
             let outbox = try Outbox(folder: folder)
             let id = try await outbox.commit(idPrefix: "plate-", kind: "plate", note: "", photos: photos)
             let entry = try #require(try await outbox.entry(id: id))
-            #expect(entry.intent.capturedAt == time.iso8601)
-            #expect(entry.intent.place == photos[0].metadata.location)
+            #expect(entry.captureIntent?.capturedAt == time.iso8601)
+            #expect(entry.captureIntent?.place == photos[0].metadata.location)
             for (file, photo) in zip(entry.ownedMedia, photos) {
                 let bytes = try Data(contentsOf: outbox.url(of: file))
                 #expect(bytes == photo.upload.data)
-                let media = try #require(entry.intent.media.first { $0.index == file.index })
+                let media = try #require(entry.captureIntent?.media.first { $0.index == file.index })
                 #expect(media.sha256 == SHA256.hexDigest(of: bytes))
-                #expect(PixelSize(width: media.width, height: media.height) == photo.upload.size)
+                #expect(PixelSize(width: media.width ?? 0, height: media.height ?? 0) == photo.upload.size)
             }
         }
     }
@@ -75,7 +77,7 @@ struct CommitTests {
             let outbox = try Outbox(folder: folder, configuration: clock.configuration)
             for photos in [[try Photos.landscape()], [offsetless], []] {
                 let id = try await outbox.commit(idPrefix: "plate-", kind: "plate", note: "", photos: photos)
-                #expect(try await outbox.entry(id: id)?.intent.capturedAt == "2024-04-30T14:02:05+02:00")
+                #expect(try await outbox.entry(id: id)?.captureIntent?.capturedAt == "2024-04-30T14:02:05+02:00")
             }
         }
     }

@@ -1,0 +1,147 @@
+import Foundation
+import ImagePrep
+import Outbox
+import PhotoCapture
+import Synchronization
+import Testing
+
+/// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).
+enum Fixtures {
+    static let corpus: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/corpus")
+
+    static func data(_ name: String) throws -> Data { try Data(contentsOf: corpus.appendingPathComponent(name)) }
+
+    /// The SHA-256 that `MANIFEST.tsv` records for a corpus file (computed when the corpus was assembled).
+    static func manifestSHA256(_ name: String) throws -> String {
+        let manifest = try String(contentsOf: corpus.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+        let rows = manifest.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        let header = try #require(rows.first)
+        let column = try #require(header.firstIndex(of: "sha256"))
+        let row = try #require(rows.first { $0.first.map(String.init) == name })
+        return String(row[column])
+    }
+}
+
+/// Photos as the pipeline would hand them over: real JPEG bytes from the corpus, with the size and
+/// metadata that `Fixtures/corpus/expected.json` records for each file.
+enum Photos {
+    /// A landscape photo with no date and no GPS.
+    static func landscape() throws -> PreparedPhoto {
+        try photo("orientation-landscape-1.jpg", size: PixelSize(width: 1800, height: 1200))
+    }
+
+    /// A portrait photo with no date and no GPS.
+    static func portrait() throws -> PreparedPhoto {
+        try photo("orientation-portrait-1.jpg", size: PixelSize(width: 1200, height: 1800))
+    }
+
+    /// A Pixel 8 Pro photo: taken 2023-10-06 22:53:51.724 at +02:00, near Madrid.
+    static func pixel8Pro() throws -> PreparedPhoto {
+        let time = CaptureTime(
+            local: LocalDateTime(
+                year: 2023, month: 10, day: 6, hour: 22, minute: 53, second: 51, fractionDigits: "724"),
+            utcOffset: UTCOffset(minutes: 120), source: .dateTimeOriginal, offsetSource: .offsetTimeOriginal)
+        return try photo(
+            "offset-plus0200-pixel8pro-8x8.jpg", size: PixelSize(width: 8, height: 8), captureTime: time,
+            location: GeoPoint(latitude: 40.4000694444444, longitude: -3.71464722222222, altitude: 634))
+    }
+
+    /// An iPhone photo taken 2025-09-07 14:16:43.472 at -04:00, without GPS.
+    static func iPhone() throws -> PreparedPhoto {
+        let time = CaptureTime(
+            local: LocalDateTime(year: 2025, month: 9, day: 7, hour: 14, minute: 16, second: 43, fractionDigits: "472"),
+            utcOffset: UTCOffset(minutes: -240), source: .dateTimeOriginal, offsetSource: .offsetTimeOriginal)
+        return try photo(
+            "offset-minus0400-iphone14promax-p3-mpf.jpg", size: PixelSize(width: 56, height: 70), captureTime: time)
+    }
+
+    /// A photo with GPS (south-east Australia) and no date.
+    static func australia() throws -> PreparedPhoto {
+        try photo(
+            "gps-south-east-australia.jpg", size: PixelSize(width: 494, height: 327),
+            location: GeoPoint(latitude: -38.4051947833333, longitude: 144.188958))
+    }
+
+    private static func photo(
+        _ name: String, size: PixelSize, captureTime: CaptureTime? = nil, location: GeoPoint? = nil
+    ) throws -> PreparedPhoto {
+        let upload = EncodedJPEG(data: try Fixtures.data(name), size: size)
+        return PreparedPhoto(
+            upload: upload, display: nil, thumbnail: nil,
+            metadata: PhotoMetadata(originalSize: size, captureTime: captureTime, location: location))
+    }
+}
+
+/// A clock that moves only when a test moves it.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Mutex(start) }
+
+    var now: Date { current.withLock { $0 } }
+
+    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+
+    /// A configuration that reads this clock, in a fixed time zone.
+    var configuration: Outbox.Configuration { configuration() }
+
+    /// A configuration that reads this clock, in a fixed time zone, with a fixed "random" jitter.
+    func configuration(backoff: Backoff = Backoff(), randomUnit: Double = 0.5) -> Outbox.Configuration {
+        Outbox.Configuration(
+            now: { self.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!, backoff: backoff,
+            randomUnit: { randomUnit })
+    }
+}
+
+/// Runs `body` with a new empty folder and removes the folder afterwards.
+func withTemporaryFolder<R>(_ body: (URL) async throws -> R) async throws -> R {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("OutboxTests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
+
+/// The files in an outbox's media folder, sorted.
+func mediaFileNames(in folder: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("media").path).sorted()
+}
+
+/// A transport that answers from a script, records what it was asked to send, and can land
+/// each pending upload (reading the real file) before it answers.
+actor ScriptedTransport: Transport {
+    private var responses: [TransportResponse]
+    private let landsUploads: Bool
+    private let duringSend: (@Sendable (Delivery) async throws -> Void)?
+    /// Every delivery, in the order they came.
+    private(set) var deliveries: [Delivery] = []
+
+    /// - Parameters:
+    ///   - responses: The answers, one per send; 200 once they run out.
+    ///   - landsUploads: Whether to upload (read) each pending file and report it landed first.
+    ///   - duringSend: Runs in the middle of each send, after the uploads and before the answer.
+    init(
+        _ responses: [TransportResponse] = [], landsUploads: Bool = false,
+        duringSend: (@Sendable (Delivery) async throws -> Void)? = nil
+    ) {
+        self.responses = responses
+        self.landsUploads = landsUploads
+        self.duringSend = duringSend
+    }
+
+    var sentIDs: [String] { deliveries.map(\.id) }
+
+    func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
+        deliveries.append(delivery)
+        let response = responses.isEmpty ? .http(status: 200) : responses.removeFirst()
+        if landsUploads {
+            var sent = delivery.landedBytes
+            for upload in delivery.pendingUploads {
+                sent += Int64(try Data(contentsOf: upload.fileURL).count)
+                reporter.progress(bytesSent: sent)
+                try await reporter.uploadLanded(index: upload.index)
+            }
+        }
+        try await duringSend?(delivery)
+        return response
+    }
+}
