@@ -18,11 +18,19 @@ import Glibc
 /// bytes, the kind and the note) and prints that same id. So at the end every photo passed has
 /// exactly one id printed, and the engine holds exactly those captures, once each, with the bytes
 /// the pipeline makes of each photo.
+///
+/// Beside them `notes-example` edits three notes into the same store, each edit an operation on
+/// the note's entity, killed as `add` is; it too prints each edit's id once it is durable, and
+/// running it again on the edits not printed yet records nothing twice. At the end the engine
+/// holds every edit exactly once, and the edits of each note in the order they were made.
 @Suite("Killing outbox")
 struct KillTests {
     static let photoCount = 50
     static let minimumDrainKills = 30
     static let minimumAddKills = 5
+    static let notes = ["note:1", "note:2", "note:3"]
+    static let revisions = 1...6
+    static let noteEdits = revisions.flatMap { revision in notes.map { "\($0)#\(revision)" } }
 
     @Test func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce() async throws {
         try await withTemporaryFolder { folder in
@@ -44,15 +52,18 @@ struct KillTests {
             var remaining = photos
             var printed: [URL: String] = [:]
             var queuedBeforePrinted: Set<String> = []
-            var (drainKills, addKills, round) = (0, 0, 0)
+            var editsLeft = Self.noteEdits
+            var editIDs: [String: String] = [:]
+            var (drainKills, addKills, editKills, round) = (0, 0, 0, 0)
             // While photos remain, an add of all those not printed yet runs beside the drain. The
             // first few adds, and half of the later ones, are killed while they work on a photo
             // picked at random: once the ids before it are printed, a random 0-10 ms later (a
             // photo takes 3-30 ms). The drain is killed at a random moment of its first 150 ms:
             // with the engine's delay that is mostly in the middle of a send.
-            while drainKills < Self.minimumDrainKills || !remaining.isEmpty {
+            while drainKills < Self.minimumDrainKills || !remaining.isEmpty || !editsLeft.isEmpty {
                 round += 1
-                let progress = "\(drainKills) drain kills, \(addKills) add kills, \(remaining.count) photos left"
+                let progress =
+                    "\(drainKills) drain kills, \(addKills) add kills, \(remaining.count) photos and \(editsLeft.count) edits left"
                 try #require(round <= 200, "the kill rounds did not finish: \(progress)")
                 let batch = remaining
                 let draining = try OutboxProcess(drain)
@@ -64,12 +75,28 @@ struct KillTests {
                     adding.scheduleKill(
                         afterLines: Int(random.next() % UInt64(span)), delay: .microseconds(random.next() % 10_000))
                 }
+                let editBatch = editsLeft
+                let editing =
+                    editBatch.isEmpty
+                    ? nil : try OutboxProcess([store] + editBatch, executable: OutboxProcess.notesExample)
+                if let editing, random.next() % 2 == 0 {
+                    editing.scheduleKill(
+                        afterLines: Int(random.next() % UInt64(editBatch.count)),
+                        delay: .microseconds(random.next() % 10_000))
+                }
                 let drained = draining.wait()
                 if drained.wasKilled { drainKills += 1 }
                 #expect(drained.wasKilled || [0, 1].contains(drained.status), "drain failed: \(drained.standardError)")
                 if drained.status == 0, !drained.wasKilled, remaining.isEmpty {
                     try #require(
                         drainKills >= Self.minimumDrainKills, "the queue emptied after \(drainKills) drain kills")
+                }
+                if let editing {
+                    let edited = editing.wait()
+                    if edited.wasKilled { editKills += 1 }
+                    #expect(edited.wasKilled || edited.status == 0, "notes-example failed: \(edited.standardError)")
+                    for (edit, id) in zip(editBatch, edited.lines) { editIDs[edit] = id }
+                    editsLeft.removeFirst(edited.lines.count)
                 }
                 guard let adding else { continue }
                 let added = adding.wait()
@@ -80,7 +107,7 @@ struct KillTests {
                 if added.wasKilled {
                     // What a killed add queued without printing: in the store, or already at the engine.
                     let known = try await Set(engine.state().records.map(\.requestId))
-                        .union(try Self.storeIDs(store))
+                        .union(try Self.storeIDs(store, type: "capture.create"))
                     queuedBeforePrinted.formUnion(known.subtracting(printed.values))
                 }
             }
@@ -104,6 +131,17 @@ struct KillTests {
                 let onDisk = state.uploads.first { $0.requestId == id && $0.index == 0 }?.sha256OnDisk
                 if state.record(id)?.media.map(\.sha256) != [expected] || onDisk != expected { byteMismatches += 1 }
             }
+            // Every edit once, and each note's edits in the order they were made.
+            let editRecords = state.operations.filter { $0.type == "note.edit" }
+            let editsTwice = editRecords.count - Set(editRecords.map(\.requestId)).count
+            var notesOutOfOrder = 0
+            for note in Self.notes {
+                let arrived = editRecords.filter { $0.entity == note }.map { $0.payload["revision"] }
+                if arrived != Self.revisions.map({ JSONValue.number(Double($0)) }) { notesOutOfOrder += 1 }
+            }
+            let editsCreatedOnce = editIDs.values.allSatisfy { id in
+                state.requests(about: id).filter { $0.method == "POST" && $0.outcome == .status(201) }.count == 1
+            }
             let left = try Self.storeIDs(store).count
             let orphans = try FileManager.default.contentsOfDirectory(
                 atPath: folder.appendingPathComponent("outbox/media").path
@@ -115,10 +153,11 @@ struct KillTests {
                 \(state.records.count) captures at the engine (\(duplicateRecords) duplicate records, \
                 \(photosUnderTwoIDs) photos under two ids, \(printedIDs.subtracting(engineIDs).count) printed ids \
                 missing, \(engineIDs.subtracting(printedIDs).count) captures nobody printed), \(byteMismatches) byte \
-                mismatches, \(left) entries left in the store, \(orphans) orphan files; drain killed \(drainKills) \
-                times, add killed \(addKills) times, \(queuedBeforePrinted.count) captures queued by a killed add \
-                before their id was printed (printed by the next add); \(round) rounds, \(state.requests.count) \
-                engine requests, \(Int(seconds)) s.
+                mismatches, \(editRecords.count) of \(Self.noteEdits.count) note edits at the engine (\(editsTwice) twice, \
+                \(notesOutOfOrder) notes out of order), \(left) entries left in the store, \(orphans) orphan files; \
+                drain killed \(drainKills) times, add killed \(addKills) times, notes-example killed \(editKills) times, \
+                \(queuedBeforePrinted.count) captures queued by a killed add before their id was printed (printed by \
+                the next add); \(round) rounds, \(state.requests.count) engine requests, \(Int(seconds)) s.
                 """)
             #expect(printedIDs.count == photos.count, "every photo has its id printed")
             #expect(engineIDs == printedIDs, "the engine holds exactly the printed captures")
@@ -126,15 +165,21 @@ struct KillTests {
             #expect(photosUnderTwoIDs == 0)
             #expect(byteMismatches == 0)
             #expect(queuedBeforePrinted.isSubset(of: printedIDs))
+            #expect(editIDs.count == Self.noteEdits.count, "every edit has its id printed")
+            #expect(Set(editRecords.map(\.requestId)) == Set(editIDs.values), "the engine holds exactly the edits")
+            #expect(editsTwice == 0 && editsCreatedOnce)
+            #expect(notesOutOfOrder == 0, "each note's edits reached the engine in order")
             #expect(left == 0)
             #expect(orphans == 0)
             #expect(drainKills >= Self.minimumDrainKills && addKills >= Self.minimumAddKills)
         }
     }
 
-    /// The ids the store holds, in any state, as `outbox list --json` shows them.
-    static func storeIDs(_ store: String) throws -> Set<String> {
-        Set(try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines.compactMap { $0["id"] as? String })
+    /// The ids the store holds, in any state, as `outbox list --json` shows them; of one type only, if given.
+    static func storeIDs(_ store: String, type: String? = nil) throws -> Set<String> {
+        Set(
+            try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines
+                .filter { type == nil || $0["type"] as? String == type }.compactMap { $0["id"] as? String })
     }
 }
 

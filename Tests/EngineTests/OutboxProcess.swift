@@ -5,7 +5,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// The built `outbox` executable as a subprocess, as a user's shell (or a killer) runs it.
+/// The built `outbox` executable (or `notes-example`) as a subprocess, as a user's shell (or a
+/// killer) runs it.
 ///
 /// Sendable by hand so that a killer thread can watch it: what changes after `init` is only the
 /// buffers, each behind a mutex, and Process, which may be asked from any thread.
@@ -30,12 +31,18 @@ final class OutboxProcess: @unchecked Sendable {
         }
     }
 
-    /// `outbox` beside the test bundle in the build folder.
-    static let executable: URL = {
+    /// The build folder, where the test bundle and the executables are.
+    static let buildFolder: URL = {
         var folder = Bundle.main.bundleURL
         if folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
-        return folder.appendingPathComponent("outbox")
+        return folder
     }()
+
+    /// `outbox` beside the test bundle in the build folder.
+    static let executable = buildFolder.appendingPathComponent("outbox")
+
+    /// `notes-example`, the small notes app on the outbox, beside it.
+    static let notesExample = buildFolder.appendingPathComponent("notes-example")
 
     private let process = Process()
     private let output = Pipe()
@@ -56,12 +63,12 @@ final class OutboxProcess: @unchecked Sendable {
     ///
     /// - Parameter asNobody: Whether to run it as the user nobody (65534) through setpriv when the
     ///   tests run as root, so that file permissions stop it (they stop any other user anyway).
-    init(_ arguments: [String], asNobody: Bool = false) throws {
+    init(_ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable) throws {
         if asNobody, geteuid() == 0 {
             process.executableURL = URL(fileURLWithPath: Self.setpriv)
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", Self.executable.path] + arguments
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments
         } else {
-            process.executableURL = Self.executable
+            process.executableURL = executable
             process.arguments = arguments
         }
         process.standardOutput = output
@@ -127,9 +134,11 @@ final class OutboxProcess: @unchecked Sendable {
             standardError: String(decoding: errorData.contents, as: UTF8.self))
     }
 
-    /// Runs `outbox` to the end.
-    static func run(_ arguments: [String], asNobody: Bool = false) throws -> Result {
-        try OutboxProcess(arguments, asNobody: asNobody).wait()
+    /// Runs `outbox` (or another of the package's executables) to the end.
+    static func run(_ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable) throws
+        -> Result
+    {
+        try OutboxProcess(arguments, asNobody: asNobody, executable: executable).wait()
     }
 
     /// util-linux's setpriv, which runs a command as another user.
