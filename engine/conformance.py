@@ -144,6 +144,14 @@ def expect_record(answer, status, request):
     return record
 
 
+def expect_replay(answer, first):
+    """The answer to a replay: 200, Idempotent-Replayed: true, and the record the first request made."""
+    expect(answer.status == 200, "expected 200, got %d" % answer.status, answer)
+    expect((answer.header("Idempotent-Replayed") or "").lower() == "true",
+           "expected the header Idempotent-Replayed: true", answer)
+    expect(answer.json == first, "expected the record the first request created", answer)
+
+
 def expect_operation(answer, status, request):
     """An operation's record: the request's fields as they were sent, its payload untouched, and
     each media entry with its index and SHA-256."""
@@ -188,11 +196,7 @@ def operation_rules(engine, run):
 
     def operation_replay():
         expect("record" in created, "needs operation-new")
-        answer = engine.post_operation(request, operation)
-        expect(answer.status == 200, "expected 200, got %d" % answer.status, answer)
-        expect((answer.header("Idempotent-Replayed") or "").lower() == "true",
-               "expected the header Idempotent-Replayed: true", answer)
-        expect(answer.json == created["record"], "expected the record the first request created", answer)
+        expect_replay(engine.post_operation(request, operation), created["record"])
 
     def operation_replay_different():
         expect("record" in created, "needs operation-new")
@@ -286,11 +290,7 @@ def rules(engine, run):
 
     def capture_replay():
         expect("record" in created, "needs capture-new")
-        answer = engine.post(record, capture)
-        expect(answer.status == 200, "expected 200, got %d" % answer.status, answer)
-        expect((answer.header("Idempotent-Replayed") or "").lower() == "true",
-               "expected the header Idempotent-Replayed: true", answer)
-        expect(answer.json == created["record"], "expected the record the first request created", answer)
+        expect_replay(engine.post(record, capture), created["record"])
 
     def capture_replay_different():
         expect("record" in created, "needs capture-new")

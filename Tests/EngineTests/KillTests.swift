@@ -35,10 +35,8 @@ struct KillTests {
     @Test func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce() async throws {
         try await withTemporaryFolder { folder in
             let started = ContinuousClock.now
-            let seed =
-                ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap(UInt64.init)
-                ?? UInt64.random(in: 1...UInt64.max)
-            var random = SplitMix64(seed: seed)
+            var random = SplitMix64.fromEnvironment()
+            let seed = random.seed
             let photos = try Fixtures.distinctPhotos(
                 count: Self.photoCount, in: folder.appendingPathComponent("photos"))
             let store = folder.appendingPathComponent("outbox").path
@@ -185,9 +183,21 @@ struct KillTests {
 
 /// A small seeded generator, so that a run's kill moments can be drawn again from its printed seed.
 struct SplitMix64: RandomNumberGenerator {
+    /// The seed the generator started from, to print.
+    let seed: UInt64
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) {
+        self.seed = seed
+        state = seed
+    }
+
+    /// A generator seeded from `KILL_TEST_SEED`, or from a random seed when it is not set.
+    static func fromEnvironment() -> SplitMix64 {
+        SplitMix64(
+            seed: ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap(UInt64.init)
+                ?? UInt64.random(in: 1...UInt64.max))
+    }
 
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

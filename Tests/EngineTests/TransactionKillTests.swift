@@ -15,10 +15,8 @@ struct TransactionKillTests {
     @Test func killedAtRandomMomentsTheAppsRowsAndItsOperationsCorrespondOneToOne() async throws {
         try await withTemporaryFolder { folder in
             let started = ContinuousClock.now
-            let seed =
-                ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap(UInt64.init)
-                ?? UInt64.random(in: 1...UInt64.max)
-            var random = SplitMix64(seed: seed)
+            var random = SplitMix64.fromEnvironment()
+            let seed = random.seed
             let store = folder.appendingPathComponent("notes")
             // The edits still to make: after a kill the same ones again (those that committed are
             // recognised by their ids and recorded nothing twice), after a clean run new ones.

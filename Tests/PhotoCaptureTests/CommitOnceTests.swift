@@ -96,7 +96,7 @@ struct CommitOnceTests {
             let photos = [try Photos.landscape()]
             let first = try await outbox.commitOnce(
                 idPrefix: "", kind: "plate", note: "", photos: photos, savedAt: Self.saved)
-            _ = try await outbox.drain(using: ScriptedTransport())
+            _ = try await outbox.drain(using: AcceptingTransport())
             #expect(try await outbox.retireSynced() == [first.id])
             let again = try await outbox.commitOnce(
                 idPrefix: "", kind: "plate", note: "", photos: photos, savedAt: Self.saved)

@@ -106,42 +106,9 @@ func mediaFileNames(in folder: URL) throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("media").path).sorted()
 }
 
-/// A transport that answers from a script, records what it was asked to send, and can land
-/// each pending upload (reading the real file) before it answers.
-actor ScriptedTransport: Transport {
-    private var responses: [TransportResponse]
-    private let landsUploads: Bool
-    private let duringSend: (@Sendable (Delivery) async throws -> Void)?
-    /// Every delivery, in the order they came.
-    private(set) var deliveries: [Delivery] = []
-
-    /// - Parameters:
-    ///   - responses: The answers, one per send; 200 once they run out.
-    ///   - landsUploads: Whether to upload (read) each pending file and report it landed first.
-    ///   - duringSend: Runs in the middle of each send, after the uploads and before the answer.
-    init(
-        _ responses: [TransportResponse] = [], landsUploads: Bool = false,
-        duringSend: (@Sendable (Delivery) async throws -> Void)? = nil
-    ) {
-        self.responses = responses
-        self.landsUploads = landsUploads
-        self.duringSend = duringSend
-    }
-
-    var sentIDs: [String] { deliveries.map(\.id) }
-
+/// A transport for which the engine takes everything at once (the outbox tests try the others).
+struct AcceptingTransport: Transport {
     func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
-        deliveries.append(delivery)
-        let response = responses.isEmpty ? .http(status: 200) : responses.removeFirst()
-        if landsUploads {
-            var sent = delivery.landedBytes
-            for upload in delivery.pendingUploads {
-                sent += Int64(try Data(contentsOf: upload.fileURL).count)
-                reporter.progress(bytesSent: sent)
-                try await reporter.uploadLanded(index: upload.index)
-            }
-        }
-        try await duringSend?(delivery)
-        return response
+        .http(status: 200)
     }
 }
