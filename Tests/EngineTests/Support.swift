@@ -15,15 +15,19 @@ enum Fixtures {
     static let folder: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
     static let corpus = folder.appendingPathComponent("corpus")
     static let crafted = folder.appendingPathComponent("crafted")
-    /// Stores and engine data written by the release before issue 11 (see their make.sh).
-    static let releaseStores = folder.appendingPathComponent("stores/release-d7eef39")
+    /// Stores and engine data written by earlier releases, a folder each (`stores/make.sh`).
+    static let releaseStores = folder.appendingPathComponent("stores")
     /// Servers that answer the way no engine should (`misbehaving_engine.py`).
     static let misbehavingEngine = folder.appendingPathComponent("engines/misbehaving_engine.py")
 
-    /// A copy of one of `releaseStores` (`queued`, `engine-data`, ...) at `destination`, to open
-    /// and change: the fixture itself is never opened.
-    static func copyReleaseStore(_ name: String, to destination: URL) throws -> URL {
-        try FileManager.default.copyItem(at: releaseStores.appendingPathComponent(name), to: destination)
+    /// A copy of one of a release's stores (`queued`, `engine-data`, ...) at `destination`, to
+    /// open and change: the fixture itself is never opened.
+    ///
+    /// - Parameter release: The commit of the release that wrote it; the release before issue 11
+    ///   by default.
+    static func copyReleaseStore(_ name: String, of release: String = "d7eef39", to destination: URL) throws -> URL {
+        try FileManager.default.copyItem(
+            at: releaseStores.appendingPathComponent("release-\(release)/\(name)"), to: destination)
         return destination
     }
 
