@@ -6,7 +6,8 @@
 // app's own `notes` table, adds a row to its `note_edits` table, and queues the operation
 // `note.edit` for the engine, on the note's entity so that its edits reach the engine in order.
 // Every third revision carries a recorded memo as an attachment. The edit's id comes from the note
-// and the revision, so running the same edits again (after a kill) queues and records nothing twice.
+// and the revision, so running the same edits again (after a kill) queues and records nothing twice,
+// even once the engine has them.
 // It prints each edit's id once the transaction has committed. The kill tests run it.
 
 import Foundation
@@ -67,9 +68,13 @@ do {
             entity: edit.entity, type: noteEdit.name, payload: NoteEdit(revision: edit.revision, body: body),
             attachments: memo)
         try await outbox.write { transaction in
-            // Queued first: an edit queued before (by a run that was killed after its commit) is
-            // recorded already, in the same transaction that queued it.
-            guard try transaction.enqueue(operation) == .enqueued else { return }
+            // An edit that a run killed after its commit made is recorded already, in the same
+            // transaction that queued it. Asked of the app's own rows, not of the queue: by now a
+            // drain may have sent and retired its operation.
+            let recorded = try transaction.query(
+                "SELECT 1 FROM note_edits WHERE operation_id = ?", .text(operation.id))
+            guard recorded.isEmpty else { return }
+            try transaction.enqueue(operation)
             try transaction.execute(
                 "INSERT INTO note_edits (operation_id, entity, revision) VALUES (?, ?, ?)", .text(operation.id),
                 .text(edit.entity), .integer(Int64(edit.revision)))
