@@ -533,7 +533,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                               % (request["request_id"], key))
         with self.server.faults_lock:
             if key in self.server.in_flight:
-                raise EngineError(409, "in_progress", "The capture '%s' is still being processed." % key,
+                kind = "capture" if self.path.startswith("/v1/captures") else "operation"
+                raise EngineError(409, "in_progress", "The %s '%s' is still being processed." % (kind, key),
                                   {"Retry-After": "1"})
             self.server.in_flight.add(key)
         try:

@@ -389,6 +389,7 @@ class OperationTests(unittest.TestCase):
             time.sleep(0.01)
         status, headers, answer = self.engine.post_operation(body, key="o1")
         self.assertEqual((status, answer["error"], headers["Retry-After"]), (409, "in_progress", "1"))
+        self.assertEqual(answer["message"], "The operation 'o1' is still being processed.")
         thread.join()
         self.assertEqual(first[0][0], 201)
 
