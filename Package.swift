@@ -37,13 +37,18 @@ let package = Package(
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // OpenSSL's libcrypto: the outbox's AES-256-GCM, SHA-256 and random bytes on Linux (CryptoKit on Apple).
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
 
         .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2"]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser"),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser"]),
         // The queue of operations of any kind; it needs SQLite, and nothing of ImagePrep.
-        .target(name: "Outbox", dependencies: ["CSQLite"]),
+        .target(
+            name: "Outbox",
+            dependencies: ["CSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux, .android]))]),
         // Photo captures as one operation type: prepared photos in, capture.create operations out.
         .target(name: "PhotoCapture", dependencies: ["ImagePrep", "Outbox"]),
         // Not Sources/outbox: beside Sources/Outbox it would collide on a case-insensitive file system.

@@ -9,6 +9,7 @@ packages=(
   libexif-dev         # CExif: EXIF metadata
   liblcms2-dev        # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
   libsqlite3-dev      # CSQLite: the outbox's store
+  libssl-dev          # CCrypto: OpenSSL's libcrypto, the outbox's AES-256-GCM, SHA-256 and random bytes
   python3             # the reference engine that the outbox tests send to (standard library only)
   bsdutils            # script(1): the test of outbox drain's progress line on a terminal
   time                # /usr/bin/time -v: the test of prep-photo's peak memory at every edge

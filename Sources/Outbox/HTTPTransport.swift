@@ -125,7 +125,7 @@ public final class HTTPTransport: Transport {
                 reporter.progress(bytesSent: before + min(count, Int64(bytes.count)))
             }
             let landed = EngineConfirmation.upload(
-                id: delivery.id, index: upload.index, sha256: SHA256.hexDigest(of: bytes), byteCount: bytes.count)
+                id: delivery.id, index: upload.index, sha256: Cryptography.sha256Hex(of: bytes), byteCount: bytes.count)
             if let failure = failure(result, of: request, expecting: landed) { return failure }
             try await reporter.uploadLanded(index: upload.index)
             sent = before + Int64(bytes.count)

@@ -35,14 +35,22 @@ struct MediaFolder: Sendable {
     /// Writes `data` to a new file called `name`, readable and writable by the owner only, and
     /// flushes it to disk. The name must not exist yet; a half-written file is removed.
     ///
+    /// - Parameter seal: For an encrypted outbox, what seals the file: its bytes are then
+    ///   encrypted a chunk at a time on their way to the file, so no plaintext reaches the disk.
     /// - Throws: `OutboxError.mediaWrite` with the system's reason.
-    func write(_ data: Data, named name: String) throws(OutboxError) {
+    func write(_ data: Data, named name: String, sealedWith seal: MediaSeal? = nil) throws(OutboxError) {
         let path = fileURL(name).path
         guard StoredValue.isPlainFileName(name) else { throw .mediaWrite(path: path, reason: Self.notAPlainName) }
         // O_EXCL: a file an existing record names is never overwritten, whatever the caller does.
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw .mediaWrite(path: path, reason: Self.lastErrno()) }
-        var failure = Self.writeAll(data, to: descriptor)
+        Self.protect(path)
+        var failure: String?
+        if let seal {
+            failure = seal.cipher.sealFile(data, id: seal.id, index: seal.index) { Self.writeAll($0, to: descriptor) }
+        } else {
+            failure = data.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
+        }
         // fchmod because the umask could have narrowed 0600 further (never widened it).
         if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = Self.lastErrno() }
         if failure == nil, fsync(descriptor) != 0 { failure = Self.lastErrno() }
@@ -110,15 +118,21 @@ struct MediaFolder: Sendable {
         return nil
     }
 
-    /// The bytes of the file called `name`.
-    func contents(of name: String, atMost limit: Int) -> Result<Data, MediaProblem> {
+    /// The bytes of the file called `name`, opened with `seal` when the outbox is encrypted.
+    func contents(of name: String, atMost limit: Int, openedWith seal: MediaSeal?) -> Result<Data, MediaProblem> {
         guard StoredValue.isPlainFileName(name) else { return .failure(.notAPlainName) }
-        return Self.contents(ofFileAt: fileURL(name).path, atMost: limit)
+        return Self.contents(ofFileAt: fileURL(name).path, atMost: limit, openedWith: seal)
     }
 
     /// The bytes of the regular file at `path`, read without following a symbolic link and never
-    /// more than `limit` of them.
-    static func contents(ofFileAt path: String, atMost limit: Int) -> Result<Data, MediaProblem> {
+    /// more than `limit` of them (of plaintext).
+    ///
+    /// - Parameter seal: For an encrypted outbox, what opens the file: it is read and opened a
+    ///   chunk at a time straight into the result, and no byte of it is returned unless every
+    ///   chunk opens (`failsAuthentication` otherwise).
+    static func contents(ofFileAt path: String, atMost limit: Int, openedWith seal: MediaSeal? = nil)
+        -> Result<Data, MediaProblem>
+    {
         // O_NONBLOCK: opening a FIFO planted in the file's place must not wait for a writer.
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
         guard descriptor >= 0 else {
@@ -132,6 +146,13 @@ struct MediaFolder: Sendable {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return .failure(.unreadable(reason: lastErrno())) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(.notAFile(kind: kind(of: info.st_mode))) }
+        if let seal {
+            guard let size = StoreCipher.plaintextSize(ofSealedFileSize: Int(clamping: info.st_size)) else {
+                return .failure(.failsAuthentication)
+            }
+            guard size <= limit else { return .failure(.tooLarge(limit: limit)) }
+            return openSealed(descriptor, plaintextSize: size, seal: seal)
+        }
         guard info.st_size <= limit else { return .failure(.tooLarge(limit: limit)) }
         var data = Data(count: Int(info.st_size))
         var offset = 0
@@ -151,13 +172,70 @@ struct MediaFolder: Sendable {
         return .success(data.prefix(offset))
     }
 
+    /// Reads a sealed media file of `plaintextSize` bytes from `descriptor` (at its start) and
+    /// opens it chunk by chunk into one buffer of that size; the only other memory is one chunk.
+    private static func openSealed(_ descriptor: Int32, plaintextSize: Int, seal: MediaSeal) -> Result<
+        Data, MediaProblem
+    > {
+        var header = [UInt8](repeating: 0, count: StoreCipher.magic.count)
+        switch header.withUnsafeMutableBytes({ readFully(descriptor, into: $0) }) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let count) where count < header.count || header != StoreCipher.magic:
+            return .failure(.failsAuthentication)
+        case .success: break
+        }
+        let chunks = max(1, (plaintextSize + StoreCipher.chunkByteCount - 1) / StoreCipher.chunkByteCount)
+        var plaintext = Data(count: plaintextSize)
+        var sealedChunk = [UInt8](repeating: 0, count: StoreCipher.sealedChunkByteCount)
+        for chunk in 0..<chunks {
+            let start = chunk * StoreCipher.chunkByteCount
+            let count = min(StoreCipher.chunkByteCount, plaintextSize - start)
+            let sealedCount = count + StoreCipher.chunkOverhead
+            let read = sealedChunk.withUnsafeMutableBytes {
+                readFully(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<sealedCount]))
+            }
+            switch read {
+            case .failure(let problem): return .failure(problem)
+            // The file shrank while it was read.
+            case .success(let got) where got < sealedCount: return .failure(.failsAuthentication)
+            case .success: break
+            }
+            let opened = sealedChunk.withUnsafeBytes { input in
+                plaintext.withUnsafeMutableBytes { output in
+                    seal.cipher.openFileChunk(
+                        UnsafeRawBufferPointer(rebasing: input[..<sealedCount]), id: seal.id, index: seal.index,
+                        chunk: chunk, isLast: chunk == chunks - 1,
+                        into: UnsafeMutableRawBufferPointer(rebasing: output[start..<(start + count)]))
+                }
+            }
+            guard opened else { return .failure(.failsAuthentication) }
+        }
+        return .success(plaintext)
+    }
+
+    /// Reads into all of `buffer` unless the file ends first; the count read, or why it failed.
+    private static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<
+        Int, MediaProblem
+    > {
+        guard let base = buffer.baseAddress else { return .success(0) }
+        var offset = 0
+        while offset < buffer.count {
+            let count = read(descriptor, base + offset, buffer.count - offset)
+            if count < 0, errno == EINTR { continue }
+            if count < 0 { return .failure(.unreadable(reason: lastErrno())) }
+            if count == 0 { break }
+            offset += count
+        }
+        return .success(offset)
+    }
+
     /// Makes `folder` (owner-only) when it is absent, and checks that what is there is a folder.
     ///
     /// - Throws: `OutboxError.folder` naming the cause: the system's reason, "it is a file, not a
     ///   folder", or "it is a symbolic link".
     static func makeFolder(_ folder: URL) throws(OutboxError) {
         let path = folder.path
-        if mkdir(path, 0o700) == 0 { return }
+        if mkdir(path, 0o700) == 0 { return protect(path) }
         var failure = errno
         if failure == ENOENT {
             // Folders above it are made as `mkdir -p` makes them, then this one owner-only.
@@ -167,7 +245,7 @@ struct MediaFolder: Sendable {
             } catch {
                 throw .folder(path: path, reason: reason(error))
             }
-            if mkdir(path, 0o700) == 0 { return }
+            if mkdir(path, 0o700) == 0 { return protect(path) }
             failure = errno
         }
         var info = stat()
@@ -209,20 +287,100 @@ struct MediaFolder: Sendable {
     }
 
     /// Writes every byte, retrying short writes and interruptions; returns the failure's reason.
-    private static func writeAll(_ data: Data, to descriptor: Int32) -> String? {
-        data.withUnsafeBytes { buffer -> String? in
-            guard let base = buffer.baseAddress else { return nil }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return lastErrno()
-                }
-                offset += written
+    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
+        guard let base = buffer.baseAddress else { return nil }
+        var offset = 0
+        while offset < buffer.count {
+            let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return lastErrno()
             }
-            return nil
+            offset += written
         }
+        return nil
+    }
+
+    /// write(2), under a name that the method `write` does not hide.
+    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.write(descriptor, bytes, count)
+        #else
+        Darwin.write(descriptor, bytes, count)
+        #endif
+    }
+
+    // MARK: Key files
+
+    /// Creates the file at `path` holding `contents`, owner-only (0600), flushed with its folder;
+    /// never over anything already there. Returns the failure's reason, or nil.
+    static func createOwnerOnlyFile(atPath path: String, contents: Data) -> String? {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else {
+            return errno == EEXIST ? "something is there already, and a key is never overwritten" : lastErrno()
+        }
+        var failure = contents.withUnsafeBytes { writeAll($0, to: descriptor) }
+        if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = lastErrno() }
+        if failure == nil, fsync(descriptor) != 0 { failure = lastErrno() }
+        if close(descriptor) != 0, failure == nil { failure = lastErrno() }
+        if failure == nil {
+            do throws(OutboxError) {
+                try synchronizeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
+            } catch {
+                failure = "its folder could not be flushed to disk"
+            }
+        }
+        if failure != nil { unlink(path) }
+        return failure
+    }
+
+    /// The bytes of the file at `path` (links followed), when it is a regular file of this user
+    /// that nobody else may read or write, and at most `limit` bytes.
+    static func ownerOnlyFileContents(atPath path: String, atMost limit: Int) -> Result<Data, KeyFileProblem> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            return .failure(KeyFileProblem(errno == ENOENT ? "it does not exist" : lastErrno()))
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .failure(KeyFileProblem(lastErrno())) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(KeyFileProblem("it is \(kind(of: info.st_mode)), not a file"))
+        }
+        guard info.st_uid == geteuid() else { return .failure(KeyFileProblem("it belongs to another user")) }
+        guard info.st_mode & 0o077 == 0 else {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            return .failure(
+                KeyFileProblem("others may read or change it (mode \(mode)): make it owner-only with 'chmod 600'"))
+        }
+        guard info.st_size <= limit else { return .failure(KeyFileProblem("it is too large to be a key file")) }
+        var data = Data(count: Int(info.st_size))
+        switch data.withUnsafeMutableBytes({ readFully(descriptor, into: $0) }) {
+        case .success(let count): return .success(data.prefix(count))
+        case .failure(let problem): return .failure(KeyFileProblem("it \(problem.wording)"))
+        }
+    }
+
+    /// `path` with every link and `..` resolved, or nil when it does not exist.
+    static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    // MARK: File protection
+
+    /// On iOS, gives the file or folder at `path` the protection class
+    /// `completeUntilFirstUserAuthentication`: encrypted by the device with a key that exists
+    /// only once the user has unlocked the phone after it started, and that stays while the phone
+    /// locks again, so that a background upload can still read the queue. `complete` would lock
+    /// the files ten seconds after every lock, and a drain in the background would fail. Files
+    /// made in a folder take its class, so the database's log files get it too.
+    static func protect(_ path: String) {
+        #if os(iOS)
+        try? FileManager.default.setAttributes(
+            [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path)
+        #endif
     }
 
     /// What a file of this mode is, in words: "a folder", "a symbolic link", ...
@@ -263,6 +421,9 @@ enum MediaProblem: Error, Equatable {
     case tooLarge(limit: Int)
     /// The file no longer holds the bytes that were saved (its size or SHA-256 differs).
     case changed
+    /// The file of an encrypted outbox does not open with the store's key for its entry: a byte
+    /// of it changed, or it is another entry's file.
+    case failsAuthentication
     /// The record names it with something other than a plain file name.
     case notAPlainName
 
@@ -274,7 +435,16 @@ enum MediaProblem: Error, Equatable {
         case .unreadable(let reason): "cannot be read: \(reason)"
         case .tooLarge(let limit): "is larger than \(limit / (1024 * 1024)) MiB"
         case .changed: "no longer holds the bytes that were saved (its SHA-256 differs)"
+        case .failsAuthentication:
+            "fails authentication with the outbox's key: it was changed, or it is another entry's file"
         case .notAPlainName: "is named outside the media folder"
         }
     }
+}
+
+/// Why a key file cannot be used, in words that finish "The key file … cannot be used: …".
+struct KeyFileProblem: Error {
+    let reason: String
+
+    init(_ reason: String) { self.reason = reason }
 }

@@ -27,6 +27,10 @@ extension Outbox {
         public var randomUnit: @Sendable () -> Double
         /// Called as a transport reports bytes sent, from the transport's task (not the main actor).
         public var onProgress: (@Sendable (UploadProgress) -> Void)?
+        /// Where the key of an encrypted outbox comes from (`KeyFile`, `KeychainKeyProvider`);
+        /// nil for a plaintext one. A new store opened with a key is encrypted from its first
+        /// entry on, and remembers it: every later open needs the same key. See docs/encryption.md.
+        public var keyProvider: (any KeyProvider)?
         /// The unique part of each media file's name. Tests fix it to make a write collide.
         var makeFileToken: @Sendable () -> String = {
             String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12))
@@ -43,12 +47,13 @@ extension Outbox {
         ///   - backoff: The retry policy.
         ///   - randomUnit: The jitter's random source; the system generator by default.
         ///   - onProgress: Receives upload progress; nil to ignore it.
+        ///   - keyProvider: The key of an encrypted outbox; nil for a plaintext one.
         public init(
             operationTypes: [OperationType] = [.captureCreate], relaysUndeclaredTypes: Bool = false,
             now: @escaping @Sendable () -> Date = { Date() }, timeZone: TimeZone = .current,
             classifier: FailureClassifier = FailureClassifier(), backoff: Backoff = Backoff(),
             randomUnit: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-            onProgress: (@Sendable (UploadProgress) -> Void)? = nil
+            onProgress: (@Sendable (UploadProgress) -> Void)? = nil, keyProvider: (any KeyProvider)? = nil
         ) {
             self.operationTypes = operationTypes
             self.relaysUndeclaredTypes = relaysUndeclaredTypes
@@ -58,6 +63,7 @@ extension Outbox {
             self.backoff = backoff
             self.randomUnit = randomUnit
             self.onProgress = onProgress
+            self.keyProvider = keyProvider
         }
     }
 }

@@ -257,12 +257,14 @@ extension Outbox {
             let wording = Self.fileWording(of: entry, index: file.index)
             if let problem = store.media.problem(with: file.name) { return "\(wording) \(problem.wording)" }
             guard let descriptor = entry.media.first(where: { $0.index == file.index }) else { continue }
-            switch store.media.contents(of: file.name, atMost: StoredValue.largestUpload) {
+            switch store.media.contents(
+                of: file.name, atMost: StoredValue.largestUpload, openedWith: seal(of: entry, file))
+            {
             case .failure(let problem):
                 return "\(wording) \(problem.wording)"
             case .success(let bytes):
                 let sizeDiffers = descriptor.byteCount > 0 && Int64(bytes.count) != descriptor.byteCount
-                let digestDiffers = !descriptor.sha256.isEmpty && SHA256.hexDigest(of: bytes) != descriptor.sha256
+                let digestDiffers = !descriptor.sha256.isEmpty && Cryptography.sha256Hex(of: bytes) != descriptor.sha256
                 if sizeDiffers || digestDiffers { return "\(wording) \(MediaProblem.changed.wording)" }
             }
         }
@@ -271,6 +273,11 @@ extension Outbox {
                 + " and its file is not there to compute it from"
         }
         return nil
+    }
+
+    /// What opens the file of one of the entry's attachments, when the outbox is encrypted.
+    private func seal(of entry: OutboxEntry, _ file: MediaFile) -> MediaSeal? {
+        store.cipher.map { MediaSeal(cipher: $0, id: entry.id, index: file.index) }
     }
 
     /// "its photo file", "the file of its photo 2 of 3", "its attachment's file", …: the file of
@@ -309,14 +316,16 @@ extension Outbox {
 
     /// Hands one claimed entry to the transport; the actor is free while it runs.
     private func handOff(_ entry: OutboxEntry, to transport: any Transport) async -> HandOff {
+        let isSealed = store.cipher != nil
         let sizes = Dictionary(
-            entry.ownedMedia.map { ($0.index, Self.byteCount(of: url(of: $0))) },
+            entry.ownedMedia.map { ($0.index, Self.byteCount(of: url(of: $0), isSealed: isSealed)) },
             uniquingKeysWith: { first, _ in first })
         let pending = entry.pendingMedia.sorted { $0.index < $1.index }.map { file in
             PendingUpload(
                 index: file.index, fileURL: url(of: file),
-                byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file)),
-                contentType: entry.media.first { $0.index == file.index }?.contentType ?? "image/jpeg")
+                byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file), isSealed: isSealed),
+                contentType: entry.media.first { $0.index == file.index }?.contentType ?? "image/jpeg",
+                seal: seal(of: entry, file))
         }
         // Sizes come from files on disk, so they cannot add up past Int64; the clamp is for a
         // file that changed between the two looks.
@@ -356,7 +365,10 @@ extension Outbox {
         }
     }
 
-    private static func byteCount(of url: URL) -> Int64 {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
+    /// The size of an attachment's bytes: its file's, or for a sealed file the plaintext's.
+    private static func byteCount(of url: URL, isSealed: Bool) -> Int64 {
+        let size = ((try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? NSNumber)?.int64Value ?? 0
+        guard isSealed else { return size }
+        return Int64(StoreCipher.plaintextSize(ofSealedFileSize: Int(clamping: size)) ?? 0)
     }
 }

@@ -88,10 +88,18 @@ public actor Outbox {
     /// - Parameters:
     ///   - folder: Where the outbox lives; the app's private storage, never a shared or network folder.
     ///   - configuration: The operation types, clock, time zone, classification, backoff and progress callback.
-    /// - Throws: `OutboxError` when the folder or the database cannot be opened, or the database
-    ///   comes from a newer version of the app.
+    /// An outbox given a key (`Configuration.keyProvider`) is encrypted at rest: every intent
+    /// and every attachment's file is sealed with AES-256-GCM before it is written (see
+    /// docs/encryption.md). A new store becomes encrypted when it is first opened with a key, and
+    /// from then on only opens with that key. Opening with a wrong key, or without one, throws
+    /// before anything is recovered, swept, sent or deleted.
+    ///
+    /// - Throws: `keyRequired`, `wrongKey`, `notEncrypted` (a key for a plaintext store with
+    ///   entries), what the key provider throws; `OutboxError` when the folder or the database
+    ///   cannot be opened, or the database comes from a newer version of the app.
     public init(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError) {
-        let store = try OutboxStore(folder: folder, catalog: configuration.catalog)
+        let store = try OutboxStore(
+            folder: folder, catalog: configuration.catalog, keyProvider: configuration.keyProvider)
         self.folder = folder
         self.configuration = configuration
         self.store = store
@@ -191,11 +199,13 @@ public actor Outbox {
     ///   - configuration: The operation types to read the records as; photo captures by default.
     /// - Returns: The readable entries and the unreadable records, as `list()` gives them.
     /// - Throws: `unreadableStore` naming the cause when the store cannot be read at all;
-    ///   `newerSchema`; `database`.
+    ///   `keyRequired` or `wrongKey` for an encrypted store; `newerSchema`; `database`.
     public static func readOnlyListing(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError)
         -> OutboxListing
     {
-        OutboxListing(records: try OutboxStore.recordsReadingOnly(folder: folder, catalog: configuration.catalog))
+        OutboxListing(
+            records: try OutboxStore.recordsReadingOnly(
+                folder: folder, catalog: configuration.catalog, keyProvider: configuration.keyProvider))
     }
 
     /// The entry with this id, with what it waits behind.
@@ -275,6 +285,28 @@ public actor Outbox {
             try store.media.remove(store.media.regularFileNames().filter { $0.hasPrefix(id + ".") })
         }
         try store.media.synchronize()
+    }
+
+    /// Whether the outbox is encrypted at rest.
+    public var isEncrypted: Bool { store.cipher != nil }
+
+    /// Encrypts this plaintext outbox in place with the key `keyProvider` gives, atomically and
+    /// safely against a crash at any instant: afterwards every intent and file is sealed, and
+    /// the database is rewritten so that no page of the old plaintext stays in it or its log; a
+    /// crash leaves the store either as it was or encrypted, with nothing lost (the next open
+    /// sweeps the copies left over and finishes the rewrite). From then on it opens only with
+    /// that key. Only when no other process has the outbox open.
+    ///
+    /// Copies of the plaintext made before (a backup, the blocks a file system has not reused
+    /// yet) are beyond its reach.
+    ///
+    /// - Parameter keyProvider: Where the key comes from.
+    /// - Returns: `.encrypted` with what it sealed, or `.alreadyEncrypted` when it was, with this key.
+    /// - Throws: `encryptionRefused` naming why it cannot now; `wrongKey` when it is encrypted
+    ///   with another key; what the key provider throws; `database`, `mediaWrite`.
+    public func encrypt(with keyProvider: any KeyProvider) throws(OutboxError) -> EncryptionResult {
+        let key = try keyProvider.key(forStoreIn: folder)
+        return try store.encrypt(with: key, folder: folder, makeToken: configuration.makeFileToken)
     }
 
     /// The value of a pragma on the outbox's own connection, for tests of the durability settings.

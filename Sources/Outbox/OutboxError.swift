@@ -48,6 +48,24 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
     case appStatementRefused(reason: String)
     /// `OutboxTransaction.enqueue` was called inside `Outbox.read`, which changes nothing.
     case readOnlyTransaction
+    /// The outbox is encrypted and was opened without a key (`Configuration.keyProvider`);
+    /// nothing was sent, changed or deleted.
+    case keyRequired(path: String)
+    /// The key given is not the one the outbox was encrypted with; nothing was sent, changed or deleted.
+    case wrongKey(path: String)
+    /// A key was given for an outbox that holds entries in plaintext: `Outbox.encrypt(with:)`
+    /// converts it first.
+    case notEncrypted(path: String)
+    /// Bytes that cannot be a key (`OutboxKey(bytes:)`).
+    case invalidKey(reason: String)
+    /// A key file cannot be used; `reason` says why (never its contents).
+    case keyFile(path: String, reason: String)
+    /// A new key file cannot be written (`KeyFile.create(at:)`); `reason` says why.
+    case keyFileNotCreated(path: String, reason: String)
+    /// The Keychain could not give or keep the key; `reason` has its message.
+    case keychain(reason: String)
+    /// The outbox cannot be encrypted as it is now; `reason` says why, and nothing was changed.
+    case encryptionRefused(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -96,6 +114,23 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The outbox refused the app's SQL statement: \(reason)."
         case .readOnlyTransaction:
             return "Nothing can be queued inside Outbox.read, which changes nothing; use Outbox.write."
+        case .keyRequired(let path):
+            return "The outbox '\(path)' is encrypted: open it with its key (Outbox.Configuration.keyProvider)."
+        case .wrongKey(let path):
+            return "The key does not open the outbox '\(path)': it is not the key this outbox was encrypted with."
+        case .notEncrypted(let path):
+            return "The outbox '\(path)' holds entries in plaintext, so a key cannot open it:"
+                + " encrypt it first (Outbox.encrypt(with:), or 'outbox encrypt')."
+        case .invalidKey(let reason):
+            return "These bytes cannot be an outbox key: \(reason)."
+        case .keyFile(let path, let reason):
+            return "The key file '\(path)' cannot be used: \(reason)."
+        case .keyFileNotCreated(let path, let reason):
+            return "A new key file cannot be written at '\(path)': \(reason)."
+        case .keychain(let reason):
+            return "The Keychain could not give the outbox its key: \(reason)."
+        case .encryptionRefused(let path, let reason):
+            return "The outbox '\(path)' cannot be encrypted now: \(reason); nothing was changed."
         }
     }
 }

@@ -108,7 +108,7 @@ public struct OutboxOperation: Sendable, Hashable {
     /// - Throws: `invalidIDPrefix`.
     public static func derivedID(prefix: String, content: Data) throws(OutboxError) -> String {
         guard OutboxOperation.isValidIDPrefix(prefix) else { throw .invalidIDPrefix(prefix) }
-        return prefix + String(SHA256.hexDigest(of: content).prefix(32))
+        return prefix + String(Cryptography.sha256Hex(of: content).prefix(32))
     }
 
     /// Whether `id` can name an entry. The id becomes part of file names and of the engine's
@@ -194,7 +194,7 @@ public struct OperationAttachment: Sendable, Hashable {
         self.contentType = contentType
         self.width = width
         self.height = height
-        sha256 = SHA256.hexDigest(of: data)
+        sha256 = Cryptography.sha256Hex(of: data)
     }
 
     /// What keeps it from being queued, in words that finish "its attachment N …", or nil.

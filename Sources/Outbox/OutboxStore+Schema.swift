@@ -24,6 +24,8 @@ extension OutboxStore {
     /// - 4: operations of any type (see `convertToOperations`): the table becomes
     ///   `outbox_entries` (an app keeps its own tables beside it, under other names), with an
     ///   entity key, indexed for the order per entity, and the time a send first started.
+    /// - 5: encryption at rest: `outbox_encryption` holds one row when the store is encrypted
+    ///   (see `StoreEncryption`), none when it is not.
     static let migrations: [Migration] = [
         .sql(
             """
@@ -58,6 +60,14 @@ extension OutboxStore {
                     """)
             try convertToOperations(database)
         },
+        .sql(
+            """
+            CREATE TABLE IF NOT EXISTS outbox_encryption (
+                format INTEGER,
+                key_check BLOB,
+                plaintext_purged INTEGER
+            );
+            """),
     ]
 
     /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way
@@ -198,9 +208,10 @@ extension OutboxStore {
                 let hasSize = ((descriptor["byteCount"] as? NSNumber)?.int64Value ?? 0) > 0
                 guard !hasChecksum || !hasSize, let index = (descriptor["index"] as? NSNumber)?.intValue,
                     let file = owned.first(where: { $0.index == index }),
-                    case .success(let bytes) = media.contents(of: file.name, atMost: StoredValue.largestUpload)
+                    case .success(let bytes) = media.contents(
+                        of: file.name, atMost: StoredValue.largestUpload, openedWith: nil)
                 else { continue }
-                descriptors[position]["sha256"] = SHA256.hexDigest(of: bytes)
+                descriptors[position]["sha256"] = Cryptography.sha256Hex(of: bytes)
                 descriptors[position]["byteCount"] = bytes.count
                 changed = true
             }

@@ -8,7 +8,7 @@ import Foundation
 /// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 4
+    static let schemaVersion = 5
     /// The table of entries. Every table and index of the outbox's own is named `outbox_…`, a
     /// prefix an app's own tables in the same database may not use (`AppStatementRule`).
     static let table = "outbox_entries"
@@ -29,7 +29,9 @@ final class OutboxStore {
     /// The operation types this store reads, sends and compacts.
     let catalog: OperationCatalog
     let database: SQLiteDatabase
-    private let lock: StoreLock
+    let lock: StoreLock
+    /// What seals and opens intents and files when the store is encrypted; nil when it is not.
+    var cipher: StoreCipher?
     /// The files the write transaction in progress has written (removed if it rolls back), and
     /// those of the entries it replaced (removed once it has committed); nil outside one.
     private var transactionFiles: (written: [String], replaced: [String])?
@@ -40,9 +42,14 @@ final class OutboxStore {
     /// - Throws: `notWritable` when the store is there but this process may not change it (then
     ///   `recordsReadingOnly(folder:)` can still read it); `folder` or `database` naming the cause
     ///   when it cannot be opened at all.
-    init(folder: URL, catalog: OperationCatalog) throws(OutboxError) {
+    /// - Parameter keyProvider: The key of an encrypted store; a store with no entry yet that
+    ///   is given one becomes encrypted.
+    /// - Throws: `keyRequired`, `wrongKey` or `notEncrypted` (see `openCipher`), before anything
+    ///   is recovered or swept.
+    init(folder: URL, catalog: OperationCatalog, keyProvider: (any KeyProvider)? = nil) throws(OutboxError) {
         self.catalog = catalog
         try MediaFolder.makeFolder(folder)
+        MediaFolder.protect(folder.path)
         // SQLite needs to create its log files beside the database, so a folder this process
         // cannot write in is a store it cannot change, whatever its files allow.
         if let reason = MediaFolder.writeProblem(at: folder) { throw .notWritable(path: folder.path, reason: reason) }
@@ -53,12 +60,15 @@ final class OutboxStore {
         guard !database.isReadOnly else {
             throw .notWritable(path: databaseURL.path, reason: "the database file is read-only to this user")
         }
+        MediaFolder.protect(databaseURL.path)
         try configure()
         try Self.migrate(database, media: media)
+        cipher = try openCipher(keyProvider: keyProvider, folder: folder)
         try MediaFolder.synchronizeDirectory(folder)
         if lock.isSoleOpener {
             recoveredAtOpen = try recoverInterruptedSends()
             sweptAtOpen = try sweepUnnamedMedia()
+            try purgeRemainingPlaintext()
             try lock.share(path: folder.path)
         }
     }
@@ -73,7 +83,10 @@ final class OutboxStore {
     ///
     /// - Throws: `unreadableStore` naming the cause when the database cannot be read at all;
     ///   `newerSchema`; `database` when SQLite fails.
-    static func recordsReadingOnly(folder: URL, catalog: OperationCatalog) throws(OutboxError) -> [StoredRecord] {
+    /// - Throws: `keyRequired` or `wrongKey` for an encrypted store without its key.
+    static func recordsReadingOnly(folder: URL, catalog: OperationCatalog, keyProvider: (any KeyProvider)?)
+        throws(OutboxError) -> [StoredRecord]
+    {
         let databaseURL = folder.appendingPathComponent(databaseName)
         if let reason = MediaFolder.readProblem(at: databaseURL.path) {
             throw .unreadableStore(path: folder.path, reason: reason)
@@ -95,6 +108,10 @@ final class OutboxStore {
         guard found <= schemaVersion else {
             throw .newerSchema(path: databaseURL.path, version: found, supported: schemaVersion)
         }
+        // A key given for a plaintext store is not needed to read it.
+        let cipher =
+            try found >= 5
+            ? EncryptionRecord.read(database, schema: "stored")?.cipher(keyProvider: keyProvider, folder: folder) : nil
         // The table was called `entries` before schema 4.
         let storedTable = found >= 4 ? table : "entries"
         if found >= 1 { try database.run("CREATE TABLE main.\(storedTable) AS SELECT * FROM stored.\(storedTable)") }
@@ -103,7 +120,7 @@ final class OutboxStore {
         try migrate(database, media: media)
         try database.run("PRAGMA query_only = ON")
         return try database.query("SELECT \(StoredRecord.columns) FROM \(table) ORDER BY sequence") { row in
-            StoredRecord(row: row, catalog: catalog)
+            StoredRecord(row: row, catalog: catalog, cipher: cipher)
         }
     }
 
@@ -112,6 +129,9 @@ final class OutboxStore {
         let mode = try database.query("PRAGMA journal_mode=WAL") { row in row.text(at: 0) ?? "" }.first ?? ""
         guard mode.lowercased() == "wal" else { throw .walUnavailable(path: database.path, journalMode: mode) }
         try database.run("PRAGMA synchronous=FULL")
+        // Sorts, statement journals and VACUUM's copy stay in memory: no temporary file ever
+        // holds a page of the store (nor of the app's own tables).
+        try database.run("PRAGMA temp_store=MEMORY")
     }
 
     /// The value of a pragma on this connection (for example `synchronous`), for checking the settings.
@@ -125,14 +145,14 @@ final class OutboxStore {
     /// Every record in queue order, readable or not.
     func records() throws(OutboxError) -> [StoredRecord] {
         try database.query("SELECT \(StoredRecord.columns) FROM \(Self.table) ORDER BY sequence") { row in
-            StoredRecord(row: row, catalog: catalog)
+            StoredRecord(row: row, catalog: catalog, cipher: cipher)
         }
     }
 
     /// The record with this id, readable or not; nil when there is none.
     func record(id: String) throws(OutboxError) -> StoredRecord? {
         try database.query("SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE id = ?", [.text(id)]) { row in
-            StoredRecord(row: row, catalog: catalog)
+            StoredRecord(row: row, catalog: catalog, cipher: cipher)
         }.first
     }
 
@@ -152,7 +172,7 @@ final class OutboxStore {
         let earlier = try database.query(
             "SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE entity = ? AND sequence < ? ORDER BY sequence",
             [.text(entity), .integer(record.sequence)]
-        ) { row in StoredRecord(row: row, catalog: catalog) }
+        ) { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }
         return EntityOrder.blocker(of: record, among: earlier)
     }
 
@@ -169,7 +189,7 @@ final class OutboxStore {
             WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND (? OR COALESCE(awaits_send_now, 0) = 0)
             ORDER BY sequence LIMIT 1
             """, [.integer(sequence), .integer(includingThoseAwaitingSendNow ? 1 : 0)]
-        ) { row in StoredRecord(row: row, catalog: catalog) }.first
+        ) { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }.first
     }
 
     // MARK: Writing
@@ -259,8 +279,11 @@ final class OutboxStore {
                 // record can never hit the files of a new entry that reuses the id.
                 let file = MediaFile(
                     index: descriptor.index,
-                    name: "\(operation.id).\(descriptor.index).\(makeToken()).\(descriptor.fileExtension)")
-                try media.write(attachment.data, named: file.name)
+                    name: "\(operation.id).\(descriptor.index).\(makeToken())."
+                        + (cipher == nil ? descriptor.fileExtension : Self.sealedExtension))
+                try media.write(
+                    attachment.data, named: file.name,
+                    sealedWith: cipher.map { MediaSeal(cipher: $0, id: operation.id, index: descriptor.index) })
                 written.append(file.name)
                 files.append(file)
             }
@@ -272,7 +295,7 @@ final class OutboxStore {
                 VALUES (?, ?, ?, 0, ?, ?, ?, ?)
                 """,
                 .text(operation.id), .text(OutboxEntry.State.queued.rawValue), .real(createdAt.timeIntervalSince1970),
-                .text(list), .text(list), .text(String(decoding: StoredIntent(operation).encoded(), as: UTF8.self)),
+                .text(list), .text(list), storedIntent(StoredIntent(operation).encoded(), id: operation.id),
                 operation.entity.map(SQLiteValue.text) ?? .null)
             try database.run("RELEASE outbox_insert")
         } catch {
@@ -287,6 +310,12 @@ final class OutboxStore {
         return .replaced(earlier: replaced.id)
     }
 
+    /// The intent column's value: the JSON as text, or sealed for the record when the store is encrypted.
+    private func storedIntent(_ json: Data, id: String) -> SQLiteValue {
+        guard let cipher else { return .text(String(decoding: json, as: UTF8.self)) }
+        return .blob(cipher.seal(json, for: .intent(id: id)))
+    }
+
     /// The entry a last-write-wins `operation` takes the place of: the last entry of its entity,
     /// when it is readable, of the same type, queued, and no send of it ever started (once one
     /// has, the engine may hold it, and it must reach the engine in its turn).
@@ -294,7 +323,7 @@ final class OutboxStore {
         guard let entity = operation.entity,
             let last = try database.query(
                 "SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE entity = ? ORDER BY sequence DESC LIMIT 1",
-                [.text(entity)], row: { row in StoredRecord(row: row, catalog: catalog) }
+                [.text(entity)], row: { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }
             ).first?.entry
         else { return nil }
         guard last.type == operation.type, last.state == .queued, last.firstAttemptAt == nil, last.attempts == 0,

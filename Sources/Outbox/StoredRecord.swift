@@ -35,13 +35,17 @@ struct StoredRecord {
     /// error, due at once. Counts saturate, times are clamped to 1970...9999, and a stored error is
     /// cut to one short line for showing. The media lists are required: the schema 3 migration
     /// wrote both for every older record, so a missing one is damage, not age.
-    init(row: borrowing SQLiteStatement, catalog: OperationCatalog) {
+    ///
+    /// In an encrypted store (`cipher`), the intent must open with the store's key for this
+    /// record's id: one that does not (a byte changed, another record's moved here, a plaintext
+    /// one planted) makes the record unreadable, and nothing of it is decoded or sent.
+    init(row: borrowing SQLiteStatement, catalog: OperationCatalog, cipher: StoreCipher?) {
         sequence = row.integer(at: 0) ?? 0
         let idText = row.text(at: 1)
         id = idText.flatMap { OutboxOperation.isValidID($0) ? $0 : nil }
         entity = row.text(at: 12).flatMap { OutboxOperation.isValidEntity($0) ? $0 : nil }
         isSettled = row.text(at: 2) == OutboxEntry.State.synced.rawValue
-        let entry = Self.entry(row: row, idText: idText, sequence: sequence, catalog: catalog)
+        let entry = Self.entry(row: row, idText: idText, sequence: sequence, catalog: catalog, cipher: cipher)
         reading = entry.map(\.entry)
         mediaNames = try? entry.get().names
     }
@@ -67,7 +71,8 @@ struct StoredRecord {
     }
 
     private static func entry(
-        row: borrowing SQLiteStatement, idText: String?, sequence: Int64, catalog: OperationCatalog
+        row: borrowing SQLiteStatement, idText: String?, sequence: Int64, catalog: OperationCatalog,
+        cipher: StoreCipher?
     ) -> Result<(entry: OutboxEntry, names: Set<String>), RecordProblem> {
         guard let idText else { return .failure(RecordProblem("its id is not text")) }
         guard OutboxOperation.isValidID(idText) else {
@@ -105,7 +110,23 @@ struct StoredRecord {
         switch StoredValue.bytes(row.bytes(at: 8), atMost: StoredValue.largestIntent, column: "intent") {
         case .failure(let problem): return .failure(problem)
         case .success(nil): return .failure(RecordProblem("its intent is missing"))
-        case .success(let bytes?):
+        case .success(let stored?):
+            let bytes: Data
+            if let cipher {
+                guard StoreCipher.isSealed(stored) else {
+                    return .failure(
+                        RecordProblem("its intent is not encrypted, as every one in this encrypted outbox is"))
+                }
+                guard let opened = cipher.open(stored, for: .intent(id: idText)) else {
+                    return .failure(
+                        RecordProblem(
+                            "its intent fails authentication with the outbox's key: it was changed, or it is another entry's"
+                        ))
+                }
+                bytes = opened
+            } else {
+                bytes = stored
+            }
             switch StoredIntent.decode(bytes) {
             case .success(let decoded): intent = decoded
             case .failure(let problem): return .failure(problem)
@@ -135,7 +156,7 @@ struct StoredRecord {
 
     /// A media column: the list, or why it cannot be read. Each name must be a plain file name,
     /// each index an upload's, and neither may repeat.
-    private static func mediaList(_ bytes: Data?, column: String) -> Result<[MediaFile], RecordProblem> {
+    static func mediaList(_ bytes: Data?, column: String) -> Result<[MediaFile], RecordProblem> {
         let files: [MediaFile]
         switch StoredValue.bytes(bytes, atMost: StoredValue.largestMediaList, column: column) {
         case .failure(let problem):

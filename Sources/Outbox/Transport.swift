@@ -72,19 +72,38 @@ public struct Delivery: Sendable, Hashable {
 public struct PendingUpload: Sendable, Hashable {
     /// The attachment's index in its operation; the engine's upload URL ends with it.
     public let index: Int
-    /// The file to send. Read it while the send lasts; it stays until the entry retires.
+    /// The file the attachment is kept in; it stays until the entry retires. In an encrypted
+    /// outbox it holds ciphertext: always read the bytes to send with `contents()`.
     public let fileURL: URL
     /// The file's size in bytes.
     public let byteCount: Int64
     /// Its media type, the upload's `Content-Type`.
     public let contentType: String
+    /// What opens the file, in an encrypted outbox.
+    let seal: MediaSeal?
 
-    /// The file's bytes, read without following a symbolic link and never more than the engine
-    /// takes (64 MiB), so that nothing but the outbox's own regular file can be sent.
+    /// Creates a pending upload of a plaintext file, for a test of a transport (the outbox makes the real ones).
+    public init(index: Int, fileURL: URL, byteCount: Int64, contentType: String) {
+        self.init(index: index, fileURL: fileURL, byteCount: byteCount, contentType: contentType, seal: nil)
+    }
+
+    init(index: Int, fileURL: URL, byteCount: Int64, contentType: String, seal: MediaSeal?) {
+        self.index = index
+        self.fileURL = fileURL
+        self.byteCount = byteCount
+        self.contentType = contentType
+        self.seal = seal
+    }
+
+    /// The attachment's bytes, read without following a symbolic link and never more than the
+    /// engine takes (64 MiB), so that nothing but the outbox's own regular file can be sent. In
+    /// an encrypted outbox the file is opened a chunk at a time into the result, and nothing is
+    /// returned unless all of it is authentic.
     ///
-    /// - Throws: `OutboxError.mediaRead` when it is missing, not a regular file, too large or unreadable.
+    /// - Throws: `OutboxError.mediaRead` when it is missing, not a regular file, too large,
+    ///   unreadable, or fails authentication.
     public func contents() throws(OutboxError) -> Data {
-        switch MediaFolder.contents(ofFileAt: fileURL.path, atMost: StoredValue.largestUpload) {
+        switch MediaFolder.contents(ofFileAt: fileURL.path, atMost: StoredValue.largestUpload, openedWith: seal) {
         case .success(let data): return data
         case .failure(let problem): throw .mediaRead(path: fileURL.path, reason: "it \(problem.wording)")
         }

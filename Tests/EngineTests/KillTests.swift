@@ -124,7 +124,7 @@ struct KillTests {
                 .values.filter { $0.count > 1 }.count
             var byteMismatches = 0
             for photo in photos {
-                let expected = SHA256.hexDigest(of: try Fixtures.prepared(photo).upload.data)
+                let expected = Cryptography.sha256Hex(of: try Fixtures.prepared(photo).upload.data)
                 let id = printed[photo] ?? "?"
                 let onDisk = state.uploads.first { $0.requestId == id && $0.index == 0 }?.sha256OnDisk
                 if state.record(id)?.media.map(\.sha256) != [expected] || onDisk != expected { byteMismatches += 1 }

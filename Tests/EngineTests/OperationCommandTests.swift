@@ -176,7 +176,7 @@ struct OperationCommandTests {
             #expect(record.media.map(\.byteCount) == [try Data(contentsOf: photo).count, 5000])
             #expect(
                 state.uploads.filter { $0.requestId == id }.map(\.sha256OnDisk)
-                    == [try Data(contentsOf: photo), try Data(contentsOf: memo)].map { SHA256.hexDigest(of: $0) })
+                    == [try Data(contentsOf: photo), try Data(contentsOf: memo)].map { Cryptography.sha256Hex(of: $0) })
         }
     }
 }

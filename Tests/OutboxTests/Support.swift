@@ -120,6 +120,8 @@ actor ScriptedTransport: Transport {
     private let duringSend: (@Sendable (Delivery) async throws -> Void)?
     /// Every delivery, in the order they came.
     private(set) var deliveries: [Delivery] = []
+    /// The bytes of every upload it landed, as `PendingUpload.contents()` gave them, in order.
+    private(set) var uploadedBytes: [Data] = []
 
     /// - Parameters:
     ///   - responses: The answers, one per send; 200 once they run out.
@@ -142,7 +144,9 @@ actor ScriptedTransport: Transport {
         if landsUploads {
             var sent = delivery.landedBytes
             for upload in delivery.pendingUploads {
-                sent += Int64(try Data(contentsOf: upload.fileURL).count)
+                let bytes = try upload.contents()
+                uploadedBytes.append(bytes)
+                sent += Int64(bytes.count)
                 reporter.progress(bytesSent: sent)
                 try await reporter.uploadLanded(index: upload.index)
             }

@@ -63,7 +63,7 @@ struct CommitTests {
                 let bytes = try Data(contentsOf: outbox.url(of: file))
                 #expect(bytes == photo.upload.data)
                 let media = try #require(entry.captureIntent?.media.first { $0.index == file.index })
-                #expect(media.sha256 == SHA256.hexDigest(of: bytes))
+                #expect(media.sha256 == Cryptography.sha256Hex(of: bytes))
                 #expect(PixelSize(width: media.width ?? 0, height: media.height ?? 0) == photo.upload.size)
             }
         }

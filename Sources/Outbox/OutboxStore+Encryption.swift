@@ -1,0 +1,211 @@
+import Foundation
+
+/// What an outbox encrypted at rest stores to remember it: the one row of `outbox_encryption`.
+///
+/// - `format`: 1, the format of `StoreCipher`.
+/// - `key_check`: an empty value sealed with the key, for the role "key-check": the key opens it
+///   or is not this store's key. So a wrong key is told apart from a damaged entry, and refused
+///   before anything is read, sent or deleted.
+/// - `plaintext_purged`: 0 from the moment `encrypt` commits until the database file has been
+///   rewritten and its log emptied, so that no page of the plaintext it held survives; an open
+///   that finds 0 finishes the purge.
+struct EncryptionRecord {
+    static let table = "outbox_encryption"
+    /// The format this version writes and reads.
+    static let format: Int64 = 1
+
+    let format: Int64?
+    let keyCheck: Data?
+    let isPlaintextPurged: Bool
+
+    /// The store's record, or nil when the store is not encrypted.
+    static func read(_ database: borrowing SQLiteDatabase, schema: String = "main") throws(OutboxError)
+        -> EncryptionRecord?
+    {
+        try database.query(
+            "SELECT format, key_check, plaintext_purged FROM \(schema).\(table) ORDER BY rowid LIMIT 1"
+        ) { row in
+            EncryptionRecord(
+                format: row.integer(at: 0), keyCheck: row.bytes(at: 1),
+                isPlaintextPurged: (row.integer(at: 2) ?? 1) != 0)
+        }.first
+    }
+
+    /// The cipher that opens the store this record is of, with the key `keyProvider` gives.
+    ///
+    /// - Throws: `keyRequired` without a provider; `wrongKey` when the key does not open the
+    ///   key check; `unreadableStore` for a format this version does not know.
+    func cipher(keyProvider: (any KeyProvider)?, folder: URL) throws(OutboxError) -> StoreCipher {
+        guard format == Self.format else {
+            throw .unreadableStore(
+                path: folder.path,
+                reason: "it is encrypted in a format (\(format.map(String.init) ?? "none")) this version does not know")
+        }
+        guard let keyProvider else { throw .keyRequired(path: folder.path) }
+        let cipher = StoreCipher(key: try keyProvider.key(forStoreIn: folder))
+        guard let keyCheck, cipher.open(keyCheck, for: .keyCheck) != nil else { throw .wrongKey(path: folder.path) }
+        return cipher
+    }
+}
+
+/// What `Outbox.encrypt(with:)` did.
+public enum EncryptionResult: Sendable, Hashable {
+    /// The outbox is now encrypted: its entries' intents and their files.
+    case encrypted(entries: Int, files: Int)
+    /// It was encrypted already, with this key; nothing changed.
+    case alreadyEncrypted
+}
+
+extension OutboxStore {
+    /// The cipher of the store just opened: the one its record names, or, for a store that holds
+    /// no entry yet and is given a key, a new record under that key, made under the write lock
+    /// so that two first openers agree on it.
+    ///
+    /// - Throws: `keyRequired`, `wrongKey`, `notEncrypted` for a plaintext store with entries,
+    ///   or what the key provider throws.
+    func openCipher(keyProvider: (any KeyProvider)?, folder: URL) throws(OutboxError) -> StoreCipher? {
+        if let record = try EncryptionRecord.read(database) {
+            return try record.cipher(keyProvider: keyProvider, folder: folder)
+        }
+        guard let keyProvider else { return nil }
+        let cipher = StoreCipher(key: try keyProvider.key(forStoreIn: folder))
+        return try database.transaction { () throws(OutboxError) -> StoreCipher in
+            if let record = try EncryptionRecord.read(database) {
+                return try record.cipher(keyProvider: keyProvider, folder: folder)
+            }
+            let hasEntries = try !database.query("SELECT 1 FROM \(Self.table) LIMIT 1") { _ in true }.isEmpty
+            if hasEntries { throw .notEncrypted(path: folder.path) }
+            try Self.insertEncryptionRecord(database, cipher: cipher, isPlaintextPurged: true)
+            return cipher
+        }
+    }
+
+    private static func insertEncryptionRecord(
+        _ database: borrowing SQLiteDatabase, cipher: StoreCipher, isPlaintextPurged: Bool
+    ) throws(OutboxError) {
+        try database.run(
+            "INSERT INTO \(EncryptionRecord.table) (format, key_check, plaintext_purged) VALUES (?, ?, ?)",
+            .integer(EncryptionRecord.format), .blob(cipher.seal(Data(), for: .keyCheck)),
+            .integer(isPlaintextPurged ? 1 : 0))
+    }
+
+    /// Encrypts a plaintext store in place, atomically: every intent and every file, or nothing.
+    ///
+    /// Only when no one else has the store open (a process that opened it as plaintext would go
+    /// on writing plaintext). Inside one write transaction, each file is sealed to a new file
+    /// (flushed, folder flushed), each record's intent is sealed and its lists renamed, and the
+    /// encryption record is written; then the transaction commits. A crash before the commit
+    /// leaves the plaintext store as it was, with sealed files no record names, which the next
+    /// open sweeps; a crash after it leaves an encrypted store with plaintext files no record
+    /// names, swept likewise. Then the plaintext files go, and the database is rewritten
+    /// (`VACUUM`) and its log emptied, so that no page of the old plaintext stays in either;
+    /// an open that finds this unfinished finishes it (`purgeRemainingPlaintext`).
+    ///
+    /// - Throws: `encryptionRefused` naming why (another opener, a record that cannot be read
+    ///   enough to be encrypted, a file that cannot be read); `wrongKey` when it is encrypted
+    ///   already with another key; `database`, `mediaWrite`.
+    func encrypt(with key: OutboxKey, folder: URL, makeToken: () -> String) throws(OutboxError) -> EncryptionResult {
+        func refuse(_ reason: String) -> OutboxError { .encryptionRefused(path: folder.path, reason: reason) }
+        if let cipher {
+            guard cipher == StoreCipher(key: key) else { throw .wrongKey(path: folder.path) }
+            return .alreadyEncrypted
+        }
+        guard lock.becomeSoleOpenerIfPossible() else {
+            throw refuse("another process has it open; let it finish (a drain, an add) and try again")
+        }
+        defer { try? lock.share(path: folder.path) }
+        // What an earlier, interrupted conversion left behind goes first.
+        _ = try sweepUnnamedMedia()
+        let newCipher = StoreCipher(key: key)
+        var written: [String] = []
+        var replaced: [String] = []
+        var entryCount = 0
+        try database.run("BEGIN IMMEDIATE")
+        do throws(OutboxError) {
+            if let record = try EncryptionRecord.read(database) {
+                _ = try record.cipher(keyProvider: FixedKey(key: key), folder: folder)
+                throw refuse("another process encrypted it meanwhile")
+            }
+            let rows = try database.query(
+                "SELECT sequence, id, intent, pending_media, owned_media FROM \(Self.table) ORDER BY sequence"
+            ) { row in
+                (
+                    sequence: row.integer(at: 0) ?? 0, id: row.text(at: 1), intent: row.bytes(at: 2),
+                    pending: row.bytes(at: 3), owned: row.bytes(at: 4)
+                )
+            }
+            for row in rows {
+                guard let id = row.id, OutboxOperation.isValidID(id) else {
+                    throw refuse("the record at position \(row.sequence) has no valid id, so it cannot be encrypted")
+                }
+                let lists = (
+                    StoredRecord.mediaList(row.pending, column: "pending media"),
+                    StoredRecord.mediaList(row.owned, column: "owned media")
+                )
+                guard case .success(let pending) = lists.0, case .success(let owned) = lists.1 else {
+                    throw refuse("the media lists of the entry '\(id)' cannot be read; discard it first")
+                }
+                var renamed: [String: String] = [:]
+                for file in owned {
+                    let bytes: Data
+                    switch media.contents(of: file.name, atMost: StoredValue.largestUpload, openedWith: nil) {
+                    case .success(let read): bytes = read
+                    // Nothing to encrypt: the drain parks the entry for its missing file, as before.
+                    case .failure(.missing): continue
+                    case .failure(let problem):
+                        throw refuse("the file '\(file.name)' of the entry '\(id)' \(problem.wording)")
+                    }
+                    let name = "\(id).\(file.index).\(makeToken()).\(Self.sealedExtension)"
+                    try media.write(
+                        bytes, named: name, sealedWith: MediaSeal(cipher: newCipher, id: id, index: file.index))
+                    written.append(name)
+                    replaced.append(file.name)
+                    renamed[file.name] = name
+                }
+                func rename(_ files: [MediaFile]) -> String {
+                    StoredRecord.encodeMediaList(
+                        files.map { MediaFile(index: $0.index, name: renamed[$0.name] ?? $0.name) })
+                }
+                try database.run(
+                    "UPDATE \(Self.table) SET intent = ?, pending_media = ?, owned_media = ? WHERE sequence = ?",
+                    row.intent.map { .blob(newCipher.seal($0, for: .intent(id: id))) } ?? .null, .text(rename(pending)),
+                    .text(rename(owned)), .integer(row.sequence))
+                entryCount += 1
+            }
+            if !written.isEmpty { try media.synchronize() }
+            try Self.insertEncryptionRecord(database, cipher: newCipher, isPlaintextPurged: false)
+            try database.run("COMMIT")
+        } catch {
+            if database.isInTransaction { try? database.run("ROLLBACK") }
+            media.removeQuietly(written)
+            throw error
+        }
+        cipher = newCipher
+        media.removeQuietly(replaced)
+        try media.synchronize()
+        try purgeRemainingPlaintext()
+        return .encrypted(entries: entryCount, files: written.count)
+    }
+
+    /// Finishes what `encrypt` began, when the store's record says it is unfinished: rewrites the
+    /// database (`VACUUM`, its scratch copy in memory), so that no free page keeps an old
+    /// plaintext intent, and checkpoints the log into it and empties it, so that no old page
+    /// stays there either. Only the sole opener does it, since readers would keep the log.
+    func purgeRemainingPlaintext() throws(OutboxError) {
+        guard let record = try EncryptionRecord.read(database), !record.isPlaintextPurged else { return }
+        try database.run("VACUUM")
+        let isBusy = try database.query("PRAGMA wal_checkpoint(TRUNCATE)") { row in (row.integer(at: 0) ?? 1) != 0 }
+        // A reader still holds the log: the next open tries again.
+        guard isBusy.first == false else { return }
+        try database.run("UPDATE \(EncryptionRecord.table) SET plaintext_purged = 1")
+    }
+
+    /// The ending of a sealed media file's name: it is no JPEG (or anything else) to look at.
+    static let sealedExtension = "sealed"
+}
+
+/// A key already in hand, as a provider.
+private struct FixedKey: KeyProvider {
+    let key: OutboxKey
+    func key(forStoreIn folder: URL) throws(OutboxError) -> OutboxKey { key }
+}
