@@ -3,7 +3,7 @@ import CommandLineParser
 /// The options of `outbox` and of each of its commands, what `outbox --help` and
 /// `outbox <command> --help` say, and the usage line after a usage error.
 enum CommandHelp {
-    static let commandNames = ["add", "op", "list", "drain", "send-now", "discard"]
+    static let commandNames = ["add", "op", "list", "drain", "send-now", "discard", "keygen", "encrypt"]
 
     static let usage = "outbox --store <folder> <command> [options]"
 
@@ -12,17 +12,23 @@ enum CommandHelp {
         help:
             "The outbox: outbox.sqlite and media/ in this folder, created when absent. Several outbox commands may use it at once."
     )
+    static let keyFile = Option(
+        "key-file", value: .required(placeholder: "file"),
+        help:
+            "The key of an encrypted outbox (made by keygen; default: $OUTBOX_KEY_FILE). A new outbox given a key is encrypted."
+    )
     static let help = Option("help", short: "h", help: "Show this help.")
 
     /// What `outbox` takes before the command.
     static let toolOptions = [
         store,
+        keyFile,
         Option("version", help: "Show the version."),
         Option("help", short: "h", help: "Show this help; 'outbox <command> --help' shows a command's."),
     ]
 
     /// What every command takes besides its own options.
-    static let storeAndHelp = [store, help]
+    static let storeAndHelp = [store, keyFile, help]
 
     /// The usage line of one command, or of the tool when the error is not about one command.
     static func usage(for command: String?) -> String {
@@ -33,6 +39,8 @@ enum CommandHelp {
         case "drain": "outbox --store <folder> drain --engine <url> [--watch <seconds>]"
         case "send-now": "outbox --store <folder> send-now <id> --engine <url>"
         case "discard": "outbox --store <folder> discard <id>"
+        case "keygen": "outbox keygen <file>"
+        case "encrypt": "outbox --store <folder> --key-file <file> encrypt"
         default: usage
         }
     }
@@ -45,7 +53,7 @@ enum CommandHelp {
         case "list": [Option("json", help: listJSONHelp)]
         case "drain": drainOptions
         case "send-now": drainOptions.filter { $0.name != "watch" }
-        case "discard": []
+        case "discard", "keygen", "encrypt": []
         default: nil
         }
     }
@@ -57,6 +65,8 @@ enum CommandHelp {
         case "list": list
         case "drain": drain
         case "send-now": sendNow
+        case "keygen": keygen
+        case "encrypt": encrypt
         default: discard
         }
     }
@@ -77,8 +87,19 @@ enum CommandHelp {
                     .init("drain --engine <url>", "Send the queue to the engine, and retire what it took."),
                     .init("send-now <id>", "Send one entry now, even a parked one, then the rest."),
                     .init("discard <id>", "Delete an entry from the outbox without sending it."),
+                    .init("keygen <file>", "Write a new 256-bit key to a file only you can read."),
+                    .init("encrypt", "Encrypt a plaintext outbox in place with --key-file."),
                 ]),
             .options(title: "OPTIONS", toolOptions),
+            .text(
+                title: "ENCRYPTION",
+                """
+                With a key, every entry's payload and every photo or other file is encrypted with
+                AES-256-GCM before it is written, so that whoever copies the folder reads nothing of
+                them. An encrypted outbox opens only with its key; keep the key file outside the
+                folder (one inside it is refused). What stays readable: ids, states, attempts,
+                times, entity keys and file names. See docs/encryption.md.
+                """),
             .text(
                 title: "EXIT STATUS",
                 """
@@ -92,6 +113,7 @@ enum CommandHelp {
                 outbox --store ~/outbox op --type note.update --entity note:42 --payload '{"text": "gate"}'
                 outbox --store ~/outbox drain --engine http://127.0.0.1:8080
                 outbox --store ~/outbox list --json
+                outbox keygen ~/.outbox.key && outbox --store ~/outbox --key-file ~/.outbox.key add IMG_1027.jpg
                 """),
         ]
     ).rendered
@@ -327,6 +349,51 @@ enum CommandHelp {
                 title: "EXIT STATUS",
                 """
                 0 when it was deleted, 1 when the outbox holds no such entry, 2 for a usage error.
+                """),
+        ]
+    ).rendered
+
+    static let keygen = HelpText(
+        overview: "Write a new 256-bit key for an encrypted outbox to a new file, readable and writable by you only.",
+        usage: usage(for: "keygen"),
+        sections: [
+            .entries(
+                title: "ARGUMENTS", [.init("<file>", "Where to write it; nothing already there is ever overwritten.")]),
+            .options(title: "OPTIONS", [help]),
+            .text(
+                title: nil,
+                """
+                The file holds 64 hexadecimal digits from the system's secure random generator, mode
+                0600. Keep it outside every outbox folder, and keep a copy somewhere safe: an outbox
+                encrypted with it cannot be read without it.
+                """),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when it was written, 1 when it was not (something is there already), 2 for a usage error.
+                """),
+        ]
+    ).rendered
+
+    static let encrypt = HelpText(
+        overview: "Encrypt a plaintext outbox in place with the key in --key-file.",
+        usage: usage(for: "encrypt"),
+        sections: [
+            .options(title: "OPTIONS", [help]),
+            .text(
+                title: nil,
+                """
+                Every entry's payload and every file is encrypted, and the database is rewritten so
+                that no page of the old plaintext stays in it or in its log. It is atomic: killed at
+                any moment, the outbox is left either as it was or encrypted, with nothing lost. It
+                runs only when no other outbox command has the folder open. Copies made before (a
+                backup) stay as they were.
+                """),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when the outbox is encrypted with the key (already, or now), 1 when it is not, 2 for
+                a usage error.
                 """),
         ]
     ).rendered

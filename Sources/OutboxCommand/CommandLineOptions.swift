@@ -20,6 +20,7 @@ struct CommandLineOptions {
         case drain(DrainOptions)
         case sendNow(id: String, DrainOptions)
         case discard(id: String)
+        case encrypt
     }
 
     /// How `drain` and `send-now` reach the engine and pace themselves.
@@ -32,10 +33,16 @@ struct CommandLineOptions {
     }
 
     enum Action {
-        case run(store: String, Command)
+        /// A command on the store in a folder, opened with the key in `keyFile` when there is one.
+        case run(store: String, keyFile: String?, Command)
+        /// `keygen`: a new key file at this path.
+        case makeKey(path: String)
         case showHelp(String)
         case showVersion
     }
+
+    /// The environment variable that names the key file when `--key-file` is not given.
+    static let keyFileVariable = "OUTBOX_KEY_FILE"
 
     /// A usage error, with the command it is about (nil for the tool as a whole), whose usage
     /// line is printed with it.
@@ -59,8 +66,11 @@ struct CommandLineOptions {
         }
     }
 
-    /// `--store` and `--help` may stand before or after the command; `--version` only before it.
-    static func parse(_ arguments: [CommandLineArgument]) throws(CommandUsageError) -> Action {
+    /// `--store`, `--key-file` and `--help` may stand before or after the command; `--version`
+    /// only before it. Without `--key-file`, the key file is `environment[OUTBOX_KEY_FILE]`, if set.
+    static func parse(
+        _ arguments: [CommandLineArgument], environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CommandUsageError) -> Action {
         let global: ParsedArguments
         do {
             global = try ArgumentParser(options: CommandHelp.toolOptions).parse(arguments, stopsAtFirstArgument: true)
@@ -81,12 +91,21 @@ struct CommandLineOptions {
             let parsed = try ArgumentParser(options: commandOptions + CommandHelp.storeAndHelp).parse(
                 Array(global.rest.dropFirst()))
             if parsed.has("help") { return .showHelp(CommandHelp.text(for: name)) }
+            if name == "keygen" { return .makeKey(path: try parsed.onlyArgument("<file>").text(for: "<file>")) }
             let command = try parseCommand(name, parsed)
             let storeBeforeCommand = try global.string("store")
             guard let store = try parsed.string("store") ?? storeBeforeCommand else {
                 throw UsageError("Missing expected option '--store <folder>'")
             }
-            return .run(store: store, command)
+            let keyFileBeforeCommand = try global.string("key-file")
+            let keyFile = try parsed.string("key-file") ?? keyFileBeforeCommand ?? environment[keyFileVariable]
+            if keyFile?.isEmpty == true {
+                throw UsageError("The key file's path is empty ('--key-file' or \(keyFileVariable))")
+            }
+            if case .encrypt = command, keyFile == nil {
+                throw UsageError("Missing expected option '--key-file <file>' (or \(keyFileVariable))")
+            }
+            return .run(store: store, keyFile: keyFile, command)
         } catch {
             throw CommandUsageError(error: error, command: name)
         }
@@ -143,6 +162,9 @@ struct CommandLineOptions {
                 return .drain(options)
             }
             return .sendNow(id: try parsed.onlyArgument("<id>").text(for: "<id>"), options)
+        case "encrypt":
+            try parsed.expectNoArguments()
+            return .encrypt
         default:
             return .discard(id: try parsed.onlyArgument("<id>").text(for: "<id>"))
         }

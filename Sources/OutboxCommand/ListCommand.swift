@@ -15,19 +15,21 @@ struct ListCommand {
     /// on stderr says so: nothing in it needs writing for a listing.
     ///
     /// - Returns: The exit status: 0, or 1 when the store cannot be read.
-    func run(folder: URL) async -> Int32 {
+    func run(folder: URL, keyFile: KeyFile?) async -> Int32 {
         let listing: OutboxListing
+        var configuration = StoreConfiguration.relaying
+        configuration.keyProvider = keyFile
         do throws(OutboxError) {
             do throws(OutboxError) {
-                listing = try await Outbox(folder: folder, configuration: StoreConfiguration.relaying).list()
+                listing = try await Outbox(folder: folder, configuration: configuration).list()
             } catch .notWritable(_, let reason) {
-                listing = try Outbox.readOnlyListing(folder: folder, configuration: StoreConfiguration.relaying)
+                listing = try Outbox.readOnlyListing(folder: folder, configuration: configuration)
                 Terminal.writeError(
                     "outbox: note: '\(folder.path)' cannot be changed by this user (\(reason)), so it was"
                         + " read as it is on disk, without recovering or changing anything.\n")
             }
         } catch {
-            Terminal.writeError("outbox: error: \(error)\n")
+            Terminal.writeError("outbox: error: \(describe(error))\n")
             return 1
         }
         if emitsJSON {

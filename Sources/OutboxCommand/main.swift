@@ -17,13 +17,33 @@ enum StoreConfiguration {
     static let relaying = Outbox.Configuration(relaysUndeclaredTypes: true)
 }
 
-/// The store in `folder`, or exits with the reason it cannot be opened.
+/// The key file given with `--key-file` or `OUTBOX_KEY_FILE`, if one was.
+nonisolated(unsafe) var keyFile: KeyFile?
+
+/// The store in `folder`, opened with the key file if one was given, or exits with the reason it
+/// cannot be opened.
 func openStore(_ folder: URL, configuration: Outbox.Configuration = StoreConfiguration.relaying) -> Outbox {
+    var configuration = configuration
+    configuration.keyProvider = keyFile
     do {
         return try Outbox(folder: folder, configuration: configuration)
     } catch {
-        Terminal.writeError("outbox: error: \(error)\n")
+        Terminal.writeError("outbox: error: \(describe(error))\n")
         exit(1)
+    }
+}
+
+/// The error's description, in the command's words where it has its own: how to give a key.
+func describe(_ error: OutboxError) -> String {
+    switch error {
+    case .keyRequired(let path):
+        "the outbox '\(path)' is encrypted: give its key with --key-file <file> (or \(CommandLineOptions.keyFileVariable))."
+    case .wrongKey(let path):
+        "the key in '\(keyFile?.url.path ?? "?")' does not open the outbox '\(path)': it is not the key it was encrypted with."
+    case .notEncrypted(let path):
+        "the outbox '\(path)' holds entries in plaintext: encrypt it first with 'outbox --store \(path) --key-file <file> encrypt'."
+    default:
+        error.description
     }
 }
 
@@ -34,7 +54,19 @@ case .showHelp(let text):
     Terminal.writeOutput(text)
 case .showVersion:
     Terminal.writeOutput(CommandLineOptions.version + "\n")
-case .run(let folder, let command):
+case .makeKey(let path):
+    do {
+        try KeyFile.create(at: URL(fileURLWithPath: path))
+        Terminal.writeError(
+            "outbox: wrote a new 256-bit key to '\(path)', readable by you only. Keep it outside the outbox folder,"
+                + " and keep a copy somewhere safe: without it an outbox encrypted with it cannot be read.\n")
+        exit(0)
+    } catch {
+        Terminal.writeError("outbox: error: \(error)\n")
+        exit(1)
+    }
+case .run(let folder, let keyFilePath, let command):
+    keyFile = keyFilePath.map { KeyFile(url: URL(fileURLWithPath: $0)) }
     let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
     let status: Int32
     switch command {
@@ -44,7 +76,9 @@ case .run(let folder, let command):
     case .op(let command):
         status = await command.run(store: openStore(folderURL, configuration: command.configuration))
     case .list(let emitsJSON):
-        status = await ListCommand(emitsJSON: emitsJSON).run(folder: folderURL)
+        status = await ListCommand(emitsJSON: emitsJSON).run(folder: folderURL, keyFile: keyFile)
+    case .encrypt:
+        status = await EncryptCommand(keyFile: keyFile!).run(folder: folderURL)
     case .drain(let options):
         // Before the store and URLSession start threads: threads inherit the blocked signals.
         let stop = StopSignal()
@@ -60,7 +94,7 @@ case .run(let folder, let command):
             Terminal.writeError("outbox: discarded '\(id)'.\n")
             status = 0
         } catch {
-            Terminal.writeError("outbox: error: \(error)\n")
+            Terminal.writeError("outbox: error: \(describe(error))\n")
             status = 1
         }
     }
