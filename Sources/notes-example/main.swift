@@ -8,7 +8,9 @@
 // Every third revision carries a recorded memo as an attachment. The edit's id comes from the note
 // and the revision, so running the same edits again (after a kill) queues and records nothing twice,
 // even once the engine has them.
-// It prints each edit's id once the transaction has committed. The kill tests run it.
+// It prints each edit's id once the transaction has committed. The kill tests run it. With
+// OUTBOX_KEY_FILE set, the store is encrypted with that key file (the outbox's intents and files;
+// the app's own tables are the app's, and hold the note's text in plaintext).
 
 import Foundation
 import Outbox
@@ -46,7 +48,9 @@ let noteEdit = OperationType("note.edit")
 do {
     let outbox = try Outbox(
         folder: URL(fileURLWithPath: store, isDirectory: true),
-        configuration: Outbox.Configuration(operationTypes: [noteEdit]))
+        configuration: Outbox.Configuration(
+            operationTypes: [noteEdit],
+            keyProvider: ProcessInfo.processInfo.environment["OUTBOX_KEY_FILE"].map { KeyFile(url: URL(fileURLWithPath: $0)) }))
     // The app's schema is the app's: made here, before the first edit, never by the outbox.
     try await outbox.write { transaction in
         try transaction.execute(

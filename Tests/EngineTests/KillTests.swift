@@ -32,8 +32,13 @@ struct KillTests {
     static let revisions = 1...6
     static let noteEdits = revisions.flatMap { revision in notes.map { "\($0)#\(revision)" } }
 
-    @Test func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce() async throws {
+    /// In a plaintext store, and in one encrypted with a key file (given to every process through
+    /// OUTBOX_KEY_FILE), which must keep every promise as well.
+    @Test(arguments: [false, true])
+    func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce(isEncrypted: Bool) async throws {
         try await withTemporaryFolder { folder in
+            let keyEnvironment =
+                isEncrypted ? ["OUTBOX_KEY_FILE": try KeyFile.create(at: folder.appendingPathComponent("key")).url.path] : [:]
             let started = ContinuousClock.now
             var random = SplitMix64.fromEnvironment()
             let seed = random.seed
@@ -64,9 +69,9 @@ struct KillTests {
                     "\(drainKills) drain kills, \(addKills) add kills, \(remaining.count) photos and \(editsLeft.count) edits left"
                 try #require(round <= 200, "the kill rounds did not finish: \(progress)")
                 let batch = remaining
-                let draining = try OutboxProcess(drain)
+                let draining = try OutboxProcess(drain, environment: keyEnvironment)
                 draining.scheduleKill(delay: .milliseconds(random.next() % 150))
-                let adding = batch.isEmpty ? nil : try OutboxProcess(add + batch.map(\.path))
+                let adding = batch.isEmpty ? nil : try OutboxProcess(add + batch.map(\.path), environment: keyEnvironment)
                 if let adding, addKills < Self.minimumAddKills || random.next() % 2 == 0 {
                     // The first few kills fall in the first half of the batch, so that photos are left for more.
                     let span = addKills < Self.minimumAddKills ? max(1, batch.count / 2) : batch.count
@@ -76,7 +81,9 @@ struct KillTests {
                 let editBatch = editsLeft
                 let editing =
                     editBatch.isEmpty
-                    ? nil : try OutboxProcess([store] + editBatch, executable: OutboxProcess.notesExample)
+                    ? nil
+                    : try OutboxProcess(
+                        [store] + editBatch, executable: OutboxProcess.notesExample, environment: keyEnvironment)
                 if let editing, random.next() % 2 == 0 {
                     editing.scheduleKill(
                         afterLines: Int(random.next() % UInt64(editBatch.count)),
@@ -105,13 +112,13 @@ struct KillTests {
                 if added.wasKilled {
                     // What a killed add queued without printing: in the store, or already at the engine.
                     let known = try await Set(engine.state().records.map(\.requestId))
-                        .union(try Self.storeIDs(store, type: "capture.create"))
+                        .union(try Self.storeIDs(store, type: "capture.create", environment: keyEnvironment))
                     queuedBeforePrinted.formUnion(known.subtracting(printed.values))
                 }
             }
             // Then drains that nobody kills, until one says nothing is left.
             var finalDrains = 0
-            while try OutboxProcess.run(drain).status != 0 {
+            while try OutboxProcess.run(drain, environment: keyEnvironment).status != 0 {
                 finalDrains += 1
                 try #require(finalDrains < 5, "the queue does not empty")
             }
@@ -140,14 +147,15 @@ struct KillTests {
             let editsCreatedOnce = editIDs.values.allSatisfy { id in
                 state.requests(about: id).filter { $0.method == "POST" && $0.outcome == .status(201) }.count == 1
             }
-            let left = try Self.storeIDs(store).count
+            let left = try Self.storeIDs(store, environment: keyEnvironment).count
             let orphans = try FileManager.default.contentsOfDirectory(
                 atPath: folder.appendingPathComponent("outbox/media").path
             ).count
             let seconds = Double((ContinuousClock.now - started).components.seconds)
+            if isEncrypted { #expect(try StoreScan.plaintextFound(under: URL(fileURLWithPath: store), of: photos).isEmpty) }
             print(
                 """
-                Kill test (KILL_TEST_SEED=\(seed)): \(photos.count) photos added, \(printedIDs.count) ids printed, \
+                Kill test (\(isEncrypted ? "encrypted" : "plaintext") store, KILL_TEST_SEED=\(seed)): \(photos.count) photos added, \(printedIDs.count) ids printed, \
                 \(state.records.count) captures at the engine (\(duplicateRecords) duplicate records, \
                 \(photosUnderTwoIDs) photos under two ids, \(printedIDs.subtracting(engineIDs).count) printed ids \
                 missing, \(engineIDs.subtracting(printedIDs).count) captures nobody printed), \(byteMismatches) byte \
@@ -174,9 +182,11 @@ struct KillTests {
     }
 
     /// The ids the store holds, in any state, as `outbox list --json` shows them; of one type only, if given.
-    static func storeIDs(_ store: String, type: String? = nil) throws -> Set<String> {
+    static func storeIDs(_ store: String, type: String? = nil, environment: [String: String] = [:]) throws -> Set<
+        String
+    > {
         Set(
-            try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines
+            try OutboxProcess.run(["--store", store, "list", "--json"], environment: environment).jsonLines
                 .filter { type == nil || $0["type"] as? String == type }.compactMap { $0["id"] as? String })
     }
 }

@@ -63,13 +63,20 @@ final class OutboxProcess: @unchecked Sendable {
     ///
     /// - Parameter asNobody: Whether to run it as the user nobody (65534) through setpriv when the
     ///   tests run as root, so that file permissions stop it (they stop any other user anyway).
-    init(_ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable) throws {
+    /// - Parameter environment: Variables to set for it on top of the test's own.
+    init(
+        _ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable,
+        environment: [String: String] = [:]
+    ) throws {
         if asNobody, geteuid() == 0 {
             process.executableURL = URL(fileURLWithPath: Self.setpriv)
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments
         } else {
             process.executableURL = executable
             process.arguments = arguments
+        }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         process.standardOutput = output
         process.standardError = errors
@@ -135,10 +142,11 @@ final class OutboxProcess: @unchecked Sendable {
     }
 
     /// Runs `outbox` (or another of the package's executables) to the end.
-    static func run(_ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable) throws
-        -> Result
-    {
-        try OutboxProcess(arguments, asNobody: asNobody, executable: executable).wait()
+    static func run(
+        _ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable,
+        environment: [String: String] = [:]
+    ) throws -> Result {
+        try OutboxProcess(arguments, asNobody: asNobody, executable: executable, environment: environment).wait()
     }
 
     /// util-linux's setpriv, which runs a command as another user.
