@@ -27,6 +27,7 @@ let package = Package(
         .executable(name: "prep-photo", targets: ["prep-photo"]),
         .executable(name: "outbox", targets: ["OutboxCommand"]),
         .executable(name: "prep-bench", targets: ["prep-bench"]),
+        .executable(name: "outbox-bench", targets: ["outbox-bench"]),
     ],
     targets: [
         // C libraries that Debian ships; each module map points at a local shim.h.
@@ -59,6 +60,8 @@ let package = Package(
         .executableTarget(name: "notes-example", dependencies: ["Outbox"]),
         // The whole-job benchmark against vipsthumbnail; run it from a release build (README, "Benchmark").
         .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser"]),
+        // What encryption at rest adds to an enqueue and a drain; run it from a release build.
+        .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 
         // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
         // libjpeg's message codes.

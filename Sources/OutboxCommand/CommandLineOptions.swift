@@ -98,10 +98,12 @@ struct CommandLineOptions {
                 throw UsageError("Missing expected option '--store <folder>'")
             }
             let keyFileBeforeCommand = try global.string("key-file")
-            let keyFile = try parsed.string("key-file") ?? keyFileBeforeCommand ?? environment[keyFileVariable]
-            if keyFile?.isEmpty == true {
-                throw UsageError("The key file's path is empty ('--key-file' or \(keyFileVariable))")
+            // An empty OUTBOX_KEY_FILE is as good as none, as shells unset a variable with `NAME=`.
+            let given = try parsed.string("key-file") ?? keyFileBeforeCommand
+            if given?.isEmpty == true {
+                throw UsageError("The value '' is invalid for '--key-file <file>': it must name a file")
             }
+            let keyFile = given ?? environment[keyFileVariable].flatMap { $0.isEmpty ? nil : $0 }
             if case .encrypt = command, keyFile == nil {
                 throw UsageError("Missing expected option '--key-file <file>' (or \(keyFileVariable))")
             }

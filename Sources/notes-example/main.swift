@@ -50,7 +50,9 @@ do {
         folder: URL(fileURLWithPath: store, isDirectory: true),
         configuration: Outbox.Configuration(
             operationTypes: [noteEdit],
-            keyProvider: ProcessInfo.processInfo.environment["OUTBOX_KEY_FILE"].map { KeyFile(url: URL(fileURLWithPath: $0)) }))
+            keyProvider: ProcessInfo.processInfo.environment["OUTBOX_KEY_FILE"].map {
+                KeyFile(url: URL(fileURLWithPath: $0))
+            }))
     // The app's schema is the app's: made here, before the first edit, never by the outbox.
     try await outbox.write { transaction in
         try transaction.execute(

@@ -51,6 +51,8 @@ struct HelpGoldenTests {
             ("outbox", ["drain", "--help"], "outbox-drain.txt"),
             ("outbox", ["send-now", "--help"], "outbox-send-now.txt"),
             ("outbox", ["discard", "--help"], "outbox-discard.txt"),
+            ("outbox", ["keygen", "--help"], "outbox-keygen.txt"),
+            ("outbox", ["encrypt", "--help"], "outbox-encrypt.txt"),
             ("prep-bench", ["--help"], "prep-bench.txt"),
         ])
     func helpMatchesGolden(tool: String, arguments: [String], golden: String) throws {
@@ -83,6 +85,10 @@ struct HelpGoldenTests {
             (
                 "outbox", ["--store", "s", "drian"], "Unknown command 'drian'. Did you mean 'drain'?",
                 "outbox --store <folder> <command> [options]", "outbox"
+            ),
+            (
+                "outbox", ["--store", "s", "encrypt"], "Missing expected option '--key-file <file>' (or OUTBOX_KEY_FILE)",
+                "outbox --store <folder> --key-file <file> encrypt", "outbox encrypt"
             ),
             (
                 "prep-bench", ["--runs=3", "--bacth-runs", "2", "photos"],

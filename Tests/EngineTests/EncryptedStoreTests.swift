@@ -62,7 +62,9 @@ struct EncryptedStoreTests {
                     afterLines: Int.random(in: 0..<3, using: &random),
                     delay: .microseconds(Int.random(in: 0..<20_000, using: &random)))
                 if adding.wait().wasKilled { kills += 1 }
-                sawLog = sawLog || FileManager.default.fileExists(atPath: store.appendingPathComponent("outbox.sqlite-wal").path)
+                sawLog =
+                    sawLog
+                    || FileManager.default.fileExists(atPath: store.appendingPathComponent("outbox.sqlite-wal").path)
                 let found = try StoreScan.plaintextFound(under: store, of: photos, notes: [Self.note])
                 #expect(found == [], "round \(round)")
             }
@@ -158,7 +160,8 @@ struct EncryptedStoreTests {
                 #expect(try StoreScan.plaintextFound(under: store, of: photos) == [], "round \(round)")
             }
             print(
-                "encrypt killed \(kills) times of 10 (within \(span) of starting), encrypted by then in \(encryptedByTheKill)")
+                "encrypt killed \(kills) times of 10 (within \(span) of starting), encrypted by then in \(encryptedByTheKill)"
+            )
             #expect(kills >= 3)
 
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))

@@ -38,7 +38,8 @@ struct KillTests {
     func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce(isEncrypted: Bool) async throws {
         try await withTemporaryFolder { folder in
             let keyEnvironment =
-                isEncrypted ? ["OUTBOX_KEY_FILE": try KeyFile.create(at: folder.appendingPathComponent("key")).url.path] : [:]
+                isEncrypted
+                ? ["OUTBOX_KEY_FILE": try KeyFile.create(at: folder.appendingPathComponent("key")).url.path] : [:]
             let started = ContinuousClock.now
             var random = SplitMix64.fromEnvironment()
             let seed = random.seed
@@ -71,7 +72,8 @@ struct KillTests {
                 let batch = remaining
                 let draining = try OutboxProcess(drain, environment: keyEnvironment)
                 draining.scheduleKill(delay: .milliseconds(random.next() % 150))
-                let adding = batch.isEmpty ? nil : try OutboxProcess(add + batch.map(\.path), environment: keyEnvironment)
+                let adding =
+                    batch.isEmpty ? nil : try OutboxProcess(add + batch.map(\.path), environment: keyEnvironment)
                 if let adding, addKills < Self.minimumAddKills || random.next() % 2 == 0 {
                     // The first few kills fall in the first half of the batch, so that photos are left for more.
                     let span = addKills < Self.minimumAddKills ? max(1, batch.count / 2) : batch.count
@@ -152,7 +154,9 @@ struct KillTests {
                 atPath: folder.appendingPathComponent("outbox/media").path
             ).count
             let seconds = Double((ContinuousClock.now - started).components.seconds)
-            if isEncrypted { #expect(try StoreScan.plaintextFound(under: URL(fileURLWithPath: store), of: photos).isEmpty) }
+            if isEncrypted {
+                #expect(try StoreScan.plaintextFound(under: URL(fileURLWithPath: store), of: photos).isEmpty)
+            }
             print(
                 """
                 Kill test (\(isEncrypted ? "encrypted" : "plaintext") store, KILL_TEST_SEED=\(seed)): \(photos.count) photos added, \(printedIDs.count) ids printed, \

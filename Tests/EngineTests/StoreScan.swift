@@ -27,7 +27,8 @@ enum StoreScan {
             if let place = prepared.metadata.location {
                 for value in [place.latitude, place.longitude] {
                     secrets.append(Secret(name: "a coordinate as text", bytes: Data("\(value)".utf8)))
-                    secrets.append(Secret(name: "a coordinate to 4 places", bytes: Data(String(format: "%.4f", abs(value)).utf8)))
+                    secrets.append(
+                        Secret(name: "a coordinate to 4 places", bytes: Data(String(format: "%.4f", abs(value)).utf8)))
                 }
             }
             secrets += gpsRationals(in: upload).map { Secret(name: "raw EXIF GPS rationals", bytes: $0) }
