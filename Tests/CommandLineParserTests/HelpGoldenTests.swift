@@ -87,7 +87,8 @@ struct HelpGoldenTests {
                 "outbox --store <folder> <command> [options]", "outbox"
             ),
             (
-                "outbox", ["--store", "s", "encrypt"], "Missing expected option '--key-file <file>' (or OUTBOX_KEY_FILE)",
+                "outbox", ["--store", "s", "encrypt"],
+                "Missing expected option '--key-file <file>' (or OUTBOX_KEY_FILE)",
                 "outbox --store <folder> --key-file <file> encrypt", "outbox encrypt"
             ),
             (
