@@ -56,11 +56,15 @@ struct StoreAccessTests {
                 id = try #require(try OutboxProcess.run(["--store", store, "add", photos[0].path]).lines.first)
                 // A watch that fails once against no engine, killed while it waits: its attempt
                 // is only in the log.
+                // Its next try is an hour away, so that a slow machine never sees a second attempt.
                 let watch = try OutboxProcess([
-                    "--store", store, "drain", "--engine", "http://127.0.0.1:\(try unusedPort())", "--watch", "60",
-                    "--retry-delay", "60",
+                    "--store", store, "drain", "--engine", "http://127.0.0.1:\(try unusedPort())", "--watch", "3600",
+                    "--retry-delay", "3600",
                 ])
-                #expect(try await waitUntil { try HostileStoreTests.listed(store).first?["attempts"] as? Int == 1 })
+                #expect(
+                    try await waitUntil(seconds: 90) {
+                        try HostileStoreTests.listed(store).first?["attempts"] as? Int == 1
+                    })
                 watch.send(SIGKILL)
                 _ = watch.wait()
                 #expect(FileManager.default.fileExists(atPath: store + "/outbox.sqlite-wal"))
