@@ -72,7 +72,11 @@ extension OutboxStore {
 
     /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way
     /// leaves the old version intact; refuses a database from a newer version.
+    ///
+    /// A store at the current schema, which is what nearly every open finds, is not locked for
+    /// it: every `list` and `add` would otherwise wait for the write lock, behind a drain's fsyncs.
     static func migrate(_ database: borrowing SQLiteDatabase, media: MediaFolder) throws(OutboxError) {
+        if try schemaVersion(of: database) == schemaVersion { return }
         try database.transaction { () throws(OutboxError) in
             // Read inside the transaction: another process may have migrated while this one waited.
             let found = try schemaVersion(of: database)

@@ -33,8 +33,9 @@ struct KillTests {
     static let noteEdits = revisions.flatMap { revision in notes.map { "\($0)#\(revision)" } }
 
     /// In a plaintext store, and in one encrypted with a key file (given to every process through
-    /// OUTBOX_KEY_FILE), which must keep every promise as well.
-    @Test(arguments: [false, true])
+    /// OUTBOX_KEY_FILE), which must keep every promise as well. One after the other: each is as
+    /// much load as the machine's other tests can stand beside it.
+    @Test(.serialized, arguments: [false, true])
     func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce(isEncrypted: Bool) async throws {
         try await withTemporaryFolder { folder in
             let keyEnvironment =
