@@ -41,8 +41,11 @@ let package = Package(
         // OpenSSL's libcrypto: the outbox's AES-256-GCM, SHA-256 and random bytes on Linux (CryptoKit on Apple).
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        // libheif 1.15 (Debian 12): HEIC and AVIF input, through libde265, dav1d and libaom.
+        .systemLibrary(
+            name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"]), .brew(["libheif"])]),
 
-        .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2"]),
+        .target(name: "ImagePrep", dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif"]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser"),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser"]),

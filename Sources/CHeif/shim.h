@@ -1,0 +1,7 @@
+#ifndef CHEIF_SHIM_H
+#define CHEIF_SHIM_H
+#include <libheif/heif.h>
+
+/// `heif_error_Ok`: libheif's success code, as a plain int (its enums import as structs).
+static inline int cheif_is_ok(struct heif_error error) { return error.code == heif_error_Ok; }
+#endif
