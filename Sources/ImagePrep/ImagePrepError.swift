@@ -5,7 +5,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
     case unreadable(file: String, reason: String)
     /// The file has no bytes.
     case empty(file: String)
-    /// The bytes are not a JPEG; `detected` says what they look like ("a PNG image").
+    /// The bytes are neither a JPEG nor a HEIF file (HEIC, AVIF); `detected` says what they look
+    /// like ("a PNG image").
     case notJPEG(file: String, detected: String)
     /// A JPEG that libjpeg-turbo 2.x cannot decode into 8-bit pixels (12-bit, lossless, hierarchical).
     case unsupportedJPEG(file: String, reason: String)
@@ -20,6 +21,13 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
     /// libjpeg-turbo could not decode the JPEG to its last row, or could not read its header.
     /// `detail` says what is wrong in our words, with no number read from the file.
     case corruptJPEG(file: String, detail: String)
+    /// A HEIF file (HEIC, AVIF) whose structure or image data libheif cannot read.
+    case corruptHEIF(file: String, detail: String)
+    /// A HEIF file whose image is coded in a way this build cannot decode (VVC, JPEG 2000, or
+    /// AV1 where libheif has no AV1 decoder).
+    case unsupportedHEIF(file: String, reason: String)
+    /// A HEIF file that holds no image to prepare: no primary item, or one that is not an image.
+    case heifWithoutImage(file: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)
 
@@ -28,8 +36,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
         switch self {
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
             .tooManyPixels(let file, _, _), .tooManyScans(let file, _), .incompleteImageData(let file, _),
-            .corruptJPEG(let file, _),
-            .encodingFailed(let file, _):
+            .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
+            .heifWithoutImage(let file), .encodingFailed(let file, _):
             return file
         }
     }
@@ -41,7 +49,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
         case .empty(let file):
             return "'\(file)' is empty (0 bytes)."
         case .notJPEG(let file, let detected):
-            return "'\(file)' is not a JPEG: it looks like \(detected)."
+            return "'\(file)' is not a JPEG or HEIF image: it looks like \(detected)."
         case .unsupportedJPEG(let file, let reason):
             return "'\(file)' is a kind of JPEG that cannot be decoded: \(reason)."
         case .tooManyPixels(let file, let size, let limit):
@@ -52,6 +60,12 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
             return "'\(file)' has missing or damaged image data: \(detail)."
         case .corruptJPEG(let file, let detail):
             return "'\(file)' is a damaged JPEG: \(detail)."
+        case .corruptHEIF(let file, let detail):
+            return "'\(file)' is a damaged HEIF file: \(detail)."
+        case .unsupportedHEIF(let file, let reason):
+            return "'\(file)' is a HEIF file that cannot be decoded here: \(reason)."
+        case .heifWithoutImage(let file):
+            return "'\(file)' is a HEIF file with no image in it."
         case .encodingFailed(let file, let detail):
             return "Encoding a copy of '\(file)' failed: \(detail)."
         }
