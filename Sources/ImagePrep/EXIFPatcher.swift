@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// Carries the original's EXIF APP1 segment into the upload copy byte for byte, except that
-/// PixelXDimension and PixelYDimension are rewritten in place to the new size.
+/// PixelXDimension and PixelYDimension are rewritten in place to the new size (and, for a HEIF
+/// original, whose pixels come out upright, IFD0's Orientation to 1).
 ///
 /// The TIFF structure is walked by hand rather than rebuilt through libexif, because libexif
 /// re-serialises the whole block (dropping tags it does not know and moving offsets), and
@@ -14,6 +15,9 @@ enum EXIFPatcher {
     private static let pixelXDimension: UInt16 = 0xA002
     private static let pixelYDimension: UInt16 = 0xA003
     private static let exifIFDPointer: UInt16 = 0x8769
+    private static let orientation: UInt16 = 0x0112
+    /// The largest TIFF block an APP1 segment holds: 65535 less the length field and `Exif\0\0`.
+    static let maxTIFFBlockSize = 0xFFFF - 2 - JPEGLayout.exifSignature.count
 
     /// The whole segment (marker, length and payload) with the dimensions set to `size`.
     ///
@@ -24,19 +28,70 @@ enum EXIFPatcher {
     ) -> (Data, PhotoWarning?) {
         var copy = bytes.data(in: segment.bytes)
         let tiffStart = segment.payload.lowerBound - segment.bytes.lowerBound + JPEGLayout.exifSignature.count
-        let patched = copy.withUnsafeMutableBytes { segmentBytes in
-            setPixelDimensions(size, in: UnsafeMutableRawBufferPointer(rebasing: segmentBytes[tiffStart...]))
-        }
-        guard patched else {
+        let warning = patch(&copy, tiffStart: tiffStart, size: size, settingOrientationUp: false)
+        return (copy, warning)
+    }
+
+    /// A new APP1 segment that carries a HEIF file's TIFF block (from `II` or `MM` on) byte for
+    /// byte, with the dimensions set to `size` and IFD0's Orientation set to 1, because the
+    /// upload's pixels are already turned the way the file's `irot` and `imir` say.
+    ///
+    /// - Returns: no segment, and a warning, when the block is larger than an APP1 segment holds
+    ///   (65527 bytes): cutting it would leave offsets pointing past its end, so it is not carried.
+    static func segment(
+        carrying tiff: UnsafeRawBufferPointer, settingPixelSize size: PixelSize
+    ) -> (Data?, PhotoWarning?) {
+        guard tiff.count <= maxTIFFBlockSize else {
             return (
-                copy,
+                nil,
                 PhotoWarning(
                     .metadata,
-                    "The EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size."
+                    "The EXIF block is larger than a JPEG can carry (\(tiff.count) bytes, 65527 at most), so the upload carries no EXIF; the capture time and place were read from it all the same."
                 )
             )
         }
-        return (copy, nil)
+        let length = 2 + JPEGLayout.exifSignature.count + tiff.count
+        var copy = Data([0xFF, JPEGSegment.app1, UInt8(length >> 8), UInt8(length & 0xFF)])
+        copy.append(contentsOf: JPEGLayout.exifSignature)
+        copy.append(contentsOf: tiff)
+        let tiffStart = 4 + JPEGLayout.exifSignature.count
+        let warning = patch(&copy, tiffStart: tiffStart, size: size, settingOrientationUp: true)
+        return (copy, warning)
+    }
+
+    /// Patches the TIFF block that starts at `tiffStart` in place.
+    ///
+    /// - Returns: a warning when its structure is too damaged to find the tags.
+    private static func patch(
+        _ copy: inout Data, tiffStart: Int, size: PixelSize, settingOrientationUp: Bool
+    ) -> PhotoWarning? {
+        let patched = copy.withUnsafeMutableBytes { segmentBytes in
+            let tiff = UnsafeMutableRawBufferPointer(rebasing: segmentBytes[tiffStart...])
+            return setPixelDimensions(size, in: tiff) && (!settingOrientationUp || setOrientationUp(in: tiff))
+        }
+        guard patched else {
+            return PhotoWarning(
+                .metadata,
+                settingOrientationUp
+                    ? "The EXIF block's structure is damaged, so its dimensions and Orientation may still describe the original."
+                    : "The EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size."
+            )
+        }
+        return nil
+    }
+
+    /// Sets IFD0's Orientation to 1 when it is an integer of its own; true when the structure
+    /// could be walked (an absent Orientation already means 1; one stored as text or as several
+    /// values is not one a viewer follows, and is left as it is).
+    private static func setOrientationUp(in bytes: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let tiff = TIFFBlock(UnsafeRawBufferPointer(bytes)), let ifd0 = tiff.entries(ofIFDAt: tiff.ifd0Offset),
+            !ifd0.isEmpty
+        else { return false }
+        guard let entry = ifd0.first(where: { $0.tag == orientation }), entry.count == 1,
+            let width = TIFFBlock.integerTypeSizes[entry.type]
+        else { return true }
+        write(1, width: width, at: entry.valueField, in: bytes, tiff: tiff)
+        return true
     }
 
     /// Sets both tags when present; true when the structure could be walked (the tags are

@@ -1,4 +1,10 @@
-/// The photo's embedded ICC profile, put together from its APP2 chunks.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The photo's embedded ICC profile: put together from a JPEG's APP2 chunks, or a HEIF file's.
 struct ICCProfile: Hashable, Sendable {
     let bytes: [UInt8]
 
@@ -31,4 +37,25 @@ struct ICCProfile: Hashable, Sendable {
     private static let inconsistent = PhotoWarning(
         .colorProfile,
         "The ICC profile's APP2 chunks are missing or out of order; the copies keep the original colour numbers")
+}
+
+extension ICCProfile {
+    /// The most profile bytes one APP2 segment holds: 65533 less the signature and two counters.
+    static let bytesPerSegment = 0xFFFF - 2 - JPEGLayout.iccSignature.count - 2
+
+    /// The profile as the APP2 `ICC_PROFILE` segments a JPEG carries it in (ICC.1, annex B),
+    /// numbered from 1; nil when it needs more than the 255 segments a count can give (16 MB).
+    var jpegSegments: [Data]? {
+        let count = (bytes.count + Self.bytesPerSegment - 1) / Self.bytesPerSegment
+        guard (1...255).contains(count) else { return nil }
+        return (0..<count).map { index in
+            let chunk = bytes[(index * Self.bytesPerSegment)..<min(bytes.count, (index + 1) * Self.bytesPerSegment)]
+            let length = 2 + JPEGLayout.iccSignature.count + 2 + chunk.count
+            var segment = Data([0xFF, JPEGSegment.app2, UInt8(length >> 8), UInt8(length & 0xFF)])
+            segment.append(contentsOf: JPEGLayout.iccSignature)
+            segment.append(contentsOf: [UInt8(index + 1), UInt8(count)])
+            segment.append(contentsOf: chunk)
+            return segment
+        }
+    }
 }

@@ -12,6 +12,9 @@ extension ImagePrepError {
         case .tooManyScans: "too_many_scans"
         case .incompleteImageData: "incomplete"
         case .corruptJPEG: "corrupt"
+        case .corruptHEIF: "corrupt_heif"
+        case .unsupportedHEIF: "unsupported_heif"
+        case .heifWithoutImage: "no_image"
         case .encodingFailed: "encoding_failed"
         }
     }

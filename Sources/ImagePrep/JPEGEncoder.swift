@@ -84,7 +84,8 @@ enum JPEGEncoder {
     /// Converts interleaved RGB pixels into 4:4:4 YCbCr planes (libjpeg-turbo's own conversion),
     /// for the rare JPEGs that are not stored as YCbCr.
     static func convert(
-        rgb pixels: UnsafePointer<UInt8>, into image: PlanarImage, compressor: borrowing Compressor, file: String
+        rgb pixels: UnsafePointer<UInt8>, pitch: Int = 0, into image: PlanarImage, compressor: borrowing Compressor,
+        file: String
     ) throws(ImagePrepError) {
         let planes = image.activePlanes
         var pointers: [UnsafeMutablePointer<UInt8>?] = planes.map { $0.pixels }
@@ -92,7 +93,7 @@ enum JPEGEncoder {
         let status = pointers.withUnsafeMutableBufferPointer { pointers in
             strides.withUnsafeMutableBufferPointer { strides in
                 tjEncodeYUVPlanes(
-                    compressor.handle, pixels, Int32(image.size.width), 0, Int32(image.size.height),
+                    compressor.handle, pixels, Int32(image.size.width), Int32(pitch), Int32(image.size.height),
                     Int32(TJPF_RGB.rawValue), pointers.baseAddress, strides.baseAddress, Int32(TJSAMP_444.rawValue), 0)
             }
         }

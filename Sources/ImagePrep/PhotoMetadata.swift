@@ -6,13 +6,16 @@ import Foundation
 
 /// What the original photo says about itself: size, orientation, when, where, which camera.
 ///
-/// Read from the original's EXIF (through libexif) and its first COM segment. Every value the
-/// photo does not carry, or carries in a form that cannot be trusted, is nil; the reason for the
-/// latter is in `PreparedPhoto.warnings`.
+/// Read from the original's EXIF (through libexif; a HEIF file's Exif item) and its first COM
+/// segment. Every value the photo does not carry, or carries in a form that cannot be trusted,
+/// is nil; the reason for the latter is in `PreparedPhoto.warnings`.
 public struct PhotoMetadata: Sendable, Hashable, Codable {
-    /// The original's pixel size as stored in its frame header, before any orientation is applied.
+    /// The original's pixel size as stored in its frame header (a HEIF file's `ispe`), before any
+    /// orientation is applied.
     public var originalSize: PixelSize
-    /// The EXIF Orientation tag; nil when absent or not one of 1–8 (the photo is then shown as stored).
+    /// The EXIF Orientation tag; nil when absent or not one of 1–8 (the photo is then shown as
+    /// stored). For a HEIF original it is the Exif item's tag as stored, as exiftool reads it;
+    /// the copies follow the file's own rotation and mirror, which an iPhone makes the same.
     public var orientation: Orientation?
     /// When the photo was taken; nil when no date tag holds a usable date.
     public var captureTime: CaptureTime?
@@ -52,6 +55,22 @@ extension PhotoMetadata {
     public static func read(fromJPEG jpeg: Data) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
         jpeg.withUnsafeBytes { bytes in
             EXIFReader.metadata(of: bytes, layout: SegmentWalker.walk(bytes))
+        }
+    }
+
+    /// Reads what a photo says about itself, JPEG or HEIF (HEIC, AVIF), told apart by its
+    /// content as `PhotoPreparer` tells them apart, without decoding its pixels.
+    ///
+    /// For a HEIF file, `originalSize` is the primary image's size as stored (its `ispe`, before
+    /// the file's rotation) and `orientation` is its Exif item's tag, as exiftool reads them;
+    /// `comment` is nil (HEIF has no JPEG comment).
+    ///
+    /// - Parameter photo: The complete file.
+    /// - Returns: The metadata, and the problems met while reading it, in the order they were found.
+    public static func read(from photo: Data) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
+        photo.withUnsafeBytes { bytes in
+            HEIFContainer.hasSignature(bytes)
+                ? HEIFMetadata.read(bytes) : EXIFReader.metadata(of: bytes, layout: SegmentWalker.walk(bytes))
         }
     }
 }

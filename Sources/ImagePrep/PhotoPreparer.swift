@@ -7,8 +7,12 @@ import Foundation
 import Glibc
 #endif
 
-/// Prepares photos: decodes a JPEG once and makes the upload copy, the display copy and the
-/// thumbnail, and reads the metadata.
+/// Prepares photos: decodes a JPEG or a HEIF file (HEIC, AVIF) once and makes the upload copy,
+/// the display copy and the thumbnail, all JPEG, and reads the metadata.
+///
+/// The format is told by the content, never by the name. A HEIF photo comes out as libheif shows
+/// it, turned by the file's `irot` and `imir`: its upload is upright, with the carried EXIF's
+/// Orientation set to 1, where a JPEG's upload keeps its pixels as stored and its Orientation.
 ///
 /// A `Sendable` value with no shared state: run many photos in parallel from a task group or
 /// threads, giving each worker its own `PreparationWorkspace`.
@@ -25,12 +29,15 @@ public struct PhotoPreparer: Sendable {
         /// JPEG quality for every copy, 1–100.
         public var quality = 85
         /// Photos whose frame header declares more pixels than this are refused before anything
-        /// is decoded (a decompression bomb is a small file that claims a huge image).
+        /// is decoded (a decompression bomb is a small file that claims a huge image). For HEIF,
+        /// every size the decode would allocate is held to it: the `ispe`, a grid's or overlay's
+        /// canvas, and each coded image's own sequence header.
         public var maxPixels = 100_000_000
-        /// Whether to accept a photo whose data libjpeg-turbo could decode only by filling in
+        /// Whether to accept a JPEG whose data libjpeg-turbo could decode only by filling in
         /// missing pixels (a truncated or damaged file). Such a photo then carries an
         /// `.incompleteImageData` warning; by default it is refused. Damage that stopped the
-        /// decode before its last row is refused either way.
+        /// decode before its last row is refused either way. libheif decodes a HEIF image whole
+        /// or not at all, so a damaged HEIF file is refused either way too.
         public var acceptsIncompleteData = false
         /// Speed mode: when a DCT scale (1/2, 1/4, 1/8) lands at most this fraction below the
         /// upload size (0.02 accepts 2016 px for 2048), use it as it is and skip the resample.
@@ -50,7 +57,7 @@ public struct PhotoPreparer: Sendable {
         self.configuration = configuration
     }
 
-    /// Reads and prepares the JPEG file at `url`.
+    /// Reads and prepares the photo (JPEG or HEIF) at `url`.
     ///
     /// - Parameter workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
@@ -69,7 +76,8 @@ public struct PhotoPreparer: Sendable {
         return photo
     }
 
-    /// Prepares JPEG bytes that did not come from a file (a camera buffer, a download).
+    /// Prepares a photo's bytes (JPEG or HEIF) that did not come from a file (a camera buffer, a
+    /// download).
     ///
     /// - Parameters:
     ///   - name: what errors and warnings call these bytes, typically a file name.
@@ -145,7 +153,7 @@ public struct PhotoPreparer: Sendable {
 }
 
 /// The work on one photo, stage by stage, with its timings.
-private struct PreparationRun {
+struct PreparationRun {
     let configuration: PhotoPreparer.Configuration
     let workspace: PreparationWorkspace
     let file: String
@@ -159,12 +167,38 @@ private struct PreparationRun {
         self.file = file
     }
 
+    /// What a decoder hands to the copies; its pixels are in `workspace.decoded`.
+    struct DecodedPhoto {
+        var metadata: PhotoMetadata
+        /// The upload's size before `uploadTurn`, at most `maxEdge` on its long side.
+        var uploadSize: PixelSize
+        /// How many of the decoded pixels the picture spans; less than their count when a DCT
+        /// scale rounded a side up.
+        var extent: (width: Double, height: Double)
+        /// The turn the upload gets after it is resampled: a HEIF file's rotation and mirror.
+        var uploadTurn = Orientation.up
+        /// The turn the stripped copies get: a JPEG's EXIF Orientation, which its upload keeps.
+        var strippedTurn = Orientation.up
+        /// The profile the pixels are in, for the stripped copies' conversion to sRGB; nil when
+        /// there is none or it does not describe them (a CMYK profile).
+        var profile: ICCProfile?
+        /// The original's segments the upload carries (EXIF, ICC profile, comments), in order.
+        var uploadSegments: [Data]
+        /// The comments, which every copy carries.
+        var comments: [Data]
+    }
+
     mutating func prepare(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> PreparedPhoto {
         guard !bytes.isEmpty else { throw .empty(file: file) }
+        // By content, not by name: an iPhone photo renamed .jpg is still a HEIC.
+        if HEIFContainer.hasSignature(bytes) { return try makeCopies(of: decodeHEIF(bytes)) }
         guard bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == JPEGSegment.startOfImage else {
             throw .notJPEG(file: file, detected: FileSignature.describe(bytes))
         }
+        return try makeCopies(of: decodeJPEG(bytes))
+    }
 
+    private mutating func decodeJPEG(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {
         var start = clock.now
         let layout = SegmentWalker.walk(bytes)
         if let frame = layout.frame {
@@ -209,32 +243,6 @@ private struct PreparationRun {
         warnings += decode.warnings
         timings.decode += clock.now - start
 
-        // A side that the DCT scale does not divide decodes to one pixel more than its share
-        // (223 px at 1/2 gives 112); the image itself spans 111.5 of them.
-        let decodedExtent = (
-            width: Double(header.size.width) / Double(denominator),
-            height: Double(header.size.height) / Double(denominator)
-        )
-        let lanes = workspace.lanes
-        let upload = resampled(
-            workspace.decoded, extent: decodedExtent, to: uploadSize, into: workspace.upload,
-            lanes: configuration.splitsWorkAcrossCores ? lanes : [lanes[0]], timings: &timings)
-        if !workspace.keepsBuffersBetweenPhotos, upload !== workspace.decoded { workspace.decoded.releaseMemory() }
-
-        // The display copy can share the upload's encoded data when it is the same picture.
-        start = clock.now
-        let orientation = metadata.orientation ?? .up
-        var conversion = ColorConverter.DisplayConversion.none
-        if let profile, header.colorModel != .cmyk {
-            let (found, warning) = ColorConverter.displayConversion(for: profile, isGray: upload.isGray)
-            conversion = found
-            warnings += warning.map { [$0] } ?? []
-        }
-        timings.color += clock.now - start
-        let displaySize = configuration.displayEdge.map { uploadSize.fitting(longEdge: $0) }
-        let thumbnailSize = configuration.thumbnailEdge.map { uploadSize.fitting(longEdge: $0) }
-        let displaySharesUpload = displaySize == uploadSize && orientation == .up && !conversion.isNeeded
-
         start = clock.now
         let comments = layout.commentSegments.map { bytes.data(in: $0.bytes) }
         var uploadSegments: [Data] = []
@@ -248,12 +256,58 @@ private struct PreparationRun {
         }
         uploadSegments += comments
         timings.metadata += clock.now - start
+        // A side that the DCT scale does not divide decodes to one pixel more than its share
+        // (223 px at 1/2 gives 112); the image itself spans 111.5 of them.
+        return DecodedPhoto(
+            metadata: metadata, uploadSize: uploadSize,
+            extent: (Double(header.size.width) / Double(denominator), Double(header.size.height) / Double(denominator)),
+            strippedTurn: metadata.orientation ?? .up, profile: header.colorModel == .cmyk ? nil : profile,
+            uploadSegments: uploadSegments, comments: comments)
+    }
+
+    /// Everything after the decode, the same for every format: the upload (resampled, then
+    /// turned when the format asks), the display copy and the thumbnail.
+    private mutating func makeCopies(of decoded: DecodedPhoto) throws(ImagePrepError) -> PreparedPhoto {
+        let lanes = workspace.lanes
+        let resampledUpload = resampled(
+            workspace.decoded, extent: decoded.extent, to: decoded.uploadSize, into: workspace.upload,
+            lanes: configuration.splitsWorkAcrossCores ? lanes : [lanes[0]], timings: &timings)
+        if !workspace.keepsBuffersBetweenPhotos, resampledUpload !== workspace.decoded {
+            workspace.decoded.releaseMemory()
+        }
+        let upload: PlanarImage
+        if decoded.uploadTurn == .up {
+            upload = resampledUpload
+        } else {
+            // Into whichever of the two big images the upload is not.
+            let start = clock.now
+            upload = resampledUpload === workspace.upload ? workspace.decoded : workspace.upload
+            resampledUpload.orient(decoded.uploadTurn, into: upload)
+            timings.rotate += clock.now - start
+        }
+        let uploadSize = upload.size
+
+        // The display copy can share the upload's encoded data when it is the same picture.
+        let start = clock.now
+        var conversion = ColorConverter.DisplayConversion.none
+        if let profile = decoded.profile {
+            let (found, warning) = ColorConverter.displayConversion(for: profile, isGray: upload.isGray)
+            conversion = found
+            warnings += warning.map { [$0] } ?? []
+        }
+        timings.color += clock.now - start
+        let displaySize = configuration.displayEdge.map { uploadSize.fitting(longEdge: $0) }
+        let thumbnailSize = configuration.thumbnailEdge.map { uploadSize.fitting(longEdge: $0) }
+        let displaySharesUpload = displaySize == uploadSize && decoded.strippedTurn == .up && !conversion.isNeeded
+
+        let comments = decoded.comments
+        let uploadSegments = decoded.uploadSegments
 
         // Two lines of work, each with its own codec handles and buffers: the upload copy (and the
         // display copy when it shares the upload's data) then the thumbnail, and the display copy.
         let copies = CopyMaker(
-            quality: configuration.quality, orientation: orientation, conversion: conversion, comments: comments,
-            file: file)
+            quality: configuration.quality, orientation: decoded.strippedTurn, conversion: conversion,
+            comments: comments, file: file)
         var uploadTimings = StageTimings()
         var displayTimings = StageTimings()
         let uploadLine = {
@@ -281,10 +335,10 @@ private struct PreparationRun {
         workspace.lastTimings = timings
         return PreparedPhoto(
             upload: EncodedJPEG(data: files[0], size: uploadSize), display: display, thumbnail: thumbnail,
-            metadata: metadata, warnings: warnings)
+            metadata: decoded.metadata, warnings: warnings)
     }
 
-    private func checkPixelLimit(_ size: PixelSize) throws(ImagePrepError) {
+    func checkPixelLimit(_ size: PixelSize) throws(ImagePrepError) {
         guard size.pixelCount <= configuration.maxPixels else {
             throw .tooManyPixels(file: file, size: size, limit: configuration.maxPixels)
         }

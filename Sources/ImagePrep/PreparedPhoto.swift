@@ -21,7 +21,8 @@ public struct EncodedJPEG: Sendable, Hashable {
 /// across tasks (the JPEG bytes are shared, not copied).
 ///
 /// - `upload` is for the engine: long edge at most `maxEdge`, pixels as stored, with the
-///   original's EXIF (Orientation, GPS and all), ICC profile and comment carried across.
+///   original's EXIF (Orientation, GPS and all), ICC profile and comment carried across. From a
+///   HEIF original the pixels are turned upright and the carried Orientation is 1.
 /// - `display` and `thumbnail` are safe to show or share anywhere: they keep only the JPEG
 ///   comment, their pixels are turned upright, and wide-gamut colour is converted to sRGB.
 public struct PreparedPhoto: Sendable, Hashable {

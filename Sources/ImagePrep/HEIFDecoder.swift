@@ -1,0 +1,256 @@
+internal import CHeif
+
+/// libheif is started once per process; its built-in decoders (libde265, dav1d, libaom in Debian
+/// 12) register then. The reference it takes is never given back: the process ends first.
+private let libheifStarted: Bool = {
+    _ = heif_init(nil)
+    return true
+}()
+
+/// A libheif context that reads a file held in memory, with exactly one owner.
+///
+/// libheif reads the caller's bytes without copying them (`_without_copy`), so a context must not
+/// outlive them: it lives inside the `withUnsafeBytes` of the photo's data.
+struct HEIFContext: ~Copyable {
+    let pointer: OpaquePointer
+
+    /// - Parameters:
+    ///   - decodingThreads: tiles are decoded on the calling thread (0) or on this many more.
+    ///   - maximumSide: libheif refuses to read a file whose images are wider or taller; its own
+    ///     default, 32768, unless given.
+    init(
+        _ bytes: UnsafeRawBufferPointer, decodingThreads: Int, maximumSide: Int? = nil, file: String
+    ) throws(ImagePrepError) {
+        precondition(libheifStarted)
+        guard let pointer = heif_context_alloc() else {
+            throw .corruptHEIF(file: file, detail: "libheif could not start a context")
+        }
+        heif_context_set_max_decoding_threads(pointer, Int32(decodingThreads))
+        if let maximumSide { heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: maximumSide)) }
+        let error = heif_context_read_from_memory_without_copy(pointer, bytes.baseAddress, bytes.count, nil)
+        guard error.code == heif_error_Ok else {
+            heif_context_free(pointer)
+            throw LibheifMessage(error).error(file: file)
+        }
+        self.pointer = pointer
+    }
+
+    deinit { heif_context_free(pointer) }
+
+    /// The primary image.
+    func primaryImage(file: String) throws(ImagePrepError) -> HEIFImageHandle {
+        var handle: OpaquePointer?
+        let error = heif_context_get_primary_image_handle(pointer, &handle)
+        guard error.code == heif_error_Ok, let handle else { throw LibheifMessage(error).error(file: file) }
+        return HEIFImageHandle(pointer: handle)
+    }
+}
+
+/// A handle to one image of a HEIF file (its metadata and its way to pixels), with one owner.
+struct HEIFImageHandle: ~Copyable {
+    let pointer: OpaquePointer
+
+    deinit { heif_image_handle_release(pointer) }
+
+    /// The size libheif gives the image once it has applied the file's crop, rotation and mirror.
+    var displayedSize: PixelSize {
+        PixelSize(width: Int(heif_image_handle_get_width(pointer)), height: Int(heif_image_handle_get_height(pointer)))
+    }
+
+    /// The image's nclx colour description (its `colr` box of type `nclx`), or nil when it has
+    /// none. libheif 1.15 reads no other: a coded stream's own colour description is not seen,
+    /// by libheif's conversions nor by ImagePrep, which then takes JPEG's full-range BT.601.
+    var nclx: NCLXColour? {
+        var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
+        let error = heif_image_handle_get_nclx_color_profile(pointer, &profile)
+        guard error.code == heif_error_Ok, let profile else { return nil }
+        defer { heif_nclx_color_profile_free(profile) }
+        let p = profile.pointee
+        return NCLXColour(
+            primaries: Int(p.color_primaries.rawValue), transfer: Int(p.transfer_characteristics.rawValue),
+            matrix: Int(p.matrix_coefficients.rawValue), isFullRange: p.full_range_flag != 0,
+            red: (Double(p.color_primary_red_x), Double(p.color_primary_red_y)),
+            green: (Double(p.color_primary_green_x), Double(p.color_primary_green_y)),
+            blue: (Double(p.color_primary_blue_x), Double(p.color_primary_blue_y)),
+            white: (Double(p.color_primary_white_x), Double(p.color_primary_white_y)))
+    }
+
+}
+
+/// Pixels libheif decoded, with one owner.
+struct HEIFImage: ~Copyable {
+    let pointer: OpaquePointer
+
+    deinit { heif_image_release(pointer) }
+
+    func plane(_ channel: heif_channel) -> (pixels: UnsafePointer<UInt8>, stride: Int)? {
+        var stride: Int32 = 0
+        guard let pixels = heif_image_get_plane_readonly(pointer, channel, &stride), stride > 0 else { return nil }
+        return (pixels, Int(stride))
+    }
+
+    func size(of channel: heif_channel) -> PixelSize {
+        PixelSize(
+            width: Int(heif_image_get_width(pointer, channel)), height: Int(heif_image_get_height(pointer, channel)))
+    }
+
+    /// The problems libheif's non-strict decoding met and decoded past.
+    var warnings: [PhotoWarning] {
+        var found: [PhotoWarning] = []
+        var warning = heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
+        // libheif keeps at most a few; read one at a time.
+        for index in 0..<16 where heif_image_get_decoding_warnings(pointer, Int32(index), &warning, 1) == 1 {
+            found.append(LibheifMessage(warning).warning)
+        }
+        return found
+    }
+}
+
+/// An nclx colour description (ITU-T H.273): primaries, transfer curve, matrix and range.
+struct NCLXColour: Equatable, Sendable {
+    var primaries: Int
+    var transfer: Int
+    var matrix: Int
+    var isFullRange: Bool
+    /// The primaries' and white point's CIE xy, as libheif gives them for `primaries`.
+    var red: (x: Double, y: Double)
+    var green: (x: Double, y: Double)
+    var blue: (x: Double, y: Double)
+    var white: (x: Double, y: Double)
+
+    static func == (a: NCLXColour, b: NCLXColour) -> Bool {
+        (a.primaries, a.transfer, a.matrix, a.isFullRange) == (b.primaries, b.transfer, b.matrix, b.isFullRange)
+    }
+
+    /// Whether the samples are JPEG's YCbCr: full range, BT.601's matrix (5 and 6 are the same
+    /// matrix; libheif reads "unspecified", 2, as BT.601 too).
+    var isJPEGYCbCr: Bool { isFullRange && [2, 5, 6].contains(matrix) }
+}
+
+/// Decodes the primary image of a HEIF file through libheif into the planes the JPEG path makes.
+enum HEIFDecoder {
+    /// What the decode gives besides the planes.
+    struct Result {
+        /// The turn the planes still need to show upright: the file's `irot` and `imir`, which
+        /// ImagePrep applies itself after resampling; `.up` when libheif applied them.
+        var orientation: Orientation
+        var warnings: [PhotoWarning]
+    }
+
+    /// Decodes into `image` as YCbCr (or gray) planes, with one decode: straight from the
+    /// decoder's planes when they are JPEG's full-range BT.601 YCbCr, as phones write HEIC
+    /// (libheif only scales samples of more than 8 bits to 8); anything else (limited range,
+    /// BT.709 or BT.2020 matrices) through libheif's own conversion to 8-bit RGB.
+    ///
+    /// - Parameters:
+    ///   - plan: from `HEIFContainer`; its sizes have been held to the pixel limit.
+    ///   - nclx: the file's nclx colour description, which says how to read the samples.
+    static func decode(
+        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, nclx: NCLXColour?, into image: PlanarImage,
+        file: String
+    ) throws(ImagePrepError) -> Result {
+        // With no crop, libheif leaves the rotation and mirror to us: turning the resampled
+        // upload costs a fraction of turning the full-size decode, and no second full-size image.
+        let appliesTransforms = plan.orientation == nil
+        let expected = appliesTransforms ? handle.displayedSize : plan.storedSize
+        let result = { (decoded: borrowing HEIFImage) in
+            Result(orientation: plan.orientation ?? .up, warnings: decoded.warnings)
+        }
+        if nclx?.isJPEGYCbCr ?? true, let format = plan.codedFormat {
+            // Asking for the decoder's own layout makes libheif convert nothing.
+            let (colorspace, chroma) =
+                switch format.chroma {
+                case .monochrome: (heif_colorspace_monochrome, heif_chroma_monochrome)
+                case .yuv420: (heif_colorspace_YCbCr, heif_chroma_420)
+                case .yuv422: (heif_colorspace_YCbCr, heif_chroma_422)
+                case .yuv444: (heif_colorspace_YCbCr, heif_chroma_444)
+                }
+            let decoded = try decodeImage(
+                handle, colorspace: colorspace, chroma: chroma, appliesTransforms: appliesTransforms, file: file)
+            if copyPlanes(of: decoded, expected: expected, into: image) { return result(decoded) }
+        }
+        let decoded = try decodeImage(
+            handle, colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RGB,
+            appliesTransforms: appliesTransforms, file: file)
+        guard let rgb = decoded.plane(heif_channel_interleaved), decoded.size(of: heif_channel_interleaved) == expected
+        else { throw .corruptHEIF(file: file, detail: "the decoded image is not the size the file declares") }
+        image.reshape(size: expected, isGray: false, subsampling: .full)
+        let compressor = try Compressor(file: file)
+        try JPEGEncoder.convert(rgb: rgb.pixels, pitch: rgb.stride, into: image, compressor: compressor, file: file)
+        return result(decoded)
+    }
+
+    /// Refuses, before decoding, an image whose codec this libheif has no decoder for: Debian
+    /// 12's has libde265 for HEVC and dav1d and libaom for AV1, but another build may lack one.
+    ///
+    /// - Parameter hasDecoder: libheif's answer; tests stand in for a build without one.
+    static func checkDecoders(
+        for codecs: Set<HEIFContainer.Codec>, file: String,
+        hasDecoder: (HEIFContainer.Codec) -> Bool = { codec in
+            heif_have_decoder_for_format(codec == .hevc ? heif_compression_HEVC : heif_compression_AV1) != 0
+        }
+    ) throws(ImagePrepError) {
+        for codec in codecs.sorted(by: { $0.description < $1.description }) where !hasDecoder(codec) {
+            throw .unsupportedHEIF(
+                file: file, reason: "its image is coded as \(codec), and this libheif has no \(codec) decoder")
+        }
+    }
+
+    private static func decodeImage(
+        _ handle: borrowing HEIFImageHandle, colorspace: heif_colorspace, chroma: heif_chroma, appliesTransforms: Bool,
+        file: String
+    ) throws(ImagePrepError) -> HEIFImage {
+        guard let options = heif_decoding_options_alloc() else {
+            throw .corruptHEIF(file: file, detail: "libheif could not allocate its decoding options")
+        }
+        defer { heif_decoding_options_free(options) }
+        options.pointee.ignore_transformations = appliesTransforms ? 0 : 1
+        options.pointee.convert_hdr_to_8bit = 1
+        var image: OpaquePointer?
+        let error = heif_decode_image(handle.pointer, &image, colorspace, chroma, options)
+        guard error.code == heif_error_Ok, let image else { throw LibheifMessage(error).error(file: file) }
+        return HEIFImage(pointer: image)
+    }
+
+    /// Copies 8-bit YCbCr or gray planes of the expected size into `image`; false when the
+    /// decode is anything else (or the wrong size), which then goes through RGB.
+    private static func copyPlanes(of decoded: borrowing HEIFImage, expected: PixelSize, into image: PlanarImage)
+        -> Bool
+    {
+        let colorspace = heif_image_get_colorspace(decoded.pointer)
+        let chroma = heif_image_get_chroma_format(decoded.pointer)
+        guard decoded.size(of: heif_channel_Y) == expected,
+            heif_image_get_bits_per_pixel_range(decoded.pointer, heif_channel_Y) == 8
+        else { return false }
+        let channels: [heif_channel]
+        let subsampling: ChromaSubsampling
+        if colorspace == heif_colorspace_monochrome {
+            (channels, subsampling) = ([heif_channel_Y], .full)
+        } else if colorspace == heif_colorspace_YCbCr {
+            channels = [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
+            switch chroma {
+            case heif_chroma_420: subsampling = .quarter
+            case heif_chroma_422: subsampling = ChromaSubsampling(horizontal: 2, vertical: 1)
+            case heif_chroma_444: subsampling = .full
+            default: return false
+            }
+        } else {
+            return false
+        }
+        image.reshape(size: expected, isGray: channels.count == 1, subsampling: subsampling)
+        for (plane, channel) in zip(image.activePlanes, channels) {
+            guard let source = decoded.plane(channel),
+                heif_image_get_bits_per_pixel_range(decoded.pointer, channel) == 8
+            else { return false }
+            let size = decoded.size(of: channel)
+            // libheif's chroma planes are the image size divided by the subsampling, rounded up:
+            // exactly what TurboJPEG's planar layout holds.
+            guard size.width <= plane.width, size.height <= plane.height else { return false }
+            for y in 0..<size.height {
+                plane.row(y).update(from: source.pixels + y * source.stride, count: size.width)
+            }
+        }
+        image.replicateLumaEdges()
+        return true
+    }
+}

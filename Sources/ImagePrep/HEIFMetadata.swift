@@ -1,0 +1,126 @@
+internal import CHeif
+
+/// What a HEIF file says about its primary image besides the pixels: the Exif item linked to it
+/// (`cdsc`) and its ICC profile (`colr` of type `prof` or `rICC`), read through libheif.
+enum HEIFMetadata {
+    /// More Exif than this is not a photo's (a JPEG can carry 64 KB).
+    static let maxExifItemSize = 16 << 20
+
+    /// What the primary image says about itself, read with exactly the JPEG rules from its Exif
+    /// item: `originalSize` is its size as stored (`ispe`), `orientation` the Exif tag.
+    ///
+    /// - Returns: also the TIFF block, which the upload carries.
+    static func read(
+        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan
+    ) -> (metadata: PhotoMetadata, tiff: [UInt8]?, warnings: [PhotoWarning]) {
+        var metadata = PhotoMetadata(originalSize: plan.storedSize)
+        var warnings: [PhotoWarning] = []
+        let (tiff, exifWarning) = exif(of: handle)
+        warnings += exifWarning.map { [$0] } ?? []
+        tiff?.withUnsafeBytes { EXIFReader.read(tiff: $0, into: &metadata, warnings: &warnings) }
+        warnings += orientationWarning(exif: metadata.orientation, heif: plan.orientation).map { [$0] } ?? []
+        return (metadata, tiff, warnings)
+    }
+
+    /// `read` for a whole file, for `PhotoMetadata.read(from:)`: nothing is decoded.
+    static func read(_ bytes: UnsafeRawBufferPointer) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
+        let unreadable = { (size: PixelSize, reason: String) in
+            (
+                PhotoMetadata(originalSize: size),
+                [PhotoWarning(.metadata, "The HEIF file cannot be read, so it gives no metadata: \(reason)")]
+            )
+        }
+        let container: HEIFContainer
+        let plan: HEIFContainer.DecodePlan
+        do {
+            container = try HEIFContainer(bytes)
+            plan = try container.primaryDescription()
+        } catch {
+            return unreadable(PixelSize(width: 0, height: 0), error.clause)
+        }
+        // A file refused for its structure (a loop of images crashes libheif 1.15) is not handed
+        // to libheif; one refused only for its codec or its size is safe to read.
+        do {
+            _ = try container.decodePlan()
+        } catch .unsupported {
+        } catch {
+            return unreadable(plan.storedSize, error.clause)
+        }
+        do {
+            // Nothing is decoded, so libheif's own limit on a side need not stop the reading.
+            let context = try HEIFContext(bytes, decodingThreads: 0, maximumSide: Int(Int32.max), file: "")
+            let handle = try context.primaryImage(file: "")
+            let (metadata, _, warnings) = read(handle, plan: plan)
+            return (metadata, warnings)
+        } catch {
+            return unreadable(plan.storedSize, "libheif cannot read it")
+        }
+    }
+
+    /// The TIFF block of the image's first Exif item, from its `II` or `MM` on.
+    ///
+    /// A HEIF Exif item starts with a 4-byte big-endian offset from the end of those four bytes
+    /// to the TIFF header (ISO/IEC 23008-12 A.2.1). Apple writes 6 and then `Exif\0\0`; libheif's
+    /// own writer writes 0; a writer that counted the offset to the `Exif\0\0` instead is
+    /// tolerated, as exiftool and libheif's `heif-convert` tolerate it.
+    ///
+    /// - Returns: nil without an Exif item; nil and a warning when the item cannot be read or
+    ///   its offset does not lead to a TIFF header.
+    static func exif(of handle: borrowing HEIFImageHandle) -> (tiff: [UInt8]?, warning: PhotoWarning?) {
+        var id: heif_item_id = 0
+        guard heif_image_handle_get_list_of_metadata_block_IDs(handle.pointer, "Exif", &id, 1) == 1 else {
+            return (nil, nil)
+        }
+        let size = heif_image_handle_get_metadata_size(handle.pointer, id)
+        guard size >= 4 + 8, size <= maxExifItemSize else { return (nil, unreadable) }
+        var item = [UInt8](repeating: 0, count: size)
+        let error = heif_image_handle_get_metadata(handle.pointer, id, &item)
+        guard error.code == heif_error_Ok else { return (nil, unreadable) }
+        let offset = item[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        var start = 4 + offset
+        if start <= size - 6, Array(item[start..<(start + 6)]) == JPEGLayout.exifSignature { start += 6 }
+        guard start <= size - 8,
+            item[start..<(start + 8)].withUnsafeBytes({ TIFFBlock($0) }) != nil
+        else { return (nil, unreadable) }
+        return (Array(item[start...]), nil)
+    }
+
+    private static let unreadable = PhotoWarning(
+        .metadata,
+        "The HEIF file's Exif item does not hold a TIFF header where its offset says, so no EXIF is read or carried")
+
+    /// The image's ICC profile, when the file has one.
+    static func iccProfile(of handle: borrowing HEIFImageHandle) -> (ICCProfile?, PhotoWarning?) {
+        let type = heif_image_handle_get_color_profile_type(handle.pointer)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return (nil, nil) }
+        let size = heif_image_handle_get_raw_color_profile_size(handle.pointer)
+        // As much as JPEG's APP2 chunks can carry; an ICC profile is at least its 128-byte header.
+        guard size >= 128, size <= 255 * ICCProfile.bytesPerSegment else {
+            return (
+                nil,
+                PhotoWarning(
+                    .colorProfile,
+                    "The HEIF file's ICC profile is too small or too large to be one; the copies keep the original colour numbers"
+                )
+            )
+        }
+        var bytes = [UInt8](repeating: 0, count: size)
+        guard heif_image_handle_get_raw_color_profile(handle.pointer, &bytes).code == heif_error_Ok else {
+            return (nil, nil)
+        }
+        return (ICCProfile(bytes: bytes), nil)
+    }
+
+    /// A warning when the Exif Orientation says another turn than the file's `irot` and `imir`.
+    ///
+    /// In HEIF the transformative properties are what a reader applies to show the image, and
+    /// Exif's Orientation only describes; an iPhone writes both, the same. The copies follow the
+    /// file's transformations, as libheif and `heif-convert` do.
+    static func orientationWarning(exif: Orientation?, heif: Orientation?) -> PhotoWarning? {
+        guard let exif, let heif, exif != heif else { return nil }
+        return PhotoWarning(
+            .metadata,
+            "The Exif Orientation (\(exif.rawValue)) is not the turn the HEIF file's own rotation and mirror give (\(heif.rawValue)); the copies follow the HEIF file, as HEIF readers do, and the upload's Orientation is set to 1"
+        )
+    }
+}

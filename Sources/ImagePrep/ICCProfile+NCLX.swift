@@ -1,0 +1,61 @@
+internal import CLCMS2
+
+extension ICCProfile {
+    /// An ICC profile that says what a HEIF file's nclx colour description says (its primaries,
+    /// white point and transfer curve), made with lcms2, so that a wide-gamut HEIF without an ICC
+    /// profile (AVIF usually has none) goes through the same conversion to sRGB as any JPEG, and
+    /// its upload carries a profile that viewers understand.
+    ///
+    /// - Returns: nil when the description is sRGB in all but name (BT.709 or unspecified
+    ///   primaries with an sRGB-like curve), which needs nothing; nil and a warning for a curve
+    ///   no SDR profile can describe (PQ, HLG) or primaries libheif does not know.
+    static func make(describing colour: NCLXColour) -> (ICCProfile?, PhotoWarning?) {
+        // H.273 transfer characteristics: 1, 6, 14, 15 are BT.709's curve, 13 is sRGB's. Photos
+        // tagged BT.709 are shown as sRGB by viewers that do not manage colour, so they pass as is.
+        let sRGBLikeTransfers: Set = [1, 2, 6, 13, 14, 15]
+        if [1, 2].contains(colour.primaries), sRGBLikeTransfers.contains(colour.transfer) { return (nil, nil) }
+        let curve: (type: Int32, parameters: [cmsFloat64Number])
+        switch colour.transfer {
+        case 2, 13: curve = (4, [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045])
+        case 1, 6, 14, 15: curve = (4, [1 / 0.45, 1 / 1.099, 0.099 / 1.099, 1 / 4.5, 0.081])
+        case 7: curve = (4, [1 / 0.45, 1 / 1.1115, 0.1115 / 1.1115, 1 / 4, 0.0913])
+        case 4: curve = (1, [2.2])
+        case 5: curve = (1, [2.8])
+        case 8: curve = (1, [1])
+        default:
+            return (
+                nil,
+                PhotoWarning(
+                    .colorProfile,
+                    "The HEIF file's colours use a transfer curve for HDR or one ImagePrep does not know; the copies keep the original colour numbers"
+                )
+            )
+        }
+        let points = [colour.red, colour.green, colour.blue, colour.white]
+        guard points.allSatisfy({ $0.x > 0 && $0.y > 0 && $0.x < 1 && $0.y < 1 }) else {
+            return (
+                nil,
+                PhotoWarning(
+                    .colorProfile,
+                    "The HEIF file's colour primaries are of a kind libheif does not know; the copies keep the original colour numbers"
+                )
+            )
+        }
+        var white = cmsCIExyY(x: colour.white.x, y: colour.white.y, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(
+            Red: cmsCIExyY(x: colour.red.x, y: colour.red.y, Y: 1),
+            Green: cmsCIExyY(x: colour.green.x, y: colour.green.y, Y: 1),
+            Blue: cmsCIExyY(x: colour.blue.x, y: colour.blue.y, Y: 1))
+        var parameters = curve.parameters
+        guard let toneCurve = cmsBuildParametricToneCurve(nil, curve.type, &parameters) else { return (nil, nil) }
+        defer { cmsFreeToneCurve(toneCurve) }
+        var curves: [OpaquePointer?] = [toneCurve, toneCurve, toneCurve]
+        guard let profile = cmsCreateRGBProfile(&white, &primaries, &curves) else { return (nil, nil) }
+        defer { cmsCloseProfile(profile) }
+        var size: cmsUInt32Number = 0
+        guard cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else { return (nil, nil) }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        guard cmsSaveProfileToMem(profile, &bytes, &size) != 0 else { return (nil, nil) }
+        return (ICCProfile(bytes: bytes), nil)
+    }
+}
