@@ -1,10 +1,10 @@
 #!/bin/sh
-# Writes exiftool.json beside the JPEGs of each folder of Tests/Fixtures: exiftool's own reading
+# Writes exiftool.json beside the photos (JPEG, HEIC, AVIF) of each folder of Tests/Fixtures: exiftool's own reading
 # of the tags that PhotoMetadata holds, as exiftool prints it, for the field-by-field test in
 # Tests/ImagePrepTests/ExiftoolAgreementTests.swift. Needs exiftool 12.57 (Debian 12:
 # libimage-exiftool-perl); tests need neither it nor this script.
 #
-#   sh Tests/Fixtures/exiftool-readings.sh              # every folder that holds JPEGs
+#   sh Tests/Fixtures/exiftool-readings.sh              # every folder that holds photos
 #   sh Tests/Fixtures/exiftool-readings.sh crafted      # one folder (crafted/make.sh does this)
 #
 # The command is the same for every folder, and the same options as corpus/expected.json
@@ -21,12 +21,13 @@ tags="-Make -Model -Orientation -ImageWidth -ImageHeight -Comment
   -SubSecDateTimeOriginal -SubSecCreateDate -SubSecModifyDate
   -GPSLatitude -GPSLatitudeRef -GPSLongitude -GPSLongitudeRef -GPSAltitude -GPSAltitudeRef
   -GPSDateStamp -GPSTimeStamp -Warning -Error"
-[ $# -gt 0 ] || set -- corpus crafted decode decode/references
+[ $# -gt 0 ] || set -- corpus crafted decode decode/references heic
 for folder in "$@"; do
     cd "$here/$folder"
     # exiftool exits 1 when a file could not be read at all (decode/empty.jpg): its reading is
     # still in the JSON, with an Error.
     # shellcheck disable=SC2086
-    exiftool -j -n -G1:4 -a $tags *.jpg >exiftool.json || [ $? -eq 1 ]
+    photos=$(ls ./*.jpg ./*.heic ./*.avif 2>/dev/null | sed 's|^\./||')
+    exiftool -j -n -G1:4 -a $tags $photos >exiftool.json || [ $? -eq 1 ]
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' exiftool.json
 done

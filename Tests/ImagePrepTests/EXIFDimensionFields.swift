@@ -1,9 +1,9 @@
-/// Where the value bytes of PixelXDimension (0xA002) and PixelYDimension (0xA003) sit in an EXIF
-/// APP1 segment, found by a TIFF walk written for the tests, separately from `EXIFPatcher`, so
-/// that the test of the patch does not trust the code it checks.
+/// Where the value bytes of PixelXDimension (0xA002) and PixelYDimension (0xA003), and of IFD0's
+/// Orientation (0x0112), sit in an EXIF APP1 segment, found by a TIFF walk written for the tests,
+/// separately from `EXIFPatcher`, so that the test of the patch does not trust the code it checks.
 struct EXIFDimensionFields {
     struct Field {
-        /// 0xA002 or 0xA003.
+        /// 0xA002, 0xA003 or 0x0112.
         let tag: UInt16
         /// Offsets in the whole segment (from its FF E1) of the bytes that hold the value: the
         /// first two of the entry's value field for a SHORT, all four for a LONG.
@@ -18,6 +18,7 @@ struct EXIFDimensionFields {
 
     let width: Field?
     let height: Field?
+    let orientation: Field?
 
     /// Nil when the segment is not an EXIF APP1 whose IFD0 and Exif IFD can be walked.
     init?(segment: [UInt8]) {
@@ -51,20 +52,28 @@ struct EXIFDimensionFields {
             return list
         }
         guard read(2, 2) == 42, let ifd0 = read(4, 4), let ifd0Entries = entries(at: ifd0) else { return nil }
+        func field(_ tag: UInt16, in entries: [(tag: Int, type: Int, count: Int, entry: Int)]) -> Field? {
+            guard let entry = entries.first(where: { $0.tag == Int(tag) }), entry.count == 1,
+                entry.type == 3 || entry.type == 4
+            else { return nil }
+            let start = tiff + entry.entry + 8
+            return Field(tag: tag, valueBytes: start..<(start + (entry.type == 3 ? 2 : 4)), isBigEndian: isBigEndian)
+        }
+        orientation = field(0x0112, in: ifd0Entries)
         guard let pointer = ifd0Entries.first(where: { $0.tag == 0x8769 }) else {
             width = nil
             height = nil
             return
         }
         guard let exifIFD = read(pointer.entry + 8, 4), let exifEntries = entries(at: exifIFD) else { return nil }
-        func field(_ tag: UInt16) -> Field? {
-            guard let entry = exifEntries.first(where: { $0.tag == Int(tag) }), entry.count == 1,
-                entry.type == 3 || entry.type == 4
-            else { return nil }
-            let start = tiff + entry.entry + 8
-            return Field(tag: tag, valueBytes: start..<(start + (entry.type == 3 ? 2 : 4)), isBigEndian: isBigEndian)
-        }
-        width = field(0xA002)
-        height = field(0xA003)
+        width = field(0xA002, in: exifEntries)
+        height = field(0xA003, in: exifEntries)
+    }
+
+    /// An APP1 segment around a bare TIFF block, as the upload of a HEIF photo carries its Exif
+    /// item: FF E1, the length, `Exif\0\0`, the block.
+    static func segment(aroundTIFF tiff: [UInt8]) -> [UInt8] {
+        let length = 2 + 6 + tiff.count
+        return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("Exif\0\0".utf8) + tiff
     }
 }

@@ -227,14 +227,17 @@ struct Disagreement: Sendable {
 
 @Suite("Every fixture agrees with exiftool, field by field")
 struct ExiftoolAgreementTests {
-    /// Every JPEG under Tests/Fixtures, as a path relative to it, except those inside the outbox
-    /// stores of `stores/`: they are files of a store as an older release left it, not photos
-    /// whose metadata is read.
+    /// Every photo (JPEG, HEIC, AVIF) under Tests/Fixtures, as a path relative to it, except
+    /// those inside the outbox stores of `stores/` (files of a store as an older release left it,
+    /// not photos whose metadata is read) and the references that `heic/make.sh` writes with
+    /// heif-convert.
     static let jpegs: [String] = {
         let root = Fixtures.root.standardizedFileURL.path + "/"
         let walker = FileManager.default.enumerator(atPath: root)
-        return ((walker?.allObjects as? [String]) ?? []).filter { $0.hasSuffix(".jpg") && !$0.hasPrefix("stores/") }
-            .sorted()
+        return ((walker?.allObjects as? [String]) ?? []).filter {
+            ($0.hasSuffix(".jpg") || $0.hasSuffix(".heic") || $0.hasSuffix(".avif")) && !$0.hasPrefix("stores/")
+                && !$0.hasPrefix("heic/references/")
+        }.sorted()
     }()
 
     /// exiftool's readings, by the same relative path.
@@ -318,10 +321,15 @@ struct ExiftoolAgreementTests {
         "crafted/datetimeoriginal-own-parts-win.jpg", "crafted/datetimeoriginal-utc-z-and-offset-tag.jpg",
         "crafted/ifd0-bad-thumbnail-length.jpg", "crafted/exif-pointer-ascii.jpg",
         "crafted/marker-walk-stops-at-bad-length.jpg", "decode/empty.jpg",
+        // HEIF: what cannot be read (a loop of images, no primary image, an Exif offset past its
+        // end, a file cut after its ftyp), an Exif Orientation that is not the file's own turn.
+        "heic/bad-identity-loop.heic", "heic/bad-no-primary-item.heic", "heic/exif-offset-past-end.heic",
+        "decode/not-a-jpeg-heic.heic", "heic/exif-orientation-6-without-irot.heic", "heic/exif-larger-than-app1.heic",
+        "heic/display-p3-gps.heic",  // GPSAltitude without GPSAltitudeRef, as its JPEG
     ]
 
     static func ours(_ path: String) throws -> (reading: MetadataReading, warnings: [PhotoWarning]) {
-        let (metadata, warnings) = PhotoMetadata.read(fromJPEG: try Fixtures.data(path))
+        let (metadata, warnings) = PhotoMetadata.read(from: try Fixtures.data(path))
         return (MetadataReading(metadata), warnings)
     }
 

@@ -1,0 +1,513 @@
+#!/usr/bin/env python3
+"""Builds HEIF files box by box from the HEVC images that heif-enc makes (standard library only).
+
+heif-enc (libheif 1.15) writes one coded image per file, with no grid, no irot/imir and nothing
+of what a phone writes around it. This script takes the coded images out of such files and puts
+them back together the way an iPhone lays out its HEIC: a grid of tiles, the Exif item with its
+offset header, an ICC profile in `colr`, a rotation, a thumbnail. It can also write what no
+encoder writes on purpose: a grid that declares a huge size, a codec libheif does not have, a
+file with no image. See ../README.md, "heic/".
+
+  heifcraft.py dump FILE.heic
+  heifcraft.py build OUT.heic [--image IN.heic | --grid COLUMNSxROWS --tile IN.heic ...]
+      [--size WxH] [--grid-size WxH] [--exif-from JPEG] [--exif-offset apple|zero|BYTES]
+      [--icc-from JPEG] [--nclx P,T,M,FULL] [--irot QUARTER_TURNS] [--imir AXIS]
+      [--thumbnail IN.heic] [--item-type FOURCC] [--no-primary] [--sps-size WxH]
+      [--identity-loop] [--exif-padding BYTES]
+  heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
+  heifcraft.py bt709-limited IN.ppm OUT.y4m  # 4:2:0 YCbCr with BT.709's matrix in video range
+
+Every number is written big-endian, as ISO/IEC 14496-12 (ISOBMFF) and 23008-12 (HEIF) say.
+"""
+import struct
+import sys
+
+
+# ---- reading ----------------------------------------------------------------------------------
+
+def boxes(data, start, end):
+    """(type, payload start, box end) of each box between start and end."""
+    offset = start
+    while offset + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[offset:offset + 8])
+        header = 8
+        if size == 1:
+            size = struct.unpack(">Q", data[offset + 8:offset + 16])[0]
+            header = 16
+        elif size == 0:
+            size = end - offset
+        if size < header or offset + size > end:
+            raise ValueError("box %r at %d runs past its parent" % (kind, offset))
+        yield kind.decode("latin-1"), offset + header, offset + size
+        offset += size
+
+
+def child(data, start, end, kind):
+    for found, payload, box_end in boxes(data, start, end):
+        if found == kind:
+            return payload, box_end
+    raise ValueError("no %r box" % kind)
+
+
+def read_uint(data, offset, size):
+    return int.from_bytes(data[offset:offset + size], "big") if size else 0
+
+
+class HEIFFile:
+    """The items of a file heif-enc wrote: types, data, properties and references."""
+
+    def __init__(self, path):
+        with open(path, "rb") as handle:
+            self.data = handle.read()
+        data = self.data
+        meta, meta_end = child(data, 0, len(data), "meta")
+        meta += 4  # version and flags
+        self.primary = None
+        self.types = {}
+        self.locations = {}
+        self.properties = []
+        self.associations = {}
+        self.references = []
+        idat = None
+        for kind, payload, end in boxes(data, meta, meta_end):
+            if kind == "pitm":
+                self.primary = read_uint(data, payload + 4, 2)
+            elif kind == "iinf":
+                version = data[payload]
+                count_size = 2 if version == 0 else 4
+                for _, entry, _ in boxes(data, payload + 4 + count_size, end):
+                    item_id = read_uint(data, entry + 4, 2)
+                    self.types[item_id] = data[entry + 8:entry + 12].decode("latin-1")
+            elif kind == "iloc":
+                self.locations = self.read_iloc(payload)
+            elif kind == "iprp":
+                ipco, ipco_end = child(data, payload, end, "ipco")
+                self.properties = [data[p - 8:e] for _, p, e in boxes(data, ipco, ipco_end)]
+                ipma, _ = child(data, payload, end, "ipma")
+                self.read_ipma(ipma)
+            elif kind == "iref":
+                version = data[payload]
+                id_size = 2 if version == 0 else 4
+                for ref_kind, ref, _ in boxes(data, payload + 4, end):
+                    source = read_uint(data, ref, id_size)
+                    count = read_uint(data, ref + id_size, 2)
+                    targets = [read_uint(data, ref + id_size + 2 + i * id_size, id_size) for i in range(count)]
+                    self.references.append((ref_kind, source, targets))
+            elif kind == "idat":
+                idat = payload
+        self.idat = idat
+
+    def read_iloc(self, payload):
+        data = self.data
+        version = data[payload]
+        offset_size, length_size = data[payload + 4] >> 4, data[payload + 4] & 15
+        base_size, index_size = data[payload + 5] >> 4, data[payload + 5] & 15
+        position = payload + 6
+        id_size = 2 if version < 2 else 4
+        count = read_uint(data, position, 2 if version < 2 else 4)
+        position += 2 if version < 2 else 4
+        locations = {}
+        for _ in range(count):
+            item_id = read_uint(data, position, id_size)
+            position += id_size
+            method = 0
+            if version in (1, 2):
+                method = read_uint(data, position, 2) & 15
+                position += 2
+            position += 2  # data_reference_index
+            base = read_uint(data, position, base_size)
+            position += base_size
+            extents = []
+            extent_count = read_uint(data, position, 2)
+            position += 2
+            for _ in range(extent_count):
+                if version in (1, 2) and index_size:
+                    position += index_size
+                extent_offset = read_uint(data, position, offset_size)
+                position += offset_size
+                extent_length = read_uint(data, position, length_size)
+                position += length_size
+                extents.append((base + extent_offset, extent_length))
+            locations[item_id] = (method, extents)
+        return locations
+
+    def read_ipma(self, payload):
+        data = self.data
+        version, flags = data[payload], read_uint(data, payload + 1, 3)
+        entry_count = read_uint(data, payload + 4, 4)
+        position = payload + 8
+        for _ in range(entry_count):
+            item_id = read_uint(data, position, 2 if version < 1 else 4)
+            position += 2 if version < 1 else 4
+            indices = []
+            association_count = data[position]
+            position += 1
+            for _ in range(association_count):
+                if flags & 1:
+                    indices.append(read_uint(data, position, 2) & 0x7FFF)
+                    position += 2
+                else:
+                    indices.append(data[position] & 0x7F)
+                    position += 1
+            self.associations[item_id] = indices
+
+    def item_data(self, item_id):
+        method, extents = self.locations[item_id]
+        base = self.idat if method == 1 else 0
+        return b"".join(self.data[base + start:base + start + length] for start, length in extents)
+
+    def item_properties(self, item_id):
+        return [self.properties[index - 1] for index in self.associations.get(item_id, [])]
+
+    def coded_primary(self):
+        """The primary item's type, data and the properties that describe its coding."""
+        item = self.primary
+        kept = [p for p in self.item_properties(item) if p[4:8] in (b"hvcC", b"av1C", b"ispe", b"pixi")]
+        return self.types[item], self.item_data(item), kept
+
+    def exif(self):
+        for item_id, kind in self.types.items():
+            if kind == "Exif":
+                return self.item_data(item_id)
+        return None
+
+
+def read_ue(bits, position):
+    zeros = 0
+    while bits[position + zeros] == "0":
+        zeros += 1
+    value = int(bits[position + zeros:position + 2 * zeros + 1], 2) - 1
+    return value, position + 2 * zeros + 1
+
+
+def write_ue(value):
+    code = bin(value + 1)[2:]
+    return "0" * (len(code) - 1) + code
+
+
+def set_sps_size(nal, width, height):
+    """An HEVC SPS NAL unit (H.265 7.3.2.2) with another pic_width/height_in_luma_samples."""
+    rbsp = bytearray()
+    zeros = 0
+    for byte in nal[2:]:  # emulation prevention: 00 00 03 -> 00 00
+        if zeros >= 2 and byte == 3:
+            zeros = 0
+            continue
+        zeros = zeros + 1 if byte == 0 else 0
+        rbsp.append(byte)
+    bits = "".join(format(b, "08b") for b in rbsp)
+    sub_layers = int(bits[4:7], 2)
+    position = 8 + 96
+    flags = [(bits[position + 2 * i], bits[position + 2 * i + 1]) for i in range(sub_layers)]
+    position += 2 * sub_layers + (2 * (8 - sub_layers) if sub_layers else 0)
+    for profile, level in flags:
+        position += (88 if profile == "1" else 0) + (8 if level == "1" else 0)
+    _, position = read_ue(bits, position)  # sps_seq_parameter_set_id
+    chroma, position = read_ue(bits, position)
+    if chroma == 3:
+        position += 1
+    start = position
+    _, position = read_ue(bits, position)
+    _, position = read_ue(bits, position)
+    bits = bits[:start] + write_ue(width) + write_ue(height) + bits[position:]
+    # The RBSP trailing bits stay where they were relative to the end; pad to whole bytes.
+    bits += "0" * (-len(bits) % 8)
+    rbsp = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8)).rstrip(b"\0")
+    out = bytearray(nal[:2])
+    zeros = 0
+    for byte in rbsp:
+        if zeros >= 2 and byte <= 3:
+            out.append(3)
+            zeros = 0
+        out.append(byte)
+        zeros = zeros + 1 if byte == 0 else 0
+    return bytes(out)
+
+
+def set_hvcc_sps_size(hvcc, width, height):
+    """An hvcC box (ISO/IEC 14496-15 8.3.3.1) whose SPS declares another picture size."""
+    payload = bytearray(hvcc[8:8 + 23])
+    position = 8 + 23
+    for _ in range(hvcc[8 + 22]):
+        header = hvcc[position:position + 3]
+        count = struct.unpack(">H", header[1:3])[0]
+        payload += header
+        position += 3
+        for _ in range(count):
+            length = struct.unpack(">H", hvcc[position:position + 2])[0]
+            nal = hvcc[position + 2:position + 2 + length]
+            if (nal[0] >> 1) & 0x3F == 33:
+                nal = set_sps_size(nal, width, height)
+            payload += struct.pack(">H", len(nal)) + nal
+            position += 2 + length
+    return box("hvcC", bytes(payload))
+
+
+def jpeg_segments(path):
+    """(marker, payload) of each segment before the first scan of a JPEG."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    offset = 2
+    while offset + 4 <= len(data) and data[offset] == 0xFF:
+        marker = data[offset + 1]
+        if marker == 0xDA:
+            break
+        length = struct.unpack(">H", data[offset + 2:offset + 4])[0]
+        yield marker, data[offset + 4:offset + 2 + length]
+        offset += 2 + length
+
+
+def jpeg_tiff(path):
+    for marker, payload in jpeg_segments(path):
+        if marker == 0xE1 and payload.startswith(b"Exif\0\0"):
+            return payload[6:]
+    raise ValueError("%s has no EXIF APP1" % path)
+
+
+def jpeg_icc(path):
+    chunks = {}
+    for marker, payload in jpeg_segments(path):
+        if marker == 0xE2 and payload.startswith(b"ICC_PROFILE\0"):
+            chunks[payload[12]] = payload[14:]
+    if not chunks:
+        raise ValueError("%s has no ICC profile" % path)
+    return b"".join(chunks[index] for index in sorted(chunks))
+
+
+# ---- writing ----------------------------------------------------------------------------------
+
+def box(kind, payload):
+    return struct.pack(">I4s", 8 + len(payload), kind.encode("latin-1")) + payload
+
+
+def full_box(kind, version, flags, payload):
+    return box(kind, struct.pack(">I", (version << 24) | flags) + payload)
+
+
+def infe(item_id, kind, name, hidden=False):
+    return full_box("infe", 2, 1 if hidden else 0,
+                    struct.pack(">HH4s", item_id, 0, kind.encode("latin-1")) + name.encode() + b"\0")
+
+
+def reference(kind, source, targets):
+    return box(kind, struct.pack(">HH", source, len(targets)) + b"".join(struct.pack(">H", t) for t in targets))
+
+
+def ispe(width, height):
+    return full_box("ispe", 0, 0, struct.pack(">II", width, height))
+
+
+class Writer:
+    """Items with data and properties, written as one file: ftyp, meta, mdat."""
+
+    def __init__(self):
+        self.items = []  # (id, type, name, data, hidden)
+        self.properties = []  # box bytes, each once
+        self.associations = {}  # item id -> [(index, essential)]
+        self.references = []
+        self.primary = None
+
+    def add_item(self, kind, data, name="", hidden=False):
+        item_id = len(self.items) + 1
+        self.items.append((item_id, kind, name, data, hidden))
+        return item_id
+
+    def associate(self, item_id, prop, essential=False):
+        if prop not in self.properties:
+            self.properties.append(prop)
+        self.associations.setdefault(item_id, []).append((self.properties.index(prop) + 1, essential))
+
+    def write(self, path):
+        # Apple's brands for HEVC; AVIF's for AV1.
+        if any(kind == "av01" for _, kind, _, _, _ in self.items):
+            brands = (b"avif", b"mif1", b"avif", b"miaf")
+        else:
+            brands = (b"heic", b"mif1", b"MiHE", b"MiPr", b"miaf", b"MiHB", b"heic")
+        ftyp = box("ftyp", brands[0] + struct.pack(">I", 0) + b"".join(brands[1:]))
+        hdlr = full_box("hdlr", 0, 0, struct.pack(">I4s12x", 0, b"pict") + b"\0")
+        pitm = full_box("pitm", 0, 0, struct.pack(">H", self.primary)) if self.primary else b""
+        iinf = full_box("iinf", 0, 0, struct.pack(">H", len(self.items)) +
+                        b"".join(infe(i, k, n, h) for i, k, n, _, h in self.items))
+        iref = full_box("iref", 0, 0, b"".join(reference(*r) for r in self.references)) if self.references else b""
+        ipma_entries = b""
+        for item_id in sorted(self.associations):
+            associations = self.associations[item_id]
+            ipma_entries += struct.pack(">HB", item_id, len(associations))
+            ipma_entries += b"".join(struct.pack(">B", (0x80 if e else 0) | index) for index, e in associations)
+        iprp = box("iprp", box("ipco", b"".join(self.properties)) +
+                   full_box("ipma", 0, 0, struct.pack(">I", len(self.associations)) + ipma_entries))
+
+        def iloc(mdat_start):
+            entries = b""
+            offset = mdat_start
+            for item_id, _, _, data, _ in self.items:
+                entries += struct.pack(">HHHII", item_id, 0, 1, offset, len(data))
+                offset += len(data)
+            return full_box("iloc", 0, 0, struct.pack(">BBH", 0x44, 0x00, len(self.items)) + entries)
+
+        def meta(mdat_start):
+            return full_box("meta", 0, 0, hdlr + pitm + iloc(mdat_start) + iinf + iref + iprp)
+
+        mdat_start = len(ftyp) + len(meta(0)) + 8
+        body = b"".join(data for _, _, _, data, _ in self.items)
+        with open(path, "wb") as handle:
+            handle.write(ftyp + meta(mdat_start) + box("mdat", body))
+
+
+def parse_size(text):
+    width, height = text.lower().split("x")
+    return int(width), int(height)
+
+
+def build(arguments):
+    output = arguments.pop(0)
+    options = {"tile": []}
+    while arguments:
+        name = arguments.pop(0)
+        if name == "--no-primary":
+            options["no-primary"] = True
+        elif name == "--identity-loop":
+            options["identity-loop"] = True
+        elif name == "--tile":
+            options["tile"].append(arguments.pop(0))
+        else:
+            options[name[2:]] = arguments.pop(0)
+
+    writer = Writer()
+    if "grid" in options:
+        columns, rows = parse_size(options["grid"])
+        tiles = [HEIFFile(path) for path in options["tile"]]
+        if len(tiles) != columns * rows:
+            raise SystemExit("a %dx%d grid needs %d tiles" % (columns, rows, columns * rows))
+        tile_ids = []
+        for tile in tiles:
+            kind, data, props = tile.coded_primary()
+            tile_id = writer.add_item(options.get("item-type", kind), data, hidden=True)
+            for prop in props:
+                writer.associate(tile_id, prop, essential=prop[4:8] == b"hvcC")
+            tile_ids.append(tile_id)
+        width, height = parse_size(options["size"])
+        grid_width, grid_height = parse_size(options.get("grid-size", options["size"]))
+        large = grid_width > 0xFFFF or grid_height > 0xFFFF
+        grid_data = struct.pack(">BBBB", 0, 1 if large else 0, rows - 1, columns - 1)
+        grid_data += struct.pack(">II" if large else ">HH", grid_width, grid_height)
+        primary = writer.add_item("grid", grid_data)
+        writer.references.append(("dimg", primary, tile_ids))
+        writer.associate(primary, ispe(width, height))
+    else:
+        source = HEIFFile(options["image"])
+        kind, data, props = source.coded_primary()
+        primary = writer.add_item(options.get("item-type", kind), data)
+        for prop in props:
+            if prop[4:8] == b"ispe" and "size" in options:
+                prop = ispe(*parse_size(options["size"]))
+            if prop[4:8] == b"hvcC" and "sps-size" in options:
+                prop = set_hvcc_sps_size(prop, *parse_size(options["sps-size"]))
+            writer.associate(primary, prop, essential=prop[4:8] in (b"hvcC", b"av1C"))
+
+    if "icc-from" in options:
+        writer.associate(primary, box("colr", b"prof" + jpeg_icc(options["icc-from"])))
+    if "nclx" in options:
+        primaries, transfer, matrix, full = (int(v) for v in options["nclx"].split(","))
+        writer.associate(primary, box("colr", b"nclx" + struct.pack(">HHHB", primaries, transfer, matrix,
+                                                                    0x80 if full else 0)))
+    # The transformations, in the order HEIF applies them: rotation, then mirror.
+    if "irot" in options:
+        writer.associate(primary, box("irot", bytes([int(options["irot"]) & 3])), essential=True)
+    if "imir" in options:
+        writer.associate(primary, box("imir", bytes([int(options["imir"]) & 1])), essential=True)
+    if "thumbnail" in options:
+        kind, data, props = HEIFFile(options["thumbnail"]).coded_primary()
+        thumbnail = writer.add_item(kind, data)
+        for prop in props:
+            writer.associate(thumbnail, prop, essential=prop[4:8] == b"hvcC")
+        writer.references.append(("thmb", thumbnail, [primary]))
+    if "exif-from" in options:
+        tiff = jpeg_tiff(options["exif-from"])
+        style = options.get("exif-offset", "apple")
+        # Apple writes offset 6 and then "Exif\0\0" before the TIFF header; libheif's own writer
+        # points the offset at the TIFF header too, so both forms are read the same way.
+        if style == "apple":
+            payload = struct.pack(">I", 6) + b"Exif\0\0" + tiff
+        elif style == "zero":
+            payload = struct.pack(">I", 0) + tiff
+        else:
+            payload = struct.pack(">I", int(style)) + tiff
+        # Bytes after the TIFF block's end, which no offset in it reaches.
+        payload += b"\0" * int(options.get("exif-padding", "0"))
+        exif = writer.add_item("Exif", payload)
+        writer.references.append(("cdsc", exif, [primary]))
+    if options.get("identity-loop"):
+        # An identity-derived image whose source is itself.
+        loop = writer.add_item("iden", b"")
+        writer.references.append(("dimg", loop, [loop]))
+        writer.associate(loop, ispe(*parse_size(options.get("size", "64x64"))))
+        primary = loop
+    if not options.get("no-primary"):
+        writer.primary = primary
+    writer.write(output)
+
+
+def bt709_limited(source, target):
+    """A binary PPM (P6, 8-bit, even sides) as a Y4M of BT.709 limited-range YCbCr 4:2:0
+    (ITU-R BT.709-6 3.2 and 3.5: Y in 16-235, Cb and Cr in 16-240), which heif-enc codes as it is."""
+    with open(source, "rb") as handle:
+        data = handle.read()
+    fields = data.split(maxsplit=4)
+    assert fields[0] == b"P6" and fields[3] == b"255"
+    width, height, pixels = int(fields[1]), int(fields[2]), fields[4]
+    luma = bytearray()
+    blue = [[0.0] * width for _ in range(height)]
+    red = [[0.0] * width for _ in range(height)]
+    for y in range(height):
+        for x in range(width):
+            r, g, b = (pixels[(y * width + x) * 3 + c] / 255 for c in range(3))
+            e = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            luma.append(round(16 + 219 * e))
+            blue[y][x] = (b - e) / 1.8556
+            red[y][x] = (r - e) / 1.5748
+    chroma = []
+    for plane in (blue, red):
+        out = bytearray()
+        for y in range(0, height, 2):
+            for x in range(0, width, 2):
+                mean = (plane[y][x] + plane[y][x + 1] + plane[y + 1][x] + plane[y + 1][x + 1]) / 4
+                out.append(round(128 + 224 * mean))
+        chroma.append(out)
+    header = b"YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg\nFRAME\n" % (width, height)
+    with open(target, "wb") as handle:
+        handle.write(header + bytes(luma) + bytes(chroma[0]) + bytes(chroma[1]))
+
+
+def dump(path):
+    source = HEIFFile(path)
+    print("primary", source.primary)
+    for item_id, kind in sorted(source.types.items()):
+        props = [p[4:8].decode("latin-1") for p in source.item_properties(item_id)]
+        method, extents = source.locations.get(item_id, (0, []))
+        print(item_id, kind, "method", method, "extents", extents, "properties", props)
+    for ref in source.references:
+        print("reference", *ref)
+
+
+def main():
+    command, arguments = sys.argv[1], sys.argv[2:]
+    if command == "dump":
+        dump(arguments[0])
+    elif command == "build":
+        build(arguments)
+    elif command == "bt709-limited":
+        bt709_limited(arguments[0], arguments[1])
+    elif command == "exif":
+        payload = HEIFFile(arguments[0]).exif()
+        if payload is None:
+            return
+        offset = struct.unpack(">I", payload[:4])[0]
+        with open(arguments[1], "wb") as handle:
+            handle.write(payload[4 + offset:])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

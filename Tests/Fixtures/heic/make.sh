@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# Regenerates every HEIF fixture in this folder, heif-convert's decode of each one that prepares
+# (references/), and exiftool.json beside them. See ../README.md, "heic/".
+#
+#   Tests/Fixtures/heic/make.sh
+#
+# Needs, from Debian 12: libheif-examples 1.15.1 (heif-enc with x265 and libaom, heif-convert
+# with libde265 and dav1d), imagemagick 6.9.11 (to cut and scale the pictures), exiftool 12.57,
+# and a Python 3 (standard library only, for heifcraft.py). Tests need none of them.
+#
+# Every picture and every EXIF block comes from a permissively licensed file of ../corpus (see
+# its MANIFEST.tsv) or from ../decode; no GPL file is used.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+corpus="$here/../corpus"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$here"
+craft() { python3 -B "$here/heifcraft.py" build "$@"; }
+# heif-enc QUALITY IN OUT [OPTIONS]: x265 (or libaom for .avif) at a low quality keeps files small.
+encode() {
+    local quality=$1 input=$2 output=$3
+    shift 3
+    heif-enc -q "$quality" "$@" -o "$output" "$input" >/dev/null
+}
+rm -f ./*.heic ./*.avif references/*.jpg
+mkdir -p references
+
+# --- iphone-like-grid-p3-rotated.heic: what an iPhone writes, at a quarter of its size.
+# An iPhone stores its 4032x3024 sensor picture as a grid of 512x512 HEVC tiles (8x6, the last
+# row and column cut by the grid's size), turned by irot (a portrait photo: angle 3, 270 degrees
+# anticlockwise) with the same turn in the Exif Orientation (6), a Display P3 ICC profile in
+# colr 'prof', the Exif item behind a 4-byte offset of 6 and "Exif\0\0", a 320x240 thumbnail
+# item, and Apple's brands. Here: 4x3 tiles of 256 for a 1000x750 picture from an iPhone 5 photo
+# (drewnoakes/metadata-extractor-images), with the EXIF and ICC profile of an iPhone 14 Pro Max
+# photo (Pillow's Tests/images/frame_size.mpo: OffsetTimeOriginal -04:00, SubSecTimeOriginal),
+# its Orientation set to 6 and a GPS position added by exiftool.
+convert -quiet "$corpus/gps-north-west-iphone5-orientation3.jpg" -resize '1000x750!' "$work/stored.png"
+convert -quiet "$work/stored.png" -background black -extent 1024x768 \
+    -define distort:viewport=1024x768 -virtual-pixel edge -distort SRT 0 "$work/padded.png"
+convert -quiet "$work/padded.png" -crop 256x256 +repage "$work/tile-%02d.png"
+tiles=()
+for index in $(seq -w 0 11); do
+    encode 50 "$work/tile-$index.png" "$work/tile-$index.heic"
+    tiles+=(--tile "$work/tile-$index.heic")
+done
+convert -quiet "$work/stored.png" -resize 320x240 "$work/thumb.png"
+encode 50 "$work/thumb.png" "$work/thumb.heic"
+exiftool -q -q -n -o "$work/iphone-exif.jpg" -Orientation=6 -GPSLatitude=37.334606 -GPSLatitudeRef=N \
+    -GPSLongitude=122.009102 -GPSLongitudeRef=W -GPSAltitude=32.5 -GPSAltitudeRef=0 \
+    "$corpus/offset-minus0400-iphone14promax-p3-mpf.jpg"
+craft iphone-like-grid-p3-rotated.heic --grid 4x3 "${tiles[@]}" --size 1000x750 --irot 3 \
+    --icc-from "$corpus/offset-minus0400-iphone14promax-p3-mpf.jpg" --thumbnail "$work/thumb.heic" \
+    --exif-from "$work/iphone-exif.jpg" --exif-offset apple
+
+# --- heif-enc from corpus JPEGs: heif-enc copies the JPEG's EXIF (behind an offset of 0) and
+# its ICC profile (colr 'prof'), and writes no irot.
+# display-p3-gps.heic: kean/Nuke's image-p3.jpg (MIT): Display P3, GPS north-west, XMP.
+encode 40 "$corpus/gps-north-west-display-p3-nikon.jpg" display-p3-gps.heic
+# no-exif.heic: MikeKovarik/exifr's noexif.jpg (MIT): no Exif item, no profile.
+encode 50 "$corpus/no-exif.jpg" no-exif.heic
+# time-offset-gps-exiftool.heic: the same, then exiftool writes an Exif item (Apple's layout,
+# offset 6): a quarter-hour offset with sub-seconds, and a south-east position below sea level.
+encode 50 "$corpus/no-exif.jpg" time-offset-gps-exiftool.heic
+exiftool -q -q -n -overwrite_original -Make=ExampleCam '-Model=HEIF 1' \
+    '-DateTimeOriginal=2024:11:02 06:15:30' -SubSecTimeOriginal=25 -OffsetTimeOriginal=+05:45 \
+    -GPSLatitude=33.856778 -GPSLatitudeRef=S -GPSLongitude=151.215361 -GPSLongitudeRef=E \
+    -GPSAltitude=14.5 -GPSAltitudeRef=1 time-offset-gps-exiftool.heic
+
+# --- orientation-N.heic, N = 1..8: recurser/exif-orientation-examples' Landscape_N.jpg (MIT),
+# the stored pixels at an eighth of their size, with the irot and imir that show them upright
+# (libheif 1.15: irot turns anticlockwise; imir axis 0 flips top to bottom, 1 left to right) and
+# their own EXIF, whose Orientation N says the same turn. Shown upright, all eight are
+# orientation-1's picture.
+transforms=("" "--imir 1" "--irot 2" "--imir 0" "--irot 1 --imir 0" "--irot 3" "--irot 1 --imir 1" "--irot 1")
+for n in 1 2 3 4 5 6 7 8; do
+    size=224x150
+    ((n >= 5)) && size=150x224
+    convert -quiet "$corpus/orientation-landscape-$n.jpg" -resize "$size!" "$work/orientation-$n.png"
+    encode 70 "$work/orientation-$n.png" "$work/orientation-$n.heic"
+    # shellcheck disable=SC2086
+    craft "orientation-$n.heic" --image "$work/orientation-$n.heic" ${transforms[n - 1]} \
+        --exif-from "$corpus/orientation-landscape-$n.jpg"
+done
+# exif-orientation-6-without-irot.heic: heif-enc's own output for Landscape_6.jpg: EXIF
+# Orientation 6 and no irot, which libheif shows as stored.
+encode 70 "$work/orientation-6.png" "$work/plain-6.heic"
+craft exif-orientation-6-without-irot.heic --image "$work/plain-6.heic" \
+    --exif-from "$corpus/orientation-landscape-6.jpg" --exif-offset zero
+
+# --- AVIF: AV1 in HEIF, decoded by dav1d.
+# av1-orientation-6.avif: as orientation-6.heic, coded by libaom.
+encode 70 "$work/orientation-6.png" "$work/av1-orientation-6.avif" -A
+craft av1-orientation-6.avif --image "$work/av1-orientation-6.avif" --irot 3 \
+    --exif-from "$corpus/orientation-landscape-6.jpg"
+# av1-nclx-display-p3.avif: image-p3.jpg's pixels (Display P3 numbers) with the ICC profile left
+# out, and an nclx colour box instead (primaries 12, Display P3; transfer 13, sRGB's; matrix 6,
+# full range), as AVIF files say their colours. heif-enc 1.15 does not write the nclx it is given
+# (--colour_primaries and the rest come out as 2, unspecified), so heifcraft.py writes the box.
+convert -quiet "$corpus/gps-north-west-display-p3-nikon.jpg" +profile '*' "$work/p3-numbers.png"
+encode 50 "$work/p3-numbers.png" "$work/p3-numbers.avif" -A
+craft av1-nclx-display-p3.avif --image "$work/p3-numbers.avif" --nclx 12,13,6,1
+
+# --- Samples that are not 8-bit JPEG YCbCr.
+convert -quiet "$corpus/orientation-landscape-1.jpg" -resize '224x150!' "$work/landscape.png"
+# bt709-limited-range.heic: the BT.709 matrix in limited (video) range, which ImagePrep has
+# libheif convert to RGB. heif-enc 1.15 ignores its --matrix_coefficients and --full_range_flag,
+# so the samples are computed by heifcraft.py, coded from a Y4M, and the colr nclx box (1, 1, 1,
+# limited) written by heifcraft.py.
+convert -quiet "$work/landscape.png" "$work/landscape.ppm"
+python3 -B "$here/heifcraft.py" bt709-limited "$work/landscape.ppm" "$work/landscape-709.y4m"
+encode 60 "$work/landscape-709.y4m" "$work/landscape-709.heic"
+craft bt709-limited-range.heic --image "$work/landscape-709.heic" --nclx 1,1,1,0
+# ten-bit.heic: 10-bit samples (HEVC Main 10), from a 16-bit PNG.
+convert -quiet "$work/landscape.png" -depth 16 "$work/landscape16.png"
+encode 60 "$work/landscape16.png" ten-bit.heic -b 10
+# gray.heic: ../decode/gray-224x150.jpg, a one-component picture: monochrome HEVC.
+encode 60 "$here/../decode/gray-224x150.jpg" gray.heic
+
+# --- Metadata that cannot be carried as it is.
+# exif-larger-than-app1.heic: no-exif.heic with the iPhone EXIF block followed by 70000 bytes
+# that no offset reaches: 70 KB is more than a JPEG APP1 segment holds.
+craft exif-larger-than-app1.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
+    --exif-padding 70000
+# exif-offset-past-end.heic: an Exif item whose offset points past its own end.
+craft exif-offset-past-end.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
+    --exif-offset 4000000000
+
+# --- What must be refused, each with its own error.
+encode 50 "$work/tile-00.png" "$work/small.heic"
+craft bad-no-primary-item.heic --image "$work/small.heic" --no-primary
+# A grid over the pixel limit, as its ispe and its grid data both say.
+craft bad-grid-40000x40000.heic --grid 1x1 --tile "$work/small.heic" --size 40000x40000
+# A grid whose data declares 30000x30000 behind an ispe of 256x256: libheif allocates the former.
+craft bad-grid-30000x30000-behind-small-ispe.heic --grid 1x1 --tile "$work/small.heic" \
+    --size 256x256 --grid-size 30000x30000
+# A grid whose data declares 512x512 behind an ispe of 256x256, within the limit: libheif decodes
+# 512x512, which is not the size the file says.
+craft bad-grid-512x512-behind-256-ispe.heic --grid 1x1 --tile "$work/small.heic" --size 256x256 \
+    --grid-size 512x512
+# An HEVC image whose SPS declares 30000x30000 behind an ispe of 256x256: libde265 allocates the
+# former (heif-convert took 4.7 GB and crashed on it).
+craft bad-sps-30000x30000-behind-small-ispe.heic --image "$work/small.heic" --sps-size 30000x30000
+# An identity-derived primary image that names itself as its source (heif-info 1.15 crashes).
+craft bad-identity-loop.heic --image "$work/small.heic" --identity-loop
+# An image coded as VVC, which libheif 1.15 does not decode.
+craft bad-vvc-codec.heic --image "$work/small.heic" --item-type vvc1
+
+# heif-convert's own decode of every file that prepares, at its default JPEG quality (90): what
+# the copies are held to (Tests/ImagePrepTests/HEIFOrientationTests.swift). The two exif-*
+# files' pixels are no-exif.heic's, and heif-convert 1.15 mishandles their Exif items: it
+# crashes (SIGSEGV) on the offset past the end, and writes the 70 KB block into an APP1 segment,
+# whose length field cannot hold it.
+for file in ./*.heic ./*.avif; do
+    name=$(basename "$file")
+    case $name in bad-* | exif-offset-past-end.heic | exif-larger-than-app1.heic) continue ;; esac
+    heif-convert -q 90 "$file" "references/${name%.*}.jpg" >/dev/null
+done
+
+# exif/NAME.tiff: the TIFF block of each file's Exif item, taken out by heifcraft.py rather than
+# by ImagePrep, which the upload's APP1 is held to byte for byte.
+mkdir -p exif
+rm -f exif/*.tiff
+for file in ./*.heic ./*.avif; do
+    name=$(basename "$file")
+    case $name in bad-* | exif-offset-past-end.heic | exif-larger-than-app1.heic) continue ;; esac
+    python3 -B "$here/heifcraft.py" exif "$file" "exif/${name%.*}.tiff"
+done
+
+# exiftool's reading of each file, as ../exiftool-readings.sh makes it for the JPEGs.
+sh "$here/../exiftool-readings.sh" heic

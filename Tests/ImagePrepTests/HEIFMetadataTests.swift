@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+
+@testable import ImagePrep
+
+/// What a HEIF photo's upload carries and what its metadata says: the Exif item byte for byte
+/// apart from the documented patches, the ICC profile in APP2 chunks, wide-gamut colour turned
+/// into sRGB for the stripped copies, and the same `PhotoMetadata` as reading the file alone.
+@Suite("HEIF metadata: the Exif item and the colour profile carried, read as for a JPEG")
+struct HEIFMetadataTests {
+    @Test(
+        "the upload's EXIF is the Exif item's TIFF block byte for byte but the two dimensions and the Orientation",
+        arguments: HEIFFixtures.preparable)
+    func exifBytes(path: String) throws {
+        let photo = try HEIFFixtures.prepared(path)
+        let carried = HEIFFixtures.exifSegment(of: photo.upload.data)
+        guard let tiff = try HEIFFixtures.exifBlock(of: path) else {
+            // No Exif item, or one that is not carried (too large, or its offset leads nowhere).
+            #expect(carried == nil, "\(path)")
+            return
+        }
+        let before = EXIFDimensionFields.segment(aroundTIFF: tiff)
+        let after = try #require(carried, "\(path) carries no EXIF")
+        try #require(after.count == before.count, "\(path): \(before.count) bytes became \(after.count)")
+        let fields = try #require(EXIFDimensionFields(segment: before))
+        let patched = Set([fields.width, fields.height, fields.orientation].compactMap { $0?.valueBytes }.joined())
+        let changed = Set(before.indices.filter { before[$0] != after[$0] })
+        #expect(changed.isSubset(of: patched), "\(path): bytes changed at \(changed.subtracting(patched).sorted())")
+        if let width = fields.width { #expect(width.value(in: after) == photo.upload.size.width) }
+        if let height = fields.height { #expect(height.value(in: after) == photo.upload.size.height) }
+        if let orientation = fields.orientation { #expect(orientation.value(in: after) == 1) }
+    }
+
+    @Test(
+        "preparing a HEIF photo gives the metadata PhotoMetadata.read(from:) gives", arguments: HEIFFixtures.preparable)
+    func sameMetadataEitherWay(path: String) throws {
+        let photo = try HEIFFixtures.prepared(path)
+        let (metadata, warnings) = PhotoMetadata.read(from: try Fixtures.data(path))
+        #expect(photo.metadata == metadata)
+        #expect(warnings.allSatisfy(photo.warnings.contains), "\(warnings) not in \(photo.warnings)")
+    }
+
+    @Test("an iPhone-like photo: time with its offset and sub-seconds, GPS and camera from the Exif item")
+    func iPhoneMetadata() throws {
+        let metadata = try HEIFFixtures.prepared("heic/iphone-like-grid-p3-rotated.heic").metadata
+        #expect(metadata.cameraMake == "Apple" && metadata.cameraModel == "iPhone 14 Pro Max")
+        #expect(metadata.captureTime?.iso8601 == "2025-09-07T14:16:43.472-04:00")
+        #expect(metadata.captureTime?.source == .dateTimeOriginal)
+        let location = try #require(metadata.location)
+        #expect(abs(location.latitude - 37.334606) < 1e-6 && abs(location.longitude + 122.009102) < 1e-6)
+        #expect(location.altitude.map { abs($0 - 32.5) < 0.01 } == true)
+    }
+
+    @Test("exiftool's writing into a HEIC: a quarter-hour offset, sub-seconds, south-east below sea level")
+    func exiftoolWrittenItem() throws {
+        let metadata = try HEIFFixtures.prepared("heic/time-offset-gps-exiftool.heic").metadata
+        #expect(metadata.captureTime?.iso8601 == "2024-11-02T06:15:30.25+05:45")
+        #expect(metadata.location?.latitude ?? 0 < 0 && metadata.location?.longitude ?? 0 > 0)
+        #expect(metadata.location?.altitude.map { abs($0 + 14.5) < 0.01 } == true)
+    }
+
+    @Test("a HEIC without an Exif item prepares with no EXIF and empty metadata")
+    func noExif() throws {
+        let photo = try HEIFFixtures.prepared("heic/no-exif.heic")
+        #expect(photo.metadata == PhotoMetadata(originalSize: PixelSize(width: 250, height: 188)))
+        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil && photo.warnings.isEmpty)
+    }
+
+    @Test("an Exif block larger than an APP1 segment holds is read, not carried, and warned about")
+    func exifTooLargeForAPP1() throws {
+        let photo = try HEIFFixtures.prepared("heic/exif-larger-than-app1.heic")
+        #expect(photo.metadata.cameraModel == "iPhone 14 Pro Max" && photo.metadata.captureTime != nil)
+        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil)
+        #expect(photo.warnings.contains { $0.kind == .metadata && $0.message.contains("larger than a JPEG can carry") })
+    }
+
+    @Test("an Exif item whose offset points past its end gives a warning and no EXIF, and the photo prepares")
+    func exifOffsetPastEnd() throws {
+        let photo = try HEIFFixtures.prepared("heic/exif-offset-past-end.heic")
+        #expect(photo.metadata == PhotoMetadata(originalSize: PixelSize(width: 250, height: 188)))
+        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil)
+        #expect(photo.warnings.map(\.kind) == [.metadata])
+    }
+
+    @Test(
+        "the ICC profile of the colr box is carried whole in APP2 chunks: the iPhone's and heif-enc's copy of the JPEG's"
+    )
+    func iccProfileCarried() throws {
+        for (heif, jpeg) in [
+            ("heic/iphone-like-grid-p3-rotated.heic", "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg"),
+            ("heic/display-p3-gps.heic", "corpus/gps-north-west-display-p3-nikon.jpg"),
+        ] {
+            let photo = try HEIFFixtures.prepared(heif)
+            let expected = try #require(HEIFFixtures.iccProfile(of: try Fixtures.data(jpeg)))
+            #expect(HEIFFixtures.iccProfile(of: photo.upload.data) == expected, "\(heif)")
+            // Stripped copies carry no profile: they are sRGB.
+            #expect(HEIFFixtures.iccProfile(of: try #require(photo.display).data) == nil)
+        }
+        #expect(HEIFFixtures.iccProfile(of: try HEIFFixtures.prepared("heic/no-exif.heic").upload.data) == nil)
+    }
+
+    /// The mean RGB of each of 4x4 cells of a copy.
+    static func cells(_ copy: EncodedJPEG?) throws -> [[Double]] {
+        try DecodedJPEG(try #require(copy).data, makingRGB: true).rgbCellAverages(grid: 4)
+    }
+
+    static func largestDifference(_ a: [[Double]], _ b: [[Double]]) -> Double {
+        zip(a, b).flatMap { zip($0, $1).map { abs($0 - $1) } }.max() ?? .infinity
+    }
+
+    @Test("Display P3, by ICC profile (HEIC) or by nclx (AVIF), goes to sRGB as the same photo's JPEG does")
+    func displayP3ToSRGB() throws {
+        var configuration = PhotoPreparer.Configuration()
+        configuration.displayEdge = 300
+        let jpeg = try PhotoPreparer(configuration: configuration).prepare(
+            Fixtures.data("corpus/gps-north-west-display-p3-nikon.jpg"), name: "jpeg")
+        let converted = try Self.cells(jpeg.display)
+        // The conversion moves colours: P3's numbers shown as sRGB would be this far off.
+        let unconverted = try DecodedJPEG(jpeg.upload.data, makingRGB: true).rgbCellAverages(grid: 4)
+        #expect(Self.largestDifference(converted, unconverted) > 8)
+        for path in ["heic/display-p3-gps.heic", "heic/av1-nclx-display-p3.avif"] {
+            let photo = try HEIFFixtures.prepared(path, configuration: configuration)
+            let difference = Self.largestDifference(try Self.cells(photo.display), converted)
+            // Two lossy codecs at low quality between them, on cell means.
+            #expect(difference < 3, "\(path): \(difference) levels from the JPEG's display copy")
+            #expect(photo.warnings.allSatisfy { $0.kind != .colorProfile }, "\(photo.warnings)")
+        }
+        // The nclx colours are carried as an ICC profile that viewers understand.
+        let avif = try HEIFFixtures.prepared("heic/av1-nclx-display-p3.avif")
+        #expect(HEIFFixtures.iccProfile(of: avif.upload.data) != nil)
+    }
+
+    @Test("an nclx description that is sRGB in all but name, or an HDR curve, makes no profile")
+    func nclxWithoutProfile() {
+        let sRGB = NCLXColour(
+            primaries: 1, transfer: 13, matrix: 6, isFullRange: true, red: (0.64, 0.33), green: (0.30, 0.60),
+            blue: (0.15, 0.06), white: (0.3127, 0.3290))
+        #expect(ICCProfile.make(describing: sRGB).0 == nil && ICCProfile.make(describing: sRGB).1 == nil)
+        var pq = sRGB
+        pq.primaries = 9
+        pq.transfer = 16
+        let (profile, warning) = ICCProfile.make(describing: pq)
+        #expect(profile == nil && warning?.kind == .colorProfile)
+    }
+
+    @Test(
+        "samples that are not JPEG's YCbCr (BT.709 limited range, 10 bits, monochrome) come out as heif-convert decodes them",
+        arguments: ["heic/bt709-limited-range.heic", "heic/ten-bit.heic", "heic/gray.heic"])
+    func otherSamples(path: String) throws {
+        let isGray = path.hasSuffix("gray.heic")
+        let photo = try HEIFFixtures.prepared(path)
+        let upload = try DecodedJPEG(photo.upload.data, makingRGB: !isGray)
+        let reference = try DecodedJPEG(Fixtures.data(HEIFFixtures.reference(of: path)), makingRGB: !isGray)
+        #expect(upload.size == reference.size)
+        #expect(upload.componentCount == (isGray ? 1 : 3))
+        func cells(_ image: DecodedJPEG) -> [[Double]] {
+            guard isGray else { return image.rgbCellAverages(grid: 4) }
+            return (0..<16).map { [image.luma.average(cell: ($0 % 4, $0 / 4), grid: 4)] }
+        }
+        let difference = Self.largestDifference(cells(upload), cells(reference))
+        #expect(difference < 2, "\(path): \(difference) levels from heif-convert")
+    }
+
+    @Test("an AVIF file prepares through libheif's AV1 decoder, turned by its irot")
+    func avif() throws {
+        let photo = try HEIFFixtures.prepared("heic/av1-orientation-6.avif")
+        #expect(photo.upload.size == PixelSize(width: 224, height: 150) && photo.metadata.orientation == .right)
+    }
+
+    @Test("a HEIC named .jpg is prepared by its content, from a file and from bytes")
+    func namedJPEG() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("IMG_0001.jpg")
+        let data = try Fixtures.data("heic/iphone-like-grid-p3-rotated.heic")
+        try data.write(to: url)
+        let fromFile = try PhotoPreparer().prepare(contentsOf: url)
+        let fromBytes = try PhotoPreparer().prepare(data, name: "IMG_0001.jpg")
+        #expect(fromFile.upload.data == fromBytes.upload.data)
+        #expect(fromFile.upload.size == PixelSize(width: 750, height: 1000))
+    }
+}
