@@ -72,7 +72,7 @@ struct CommandLineOptions {
         Option(
             "accept-incomplete",
             help:
-                "Prepare truncated or damaged photos whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them. Damage that stops the decode is refused still."
+                "Prepare truncated or damaged JPEGs whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them. Damage that stops the decode is refused still, and so is a damaged HEIF file."
         ),
         Option(
             "max-pixels", value: .required(placeholder: "count"),
@@ -88,8 +88,9 @@ struct CommandLineOptions {
 
     static let help = HelpText(
         overview: """
-            Prepare JPEG photos for upload: an upload copy with the original EXIF, a stripped upright display \
-            copy and a thumbnail, plus the capture time and place.
+            Prepare photos for upload: an upload copy with the original EXIF, a stripped upright display copy \
+            and a thumbnail, all JPEG, plus the capture time and place. Reads JPEG and HEIF (HEIC from \
+            iPhones and Android phones, and AVIF), told apart by their content, whatever their names.
             """,
         usage: usage,
         sections: [
@@ -98,13 +99,13 @@ struct CommandLineOptions {
                 [
                     .init(
                         "<photo-or-folder>",
-                        "JPEG files, or folders whose image files (.jpg, .jpeg, .png, .heic, ...) are all prepared; other files in a folder, hidden names, links to folders and special files are left out and counted."
+                        "JPEG or HEIF files, or folders whose image files (.jpg, .jpeg, .heic, .heif, .hif, .avif, and .png, .webp, ... which fail as not read) are all taken; other files in a folder, hidden names, links to folders and special files are left out and counted."
                     )
                 ]),
             .text(
                 title: "OUTPUT",
                 """
-                For each photo NAME.jpg the output folder gets:
+                For each photo NAME.jpg (or NAME.heic, ...) the output folder gets:
                   NAME.jpg              upload copy: long edge at most --max-edge, with the original's
                                         EXIF (GPS included), ICC profile and comment
                   NAME.display.jpg      display copy: upright, sRGB, only the comment kept

@@ -1,4 +1,5 @@
 import Foundation
+import ImagePrep
 import Testing
 
 #if canImport(Glibc)
@@ -74,7 +75,9 @@ struct OutboxCommandTests {
             #expect(first.status == 1)
             #expect(first.lines.count == 2)
             #expect(first.lines.allSatisfy { $0.hasPrefix("plate-") && $0.count == "plate-".count + 32 })
-            #expect(first.standardError == "outbox: error: '\(png)' is not a JPEG: it looks like a PNG image.\n")
+            #expect(
+                first.standardError
+                    == "outbox: error: '\(png)' is not a JPEG or HEIF image: it looks like a PNG image.\n")
 
             let again = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", photos[1]])
             #expect(again.status == 0)
@@ -94,6 +97,22 @@ struct OutboxCommandTests {
                     + "\"nextAttemptAt\":null,\"waitsForSendNow\":false,\"entity\":null,\"type\":\"capture.create\","
                     + "\"blockedBy\":null}")
             #expect(listing.lines[3] == "{\"unreadable\":0}")
+        }
+    }
+
+    @Test func addQueuesAHEICAsAJPEGCapture() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let heic = Fixtures.folder.appendingPathComponent("heic/iphone-like-grid-p3-rotated.heic").path
+            let added = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", heic])
+            #expect(added.status == 0, "\(added.standardError)")
+            #expect(added.lines.count == 1 && added.lines[0].hasPrefix("plate-"))
+            let listing = try OutboxProcess.run(["--store", store, "list", "--json"])
+            #expect(listing.lines.first?.hasPrefix("{\"id\":\"\(added.lines[0])\",\"state\":\"QUEUED\"") == true)
+            // What the library queues for the same file is a JPEG: the upload copy, upright.
+            let photo = try PhotoPreparer().prepare(contentsOf: URL(fileURLWithPath: heic))
+            #expect(photo.upload.data.prefix(2) == Data([0xFF, 0xD8]))
+            #expect(photo.upload.size == PixelSize(width: 750, height: 1000))
         }
     }
 

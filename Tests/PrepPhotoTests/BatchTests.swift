@@ -28,7 +28,7 @@ struct BatchTests {
             let bad = [
                 ("corrupt-header.jpg", "is a damaged JPEG: "),
                 ("truncated-baseline-2725x2225.jpg", "has missing or damaged image data: "),
-                ("not-a-jpeg.png", "is not a JPEG: it looks like a PNG image"),
+                ("not-a-jpeg.png", "is not a JPEG or HEIF image: it looks like a PNG image"),
             ]
             // A good photo after each bad one: a failure must not stop the ones after it.
             let inputs = [good[0], bad[0].0, good[1], bad[1].0, bad[2].0, good[2]]
@@ -83,6 +83,30 @@ struct BatchTests {
             #expect(
                 try folder.names(in: "out")
                     == ["a", "b"].flatMap { name in Self.copySuffixes.map { name + $0 } }.sorted())
+        }
+    }
+
+    @Test("A phone's folder of HEIC, a HEIC named .jpg and a JPEG are all prepared, each as NAME.jpg, upright")
+    func phoneFolderWithHEIC() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("heic/iphone-like-grid-p3-rotated.heic", to: "100APPLE/IMG_0001.HEIC")
+            try folder.copy("heic/av1-orientation-6.avif", to: "100APPLE/IMG_0002.avif")
+            try folder.copy("heic/time-offset-gps-exiftool.heic", to: "100APPLE/IMG_0003.JPG")
+            try folder.copy("corpus/no-exif.jpg", to: "100APPLE/IMG_0004.jpg")
+            let result = try PrepPhotoRunner.run(["--json", "--out", "out", "100APPLE"], in: folder.url)
+            #expect(result.status == 0, "\(result.standardError)")
+            let reports = try result.reports()
+            #expect(reports.map(\.ok) == [true, true, true, true])
+            #expect(reports.map(\.upload?.path) == (1...4).map { "out/IMG_000\($0).jpg" })
+            // Upright: the iPhone-like grid is stored 1000x750 and turned by its irot.
+            #expect(reports[0].upload.map { ($0.width, $0.height) } ?? (0, 0) == (750, 1000))
+            #expect(reports[0].original == PhotoReport.Size(width: 1000, height: 750) && reports[0].orientation == 6)
+            #expect(reports[0].capturedAt?.offset == "-04:00" && reports[0].location != nil)
+            #expect(reports[1].upload.map { ($0.width, $0.height) } ?? (0, 0) == (224, 150))
+            #expect(reports[2].capturedAt?.local == "2024-11-02T06:15:30.25")
+            #expect(
+                try folder.names(in: "out")
+                    == (1...4).flatMap { number in Self.copySuffixes.map { "IMG_000\(number)" + $0 } }.sorted())
         }
     }
 
