@@ -31,6 +31,8 @@ struct BenchOptions {
     var reportPath: String?
     /// Whether to skip SSIM (it needs a full decode and a float resample per photo and tool).
     var skipsQuality = false
+    /// A folder of HEIC files (`Benchmarks/make-heic.sh`) for the HEIC rows; nil for none.
+    var heicFolder: String?
 
     static let usage = "prep-bench [options] <folder-of-jpegs>"
 
@@ -62,6 +64,11 @@ struct BenchOptions {
         Option(
             "work", value: .required(placeholder: "folder"), help: "Where outputs go. (default: a new folder in /tmp)"),
         Option("no-quality", help: "Skip SSIM (faster; --check then cannot judge quality)."),
+        Option(
+            "heic", value: .required(placeholder: "folder"),
+            help:
+                "Add HEIC rows: prep-photo and vipsthumbnail on the .heic files that Benchmarks/make-heic.sh makes (time and RSS; no SSIM)."
+        ),
         Option(
             "report", value: .required(placeholder: "file.json"),
             help: "Print the tables of an earlier --json run (no folder needed)."),
@@ -123,6 +130,7 @@ struct BenchOptions {
         options.jsonPath = try parsed.string("json")
         options.workFolder = try parsed.string("work")
         options.skipsQuality = parsed.has("no-quality")
+        options.heicFolder = try parsed.string("heic")
         options.reportPath = try parsed.string("report")
 
         let folders = parsed.arguments

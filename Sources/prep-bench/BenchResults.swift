@@ -37,6 +37,8 @@ struct BenchResults: Codable, Sendable {
     var quality: [String: [String: QualityResult]] = [:]
     /// prep-photo's peak memory at every edge (see `EdgeMemoryRun`); nil in runs from before it.
     var edgeMemory: [EdgeMemoryResult]?
+    /// The HEIC rows, when `--heic` was given.
+    var heic: HEICResults?
 }
 
 extension BenchResults {

@@ -33,6 +33,12 @@ enum Report {
             let label = photo.map { "\(format($0.megapixels, 0)) MP (\($0.width)x\($0.height))" } ?? large.photo
             lines += tableRows(large.rows.filter(\.isSubprocess), sizeTolerance: sizeTolerance, label: label)
         }
+        if let heic = results.heic {
+            // The same photos as HEIC: --fast changes nothing there (no DCT scale).
+            let jobs = Dictionary(uniqueKeysWithValues: summary.regular.map { ($0.name, $0.job) })
+            let rows = HEICRun.rows(heic, toolNames: results.toolNames, jobs: jobs)
+            lines += tableRows(rows, sizeTolerance: sizeTolerance, label: "HEIC (\(heic.photos.count) photos)")
+        }
 
         if !summary.sizeGroups.isEmpty {
             let names = summary.regular.filter(\.isSubprocess).map(\.name)

@@ -126,14 +126,22 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
         }
         say("batches: round \(round)/\(options.batchRuns)")
     }
+
+    // 4. The same photos as HEIC, prep-photo beside vipsthumbnail.
+    if let heicFolder = options.heicFolder {
+        let heicTools = tools.filter { $0.kind != .prepPhoto(isFast: true) }
+        results.heic = try HEICRun.measure(
+            try HEICRun.loadPhotos(folder: heicFolder), tools: heicTools, runs: options.runs,
+            batchRuns: options.batchRuns, launcher: launcher, work: work, progress: say)
+    }
     results.loadAverageAtEnd = loadAverage()
 
-    // 4. prep-photo's peak memory at every edge, on a photo at the pixel limit.
+    // 5. prep-photo's peak memory at every edge, on a photo at the pixel limit.
     results.edgeMemory = try EdgeMemoryRun.measure(
         prepPhoto: options.prepPhotoPath, launcher: launcher, folder: try folder("edges"))
     say("memory at every edge: done")
 
-    // 5. Bytes, sizes and SSIM of the last single-photo outputs.
+    // 6. Bytes, sizes and SSIM of the last single-photo outputs.
     var outputs: [String: [String: String]] = [:]
     for photo in photos.all {
         for tool in tools {
