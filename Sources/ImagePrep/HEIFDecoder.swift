@@ -134,6 +134,9 @@ enum HEIFDecoder {
         /// The turn the planes still need to show upright: the file's `irot` and `imir`, which
         /// ImagePrep applies itself after resampling; `.up` when libheif applied them.
         var orientation: Orientation
+        /// The whole factor by which the planes are smaller than the image: the `reduction`
+        /// asked for, or 1 when the samples went through RGB.
+        var reduction: Int
         var warnings: [PhotoWarning]
     }
 
@@ -145,16 +148,17 @@ enum HEIFDecoder {
     /// - Parameters:
     ///   - plan: from `HEIFContainer`; its sizes have been held to the pixel limit.
     ///   - nclx: the file's nclx colour description, which says how to read the samples.
+    ///   - reduction: 1, 2, 4 or 8: the planes are averaged down by this factor as they are
+    ///     copied (the JPEG path's DCT scale rule picks it), so that they hold no more than the
+    ///     upload needs.
     static func decode(
-        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, nclx: NCLXColour?, into image: PlanarImage,
-        file: String
+        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, nclx: NCLXColour?, reduction: Int,
+        into image: PlanarImage, file: String
     ) throws(ImagePrepError) -> Result {
-        // With no crop, libheif leaves the rotation and mirror to us: turning the resampled
-        // upload costs a fraction of turning the full-size decode, and no second full-size image.
         let appliesTransforms = plan.orientation == nil
-        let expected = appliesTransforms ? handle.displayedSize : plan.storedSize
-        let result = { (decoded: borrowing HEIFImage) in
-            Result(orientation: plan.orientation ?? .up, warnings: decoded.warnings)
+        let expected = decodedSize(of: handle, plan: plan)
+        let result = { (decoded: borrowing HEIFImage, reduction: Int) in
+            Result(orientation: plan.orientation ?? .up, reduction: reduction, warnings: decoded.warnings)
         }
         if nclx?.isJPEGYCbCr ?? true, let format = plan.codedFormat {
             // Asking for the decoder's own layout makes libheif convert nothing.
@@ -167,7 +171,9 @@ enum HEIFDecoder {
                 }
             let decoded = try decodeImage(
                 handle, colorspace: colorspace, chroma: chroma, appliesTransforms: appliesTransforms, file: file)
-            if copyPlanes(of: decoded, expected: expected, into: image) { return result(decoded) }
+            if copyPlanes(of: decoded, expected: expected, reduction: reduction, into: image) {
+                return result(decoded, reduction)
+            }
         }
         let decoded = try decodeImage(
             handle, colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RGB,
@@ -177,7 +183,14 @@ enum HEIFDecoder {
         image.reshape(size: expected, isGray: false, subsampling: .full)
         let compressor = try Compressor(file: file)
         try JPEGEncoder.convert(rgb: rgb.pixels, pitch: rgb.stride, into: image, compressor: compressor, file: file)
-        return result(decoded)
+        return result(decoded, 1)
+    }
+
+    /// The size libheif decodes the image to: as stored, since ImagePrep turns it itself (after
+    /// resampling, which costs a fraction of turning the full-size decode and needs no second
+    /// full-size image); turned by libheif only when a crop (`clap`) comes with the turn.
+    static func decodedSize(of handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan) -> PixelSize {
+        plan.orientation == nil ? handle.displayedSize : plan.storedSize
     }
 
     /// Refuses, before decoding, an image whose codec this libheif has no decoder for: Debian
@@ -212,11 +225,12 @@ enum HEIFDecoder {
         return HEIFImage(pointer: image)
     }
 
-    /// Copies 8-bit YCbCr or gray planes of the expected size into `image`; false when the
-    /// decode is anything else (or the wrong size), which then goes through RGB.
-    private static func copyPlanes(of decoded: borrowing HEIFImage, expected: PixelSize, into image: PlanarImage)
-        -> Bool
-    {
+    /// Copies 8-bit YCbCr or gray planes of the expected size into `image`, reduced by a whole
+    /// factor; false when the decode is anything else (or the wrong size), which then goes
+    /// through RGB.
+    private static func copyPlanes(
+        of decoded: borrowing HEIFImage, expected: PixelSize, reduction: Int, into image: PlanarImage
+    ) -> Bool {
         let colorspace = heif_image_get_colorspace(decoded.pointer)
         let chroma = heif_image_get_chroma_format(decoded.pointer)
         guard decoded.size(of: heif_channel_Y) == expected,
@@ -237,20 +251,59 @@ enum HEIFDecoder {
         } else {
             return false
         }
-        image.reshape(size: expected, isGray: channels.count == 1, subsampling: subsampling)
+        image.reshape(
+            size: JPEGDecoder.scaled(expected, by: reduction), isGray: channels.count == 1, subsampling: subsampling)
         for (plane, channel) in zip(image.activePlanes, channels) {
             guard let source = decoded.plane(channel),
                 heif_image_get_bits_per_pixel_range(decoded.pointer, channel) == 8
             else { return false }
             let size = decoded.size(of: channel)
+            let reduced = JPEGDecoder.scaled(size, by: reduction)
             // libheif's chroma planes are the image size divided by the subsampling, rounded up:
-            // exactly what TurboJPEG's planar layout holds.
-            guard size.width <= plane.width, size.height <= plane.height else { return false }
-            for y in 0..<size.height {
-                plane.row(y).update(from: source.pixels + y * source.stride, count: size.width)
+            // exactly what TurboJPEG's planar layout holds, at any reduction.
+            guard reduced.width <= plane.width, reduced.height <= plane.height else { return false }
+            if reduction == 1 {
+                for y in 0..<size.height {
+                    plane.row(y).update(from: source.pixels + y * source.stride, count: size.width)
+                }
+            } else {
+                average(source.pixels, stride: source.stride, size: size, by: reduction, into: plane)
             }
         }
         image.replicateLumaEdges()
         return true
+    }
+
+    /// Each `factor` x `factor` block of the source as one sample (the blocks at the right and
+    /// bottom edges average the samples they have): what a DCT scale of 1/`factor` does for a
+    /// JPEG, so that a large HEIF photo is resampled from a quarter of its samples, or fewer.
+    static func average(
+        _ source: UnsafePointer<UInt8>, stride: Int, size: PixelSize, by factor: Int, into plane: PixelPlane
+    ) {
+        let width = (size.width + factor - 1) / factor
+        let height = (size.height + factor - 1) / factor
+        var sums = [UInt32](repeating: 0, count: width)
+        for y in 0..<height {
+            let firstRow = y * factor
+            let rowCount = min(factor, size.height - firstRow)
+            for index in sums.indices { sums[index] = 0 }
+            for row in firstRow..<(firstRow + rowCount) {
+                let samples = source + row * stride
+                for x in 0..<(size.width / factor) {
+                    var total: UInt32 = 0
+                    for dx in 0..<factor { total &+= UInt32(samples[x * factor + dx]) }
+                    sums[x] &+= total
+                }
+                if size.width % factor != 0 {
+                    for dx in (size.width / factor * factor)..<size.width { sums[width - 1] &+= UInt32(samples[dx]) }
+                }
+            }
+            let output = plane.row(y)
+            for x in 0..<width {
+                let columns = min(factor, size.width - x * factor)
+                let count = UInt32(columns * rowCount)
+                output[x] = UInt8((sums[x] + count / 2) / count)
+            }
+        }
     }
 }

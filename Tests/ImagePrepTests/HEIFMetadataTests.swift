@@ -161,6 +161,33 @@ struct HEIFMetadataTests {
         #expect(difference < 2, "\(path): \(difference) levels from heif-convert")
     }
 
+    @Test(
+        "a large reduction starts with an average of whole blocks, the blocks at the edges over the samples they have")
+    func blockAverage() {
+        // 5x3 samples, averaged 2x2: blocks of 4, 2 (right edge), 2 (bottom edge) and 1 sample.
+        let samples: [UInt8] = [
+            10, 20, 30, 40, 50,
+            30, 40, 50, 60, 70,
+            100, 110, 120, 130, 141,
+        ]
+        let plane = PixelPlane()
+        plane.reshape(width: 3, height: 2)
+        samples.withUnsafeBufferPointer {
+            HEIFDecoder.average($0.baseAddress!, stride: 5, size: PixelSize(width: 5, height: 3), by: 2, into: plane)
+        }
+        #expect(Array(UnsafeBufferPointer(start: plane.row(0), count: 3)) == [25, 45, 60])
+        #expect(Array(UnsafeBufferPointer(start: plane.row(1), count: 3)) == [105, 125, 141])
+        // With more than twice the samples the upload needs, the copy holds a quarter of them.
+        // (display-p3-gps.heic is 600x400 and needs no turn, which would reuse the planes.)
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = 250
+        let workspace = PreparationWorkspace()
+        let photo = try? PhotoPreparer(configuration: configuration).prepare(
+            Fixtures.data("heic/display-p3-gps.heic"), name: "x", workspace: workspace)
+        #expect(photo?.upload.size == PixelSize(width: 250, height: 167))
+        #expect(workspace.decoded.size == PixelSize(width: 300, height: 200))
+    }
+
     @Test("an AVIF file prepares through libheif's AV1 decoder, turned by its irot")
     func avif() throws {
         let photo = try HEIFFixtures.prepared("heic/av1-orientation-6.avif")

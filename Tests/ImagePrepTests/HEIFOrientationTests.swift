@@ -114,10 +114,12 @@ struct HEIFOrientationTests {
         #expect(photo.warnings.first?.message.contains("Orientation (6)") == true, "\(photo.warnings)")
     }
 
-    @Test("the turn is the same when the upload needs no resample, when it does, and on two threads")
+    @Test(
+        "the turn is the same when the upload needs no resample, when it does, after a 2x2, 4x4 or 8x8 average, and on two threads"
+    )
     func turnWithAndWithoutResampling() throws {
         let reference = try DecodedJPEG(Fixtures.data("heic/references/iphone-like-grid-p3-rotated.jpg"))
-        for (maxEdge, splits) in [(1000, false), (600, false), (600, true), (97, true)] {
+        for (maxEdge, splits) in [(1000, false), (600, false), (600, true), (400, false), (200, true), (97, true)] {
             var configuration = PhotoPreparer.Configuration()
             configuration.maxEdge = maxEdge
             configuration.splitsWorkAcrossCores = splits
