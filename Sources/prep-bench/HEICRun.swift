@@ -11,6 +11,8 @@ struct HEICResults: Codable, Sendable {
     var batches: [String: [BatchMeasurement]] = [:]
     /// Per tool name: the mean size of the 2048 copies of the last single-photo runs, in KB.
     var meanKB: [String: Double] = [:]
+    /// ImagePrep in this process on one thread, for the stage breakdown.
+    var inProcessOneThread: [InProcessPhotoResult] = []
 }
 
 enum HEICRun {
@@ -19,7 +21,8 @@ enum HEICRun {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { name in
-                !name.hasPrefix(".") && ["heic", "heif", "avif"].contains(URL(fileURLWithPath: name).pathExtension.lowercased())
+                !name.hasPrefix(".")
+                    && ["heic", "heif", "avif"].contains(URL(fileURLWithPath: name).pathExtension.lowercased())
             }.sorted()
         } catch {
             throw .unreadable(path: folder, reason: error.localizedDescription)
@@ -53,15 +56,22 @@ enum HEICRun {
             "\(work)/heic/single/\(tool.name.replacingOccurrences(of: " ", with: ""))/\(photo.stem)"
         }
         for tool in tools {
-            for photo in photos { _ = try folder("single", tool.name.replacingOccurrences(of: " ", with: ""), photo.stem) }
+            for photo in photos {
+                _ = try folder("single", tool.name.replacingOccurrences(of: " ", with: ""), photo.stem)
+            }
         }
+        results.inProcessOneThread = try InProcessRun.timePhotos(
+            photos, preparer: PhotoPreparer(configuration: PreparationMode.exact.configuration(splitsWork: false)),
+            runs: runs, outputFolder: try folder("in-process"))
+        progress("HEIC in-process: done")
         results.processes = try SubprocessRun.timePhotos(
             photos, tools: tools, runs: runs, launcher: launcher, folder: singleFolder,
             progress: { progress("HEIC, \($0)") })
         for tool in tools {
             let sizes = photos.compactMap { photo in
-                (try? FileManager.default.attributesOfItem(atPath: tool.uploadPath(for: photo, in: singleFolder(tool, photo))))?[
-                    .size] as? Int
+                (try? FileManager.default.attributesOfItem(
+                    atPath: tool.uploadPath(for: photo, in: singleFolder(tool, photo))))?[
+                        .size] as? Int
             }
             results.meanKB[tool.name] = sizes.map { Double($0) / 1024 }.mean
         }
@@ -75,6 +85,18 @@ enum HEICRun {
             progress("HEIC batches: round \(round)/\(batchRuns)")
         }
         return results
+    }
+
+    /// The stage table's row: where the whole job's time goes for HEIC.
+    static func stageRow(_ results: HEICResults) -> StageSummary? {
+        let chosen = results.inProcessOneThread
+        guard !chosen.isEmpty else { return nil }
+        var stageMS: [Stage: Double] = [:]
+        for stage in Stage.allCases { stageMS[stage] = chosen.map { $0.medianMS(of: stage) }.median }
+        let walls = chosen.map(\.medianWallMS)
+        return StageSummary(
+            name: "exact, HEIC, all \(chosen.count)", photoCount: chosen.count, medianMS: walls.median ?? .nan,
+            p90MS: walls.percentile(90) ?? .nan, cpuMS: chosen.map(\.medianCPUMS).median ?? .nan, stageMS: stageMS)
     }
 
     /// A row of the main table per tool, the figures made as for the JPEG rows.

@@ -84,7 +84,7 @@ enum Report {
         let stageNames = Stage.allCases.map(\.rawValue)
         lines.append("| mode, photos | whole job | p90 | CPU | " + stageNames.joined(separator: " | ") + " |")
         lines.append("|---|" + String(repeating: "---|", count: 3 + stageNames.count))
-        for row in summary.stages {
+        for row in summary.stages + (results.heic.flatMap(HEICRun.stageRow).map { [$0] } ?? []) {
             let stages = Stage.allCases.map { format(row.stageMS[$0], 1) }
             lines.append(
                 "| \(row.name) | \(format(row.medianMS, 1)) | \(format(row.p90MS, 1)) | \(format(row.cpuMS, 1)) | "
