@@ -1,5 +1,5 @@
-/// Names what a file that is not a JPEG looks like, from its first bytes, so that the error can
-/// say "it looks like a PNG image" instead of "bad marker".
+/// Names what a file that is neither a JPEG nor a HEIF file looks like, from its first bytes, so
+/// that the error can say "it looks like a PNG image" instead of "bad marker".
 enum FileSignature {
     static func describe(_ bytes: UnsafeRawBufferPointer) -> String {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
@@ -8,13 +8,10 @@ enum FileSignature {
         if starts([0x89, 0x50, 0x4E, 0x47]) { return "a PNG image" }
         if starts(Array("GIF8".utf8)) { return "a GIF image" }
         if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) { return "a WebP image" }
+        // One that names a HEIF brand is read as HEIF (HEIFContainer.hasSignature).
         if starts(Array("ftyp".utf8), at: 4) {
             let brand = bytes.count >= 12 ? String(decoding: bytes[8..<12], as: UTF8.self) : ""
-            switch brand {
-            case "heic", "heix", "hevc", "heim", "heis", "mif1", "msf1": return "a HEIC/HEIF image"
-            case "avif", "avis": return "an AVIF image"
-            default: return "an ISO media file ('\(brand)')"
-            }
+            return "an ISO media file ('\(brand)')"
         }
         if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) {
             return "a TIFF image (or camera raw)"

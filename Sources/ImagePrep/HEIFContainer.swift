@@ -92,16 +92,18 @@ struct HEIFContainer {
         FourCC("avis"),
     ]
 
-    /// Whether `bytes` start with an `ftyp` box that names a HEIF brand, as a HEIC, HEIF or AVIF
-    /// file does, whatever its name.
+    /// Whether `bytes` start with an `ftyp` box that names a HEIF brand, major or compatible, as a
+    /// HEIC, HEIF or AVIF file does, whatever its name. Such a file is read as HEIF even when
+    /// the rest of it is damaged, so that the error says what is wrong with it.
     static func hasSignature(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count >= 12, let size = BigEndianReader(bytes).uint(at: 0, size: 4), size >= 16,
-            BigEndianReader(bytes).uint(at: 4, size: 4) == UInt64(FourCC("ftyp").value)
+        let reader = BigEndianReader(bytes)
+        guard reader.uint(at: 4, size: 4) == UInt64(FourCC("ftyp").value), let size = reader.uint(at: 0, size: 4)
         else { return false }
-        let end = min(Int(size), bytes.count)
+        let end = min(Int(clamping: size), bytes.count)
+        // The major brand at 8, then the minor version, then the compatible brands.
         let brandOffsets = [8] + Array(Swift.stride(from: 16, to: end - 3, by: 4))
         return brandOffsets.contains { offset in
-            BigEndianReader(bytes).uint(at: offset, size: 4).map { brands.contains(FourCC(value: UInt32($0))) } ?? false
+            reader.uint(at: offset, size: 4).map { brands.contains(FourCC(value: UInt32($0))) } ?? false
         }
     }
 
