@@ -27,7 +27,7 @@ enum HEIFMetadata {
         let unreadable = { (size: PixelSize, reason: String) in
             (
                 PhotoMetadata(originalSize: size),
-                [PhotoWarning(.metadata, "The HEIF file cannot be read, so it gives no metadata: \(reason)")]
+                [PhotoWarning(.metadata, "The HEIF file cannot be read, so it gives no metadata: \(reason).")]
             )
         }
         let container: HEIFContainer
@@ -87,7 +87,7 @@ enum HEIFMetadata {
 
     private static let unreadable = PhotoWarning(
         .metadata,
-        "The HEIF file's Exif item does not hold a TIFF header where its offset says, so no EXIF is read or carried")
+        "The HEIF file's Exif item does not hold a TIFF header where its offset says, so no EXIF is read or carried.")
 
     /// The image's ICC profile, when the file has one.
     static func iccProfile(of handle: borrowing HEIFImageHandle) -> (ICCProfile?, PhotoWarning?) {
@@ -120,7 +120,7 @@ enum HEIFMetadata {
         guard let exif, let heif, exif != heif else { return nil }
         return PhotoWarning(
             .metadata,
-            "The Exif Orientation (\(exif.rawValue)) is not the turn the HEIF file's own rotation and mirror give (\(heif.rawValue)); the copies follow the HEIF file, as HEIF readers do, and the upload's Orientation is set to 1"
+            "The Exif Orientation (\(exif.rawValue)) is not the turn the HEIF file's own rotation and mirror give (\(heif.rawValue)); the copies follow the HEIF file, as HEIF readers do, and the upload's Orientation is set to 1."
         )
     }
 }
