@@ -6,8 +6,9 @@ import Testing
 /// Real photos damaged in thousands of seeded, structure-aware ways, each prepared twice: by
 /// `prep-photo` in a batch (one worker, its workspace reused from photo to photo) and alone in a
 /// fresh workspace. The two must agree byte for byte, refusal for refusal: a damaged photo never
-/// shows what was prepared before it. Every copy keeps the segment rules, decodes cleanly, and no
-/// temporary file is left. A crash or a hang fails the run.
+/// shows what was prepared before it. Every copy keeps the segment rules, decodes cleanly, no
+/// temporary file is left, and no error, warning or line on stderr holds the seed's coordinates.
+/// A crash or a hang fails the run.
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run; `scripts/fuzz.sh N SEED`
 /// runs a long one. A failure names the seed file, the mutation's number and what it did, which
@@ -17,13 +18,17 @@ struct FuzzTests {
     /// Small real files that between them take every decode path and every metadata reader: EXIF
     /// in both byte orders with IFD1 thumbnails and GPS, ICC profiles (RGB, gray, Display P3),
     /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers, odd-sized
-    /// 4:2:2, a truncated file.
+    /// 4:2:2, a truncated file; and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
+    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit. Every mutation is
+    /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
     static let seedFiles = [
         "corpus/exif-little-endian-canon-40d.jpg", "crafted/gps-north-east.jpg",
         "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/comment-gimp-nikon-d70-xmp-icc.jpg",
         "corpus/ycck-adobe-pillow.jpg", "corpus/grayscale-gray-gamma-icc.jpg", "corpus/truncated-progressive.jpg",
         "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
         "decode/restart-every-row-224x150.jpg", "decode/ycc422-odd-223x149.jpg",
+        "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
+        "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic",
     ]
 
     static let environment = ProcessInfo.processInfo.environment
@@ -57,7 +62,7 @@ struct FuzzTests {
     struct Case {
         let number: Int
         let seedFile: String
-        let mutation: JPEGMutation
+        let mutation: PhotoMutation
         let acceptsIncompleteData: Bool
         let bytes: Data
 
@@ -78,7 +83,10 @@ struct FuzzTests {
             var random = SeededGenerator(seed: "\(FuzzTests.seed)/\(number)")
             seedFile = FuzzTests.seedFiles[number % FuzzTests.seedFiles.count]
             let original = originals[seedFile]!
-            mutation = JPEGMutation.random(for: original, using: &random)
+            mutation =
+                seedFile.hasPrefix("heic/")
+                ? .heif(HEIFMutation.random(for: original, using: &random))
+                : .jpeg(JPEGMutation.random(for: original, using: &random))
             acceptsIncompleteData = Bool.random(using: &random)
             bytes = Data(mutation.apply(to: original))
             self.number = number
@@ -89,6 +97,7 @@ struct FuzzTests {
     func batch(numbers: Range<Int>) throws {
         var originals: [String: [UInt8]] = [:]
         for file in Self.seedFiles { originals[file] = [UInt8](try Data(contentsOf: Fixtures.url(file))) }
+        let coordinates = try originals.mapValues(Self.coordinateDigits)
         let cases = numbers.map { Case(number: $0, originals: originals) }
         try TemporaryFolder.with { folder in
             try folder.makeFolder("accept")
@@ -104,9 +113,16 @@ struct FuzzTests {
                 let batchCases = cases.filter { $0.acceptsIncompleteData == accepting }
                 let reports = try result.reports()
                 try #require(reports.map(\.input) == batchCases.map(\.input), "one report per input, in order")
+                let seedsInBatch = Set(batchCases.map(\.seedFile))
+                Self.expectNoCoordinates(
+                    in: result.standardError, of: seedsInBatch.flatMap { coordinates[$0]! }, label: "stderr")
                 for (item, report) in zip(batchCases, reports) {
+                    Self.expectNoCoordinates(
+                        in: ([report.error ?? ""] + report.warnings).joined(separator: "\n"),
+                        of: coordinates[item.seedFile]!, label: item.label)
                     let isPhoto = try Self.compare(
-                        item, report, outputs: folder.url.appendingPathComponent("out-\(mode)"))
+                        item, report, outputs: folder.url.appendingPathComponent("out-\(mode)"),
+                        coordinates: coordinates[item.seedFile]!)
                     if isPhoto { outcomes.photos += 1 } else { outcomes.errors += 1 }
                 }
                 let written = (try? folder.names(in: "out-\(mode)")) ?? []
@@ -120,21 +136,41 @@ struct FuzzTests {
         }
     }
 
+    /// How a seed's position could show in text: its latitude and longitude in decimal degrees,
+    /// to two decimals, cut and rounded (none for a seed without GPS).
+    static func coordinateDigits(of original: [UInt8]) throws -> [String] {
+        let photo = try preparer(acceptingIncompleteData: true).prepare(Data(original), name: "seed")
+        guard let location = photo.metadata.location else { return [] }
+        return [location.latitude, location.longitude].flatMap { degrees in
+            let hundredths = abs(degrees) * 100
+            return [hundredths.rounded(.down), hundredths.rounded()].map { String(format: "%.2f", $0 / 100) }
+        }
+    }
+
+    static func expectNoCoordinates(in text: String, of digits: [String], label: String) {
+        for number in digits where text.contains(number) {
+            Issue.record("\(label): the seed's coordinate \(number) shows in: \(text)")
+        }
+    }
+
     /// Compares prep-photo's report and copies of one mutation with the same photo prepared
     /// alone, and checks the copies.
     ///
     /// - Returns: whether it was prepared (rather than refused).
-    static func compare(_ item: Case, _ report: PhotoReport, outputs: URL) throws -> Bool {
+    static func compare(_ item: Case, _ report: PhotoReport, outputs: URL, coordinates: [String]) throws -> Bool {
         let preparer = preparer(acceptingIncompleteData: item.acceptsIncompleteData)
         let alone = Result { () throws(ImagePrepError) in try preparer.prepare(item.bytes, name: item.input) }
         switch alone {
         case .failure(let error):
+            expectNoCoordinates(in: error.description, of: coordinates, label: item.label)
             #expect(!report.ok, "\(item.label): refused alone (\(error)) but prepared in the batch")
             #expect(report.error == error.description, "\(item.label)")
             #expect(error.file == item.input && error.description.contains("'\(item.input)'"), "\(item.label)")
             if case .encodingFailed = error { Issue.record("\(item.label): \(error)") }
             return false
         case .success(let photo):
+            expectNoCoordinates(
+                in: photo.warnings.map(\.message).joined(separator: "\n"), of: coordinates, label: item.label)
             guard report.ok else {
                 Issue.record("\(item.label): prepared alone but refused in the batch: \(report.error ?? "")")
                 return true
@@ -154,12 +190,36 @@ struct FuzzTests {
     }
 }
 
+/// One way to damage a seed file, by its format.
+enum PhotoMutation: CustomStringConvertible {
+    case jpeg(JPEGMutation)
+    case heif(HEIFMutation)
+
+    func apply(to original: [UInt8]) -> [UInt8] {
+        switch self {
+        case .jpeg(let mutation): mutation.apply(to: original)
+        case .heif(let mutation): mutation.apply(to: original)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .jpeg(let mutation): mutation.description
+        case .heif(let mutation): mutation.description
+        }
+    }
+}
+
 /// What each copy may hold, and that it decodes cleanly.
 enum SegmentRules {
     /// The upload copy: JFIF, then the original's EXIF APP1 (patched, so the same length), its
     /// ICC chunks (not for CMYK) and its comments byte for byte, then only TurboJPEG's tables,
     /// frame and one scan, and EOI last. The stripped copies: JFIF and the comments only.
     static func check(_ photo: PreparedPhoto, original: Data, label: String) {
+        if original.withUnsafeBytes({ HEIFContainer.hasSignature($0) }) {
+            checkHEIF(photo, label: label)
+            return
+        }
         let (exif, icc, comments, isCMYK) = original.withUnsafeBytes { bytes in
             let layout = SegmentWalker.walk(bytes)
             return (
@@ -189,7 +249,11 @@ enum SegmentRules {
                 stripped.dropFirst(comments.count), in: copy.data, label: "\(label): a stripped copy")
         }
 
-        // Every copy is a JPEG that decodes without a word about its image data, at its size.
+        checkDecoding(photo, label: label)
+    }
+
+    /// Every copy is a JPEG that decodes without a word about its image data, at its size.
+    static func checkDecoding(_ photo: PreparedPhoto, label: String) {
         let strict = FuzzTests.preparer(acceptingIncompleteData: false)
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
             do {
@@ -202,6 +266,29 @@ enum SegmentRules {
                 Issue.record("\(label): a copy does not decode: \(error)")
             }
         }
+    }
+
+    /// From a HEIF original: the upload holds JFIF, an EXIF APP1 or none, ICC chunks or none,
+    /// then only TurboJPEG's own segments; the stripped copies JFIF and those alone.
+    static func checkHEIF(_ photo: PreparedPhoto, label: String) {
+        var carried = segments(of: photo.upload.data)
+        #expect(carried.first?.marker == JPEGSegment.app0, "\(label): the upload does not start with JFIF")
+        carried.removeFirst(min(1, carried.count))
+        if let next = carried.first, next.marker == JPEGSegment.app1 {
+            #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.exifSignature), "\(label): the upload's APP1")
+            carried.removeFirst()
+        }
+        while let next = carried.first, next.marker == JPEGSegment.app2 {
+            #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.iccSignature), "\(label): the upload's APP2")
+            carried.removeFirst()
+        }
+        expectOnlyImageSegments(carried[...], in: photo.upload.data, label: "\(label): the upload")
+        for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
+            let stripped = segments(of: copy.data)
+            #expect(stripped.first?.marker == JPEGSegment.app0, "\(label): a stripped copy does not start with JFIF")
+            expectOnlyImageSegments(stripped.dropFirst(), in: copy.data, label: "\(label): a stripped copy")
+        }
+        checkDecoding(photo, label: label)
     }
 
     private static func segments(of jpeg: Data) -> [(marker: UInt8, bytes: Data)] {
