@@ -138,6 +138,9 @@ struct HEIFContainer {
         /// The turn that shows the stored pixels upright, from the primary's `irot` and `imir`;
         /// nil when it also has a clean aperture (`clap`), which only libheif applies.
         var orientation: Orientation?
+        /// Whether every grid's tiles cover it (`tilesCover`); checked after the pixel limit, so
+        /// that a grid over the limit is refused for its size.
+        var tilesCoverGrids = true
         /// How the first coded image stores its samples, from its decoder configuration: what
         /// libheif's decoder gives out before any conversion (a grid's tiles all share it).
         var codedFormat: CodedFormat?
@@ -216,9 +219,10 @@ struct HEIFContainer {
             case FourCC("grid"):
                 let grid = try container.grid(of: item)
                 plan.largest = Self.larger(plan.largest, grid.size)
-                guard derived.count == grid.tileCount else {
+                guard derived.count == grid.columns * grid.rows else {
                     throw .malformed("its grid does not hold as many tiles as it declares")
                 }
+                if !(try container.tilesCover(grid, tiles: derived)) { plan.tilesCoverGrids = false }
                 for tile in derived { try visit(tile, depth: depth + 1, plan: &plan) }
             case FourCC("iovl"):
                 plan.largest = Self.larger(plan.largest, try container.overlayCanvas(of: item))
@@ -267,15 +271,34 @@ struct HEIFContainer {
         item.properties.lazy.map { properties[$0] }.first { $0.type == type }?.payload
     }
 
-    /// The grid's declared size (ISO/IEC 23008-12 6.6.2.3.2) and its rows times columns.
-    private func grid(of item: Item) throws(Problem) -> (size: PixelSize, tileCount: Int) {
+    /// The grid's declared size (ISO/IEC 23008-12 6.6.2.3.2), columns and rows.
+    private func grid(of item: Item) throws(Problem) -> (size: PixelSize, columns: Int, rows: Int) {
         let data = try smallData(of: item, named: "grid")
         guard data.count >= 8 else { throw .malformed("its grid description is cut short") }
         let isLarge = data[1] & 1 == 1
         guard data.count >= (isLarge ? 12 : 8) else { throw .malformed("its grid description is cut short") }
         let width = isLarge ? Self.bigEndian(data[4..<8]) : Self.bigEndian(data[4..<6])
         let height = isLarge ? Self.bigEndian(data[8..<12]) : Self.bigEndian(data[6..<8])
-        return (PixelSize(width: width, height: height), (Int(data[2]) + 1) * (Int(data[3]) + 1))
+        return (PixelSize(width: width, height: height), Int(data[3]) + 1, Int(data[2]) + 1)
+    }
+
+    /// Whether every tile declares one size, the tiles cover the grid, and no tile's coded
+    /// picture is smaller than its declared size. libheif 1.15 allocates a grid's canvas
+    /// uninitialised and places each tile after the `ispe` sizes of the tiles before it, so
+    /// canvas that no tile's decode reaches would show whatever that memory held.
+    private func tilesCover(_ grid: (size: PixelSize, columns: Int, rows: Int), tiles: [ItemID]) throws(Problem)
+        -> Bool
+    {
+        let sizes = tiles.map { items[$0].flatMap(size(of:)) }
+        guard let tile = sizes.first ?? nil, tile.width > 0, tile.height > 0, sizes.allSatisfy({ $0 == tile }),
+            tile.width * grid.columns >= grid.size.width, tile.height * grid.rows >= grid.size.height
+        else { return false }
+        for id in tiles {
+            guard let item = items[id], item.type == FourCC("hvc1") || item.type == FourCC("av01") else { continue }
+            let coded = try codedSizes(of: item, isHEVC: item.type == FourCC("hvc1"))
+            guard coded.allSatisfy({ $0.width >= tile.width && $0.height >= tile.height }) else { return false }
+        }
+        return true
     }
 
     /// The overlay's canvas (ISO/IEC 23008-12 6.6.2.3.3): after four 16-bit fill colour values.

@@ -27,6 +27,9 @@ extension PreparationRun {
         guard plan.storedSize.width > 0, plan.storedSize.height > 0 else {
             throw .corruptHEIF(file: file, detail: "its image has a width or a height of 0")
         }
+        guard plan.tilesCoverGrids else {
+            throw .corruptHEIF(file: file, detail: "its grid's tiles do not cover its image")
+        }
         try HEIFDecoder.checkDecoders(for: plan.codecs, file: file)
         let context = try HEIFContext(
             bytes, decodingThreads: configuration.splitsWorkAcrossCores ? 2 : 0, file: file)

@@ -58,6 +58,38 @@ struct HEIFBadInputTests {
                 .height == 1000)
     }
 
+    /// The iPhone-like grid with its tiles' `ispe` (one property, which all twelve share) set
+    /// to `width` by 256.
+    static func gridWithTileWidth(_ width: UInt16) throws -> Data {
+        var bytes = [UInt8](try Fixtures.data("heic/iphone-like-grid-p3-rotated.heic"))
+        var patched = 0
+        for offset in 0..<(bytes.count - 16) where bytes[offset..<(offset + 4)].elementsEqual("ispe".utf8) {
+            // After the type, the version and flags: width then height, 32 bits each.
+            let field = offset + 8
+            guard bytes[field..<(field + 8)].elementsEqual([0, 0, 1, 0, 0, 0, 1, 0]) else { continue }
+            bytes[field + 2] = UInt8(width >> 8)
+            bytes[field + 3] = UInt8(width & 0xFF)
+            patched += 1
+        }
+        #expect(patched == 1)
+        return Data(bytes)
+    }
+
+    @Test(
+        "a grid whose tiles leave part of it uncovered is .corruptHEIF before libheif decodes it: tiles too narrow for the grid, or wider than their coded pictures",
+        arguments: [0, 128, 512])
+    func tilesDoNotCover(width: UInt16) throws {
+        // libheif 1.15 leaves the canvas it allocates uninitialised where no tile lands.
+        let workspace = PreparationWorkspace()
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer().prepare(Self.gridWithTileWidth(width), name: "grid.heic", workspace: workspace)
+        }
+        #expect(error == .corruptHEIF(file: "grid.heic", detail: "its grid's tiles do not cover its image"))
+        #expect(Self.nothingAllocated(workspace))
+        // The tiles' own size prepares.
+        #expect(try PhotoPreparer().prepare(Self.gridWithTileWidth(256), name: "grid.heic").upload.size.height == 1000)
+    }
+
     @Test("an image derived from itself is .corruptHEIF, and libheif never sees it")
     func identityLoop() throws {
         let error = try Self.refusal("heic/bad-identity-loop.heic")
@@ -111,14 +143,17 @@ struct HEIFBadInputTests {
         #expect(try Self.refusal("decode/not-a-jpeg-heic.heic") == .heifWithoutImage(file: "not-a-jpeg-heic.heic"))
     }
 
-    @Test("a grid whose data declares more than its ispe, within the limit, is .corruptHEIF once decoded")
-    func decodedSizeIsNotDeclared() throws {
-        let error = try Self.refusal("heic/bad-grid-512x512-behind-256-ispe.heic")
+    @Test(
+        "a grid whose data declares more than its one 256x256 tile covers, within the limit, is .corruptHEIF before any decode"
+    )
+    func gridLargerThanItsTiles() throws {
+        let workspace = PreparationWorkspace()
+        let error = try Self.refusal("heic/bad-grid-512x512-behind-256-ispe.heic", workspace: workspace)
         #expect(
             error
                 == .corruptHEIF(
-                    file: "bad-grid-512x512-behind-256-ispe.heic",
-                    detail: "the decoded image is not the size the file declares"))
+                    file: "bad-grid-512x512-behind-256-ispe.heic", detail: "its grid's tiles do not cover its image"))
+        #expect(Self.nothingAllocated(workspace))
     }
 
     @Test("ISO media that is not HEIF (an MP4) is .notJPEG, saying what it looks like")
