@@ -101,6 +101,37 @@ struct WorkspaceIsolationTests {
         }
     }
 
+    /// `time-offset-gps-exiftool.heic` with a byte of its `hvcC` and one of its coded data
+    /// flipped (fuzz mutation 1732 of `PREP_FUZZ_SEED=20261201`): libde265 decodes it, leaving
+    /// part of its picture as malloc gave it. In a `prep-photo` batch it came out differently
+    /// each run, after other photos, until malloc was made to fill fresh memory (`FreshMemory`).
+    static func damagedHEIC() throws -> Data {
+        var bytes = [UInt8](try Fixtures.data("heic/time-offset-gps-exiftool.heic"))
+        bytes[297] ^= 230
+        bytes[2237] ^= 37
+        return Data(bytes)
+    }
+
+    @Test("a damaged HEIC that libde265 leaves partly unwritten is the same after other photos as alone")
+    func damagedHEICAfterOthers() throws {
+        let preparer = Self.preparer(acceptingIncompleteData: false)
+        let damaged = try Self.damagedHEIC()
+        let alone = Outcome(preparer, damaged, name: "damaged.heic", workspace: PreparationWorkspace())
+        guard case .photo = alone else {
+            Issue.record("the damaged HEIC was \(alone)")
+            return
+        }
+        for others in [
+            ["heic/time-offset-gps-exiftool.heic"], ["heic/display-p3-gps.heic", "heic/orientation-7.heic"],
+            ["corpus/orientation-landscape-1.jpg", "heic/ten-bit.heic"],
+        ] {
+            let workspace = PreparationWorkspace()
+            for path in others { _ = Outcome(preparer, try Fixtures.data(path), name: path, workspace: workspace) }
+            let after = Outcome(preparer, damaged, name: "damaged.heic", workspace: workspace)
+            #expect(after == alone, "after \(others)")
+        }
+    }
+
     @Test("rows a decoder did not write are filled with the documented grey in every plane")
     func unwrittenRowsAreGrey() {
         let image = PlanarImage()
