@@ -213,7 +213,9 @@ struct MessageTests {
             try folder.write(Data("x".utf8), to: "in/notes.txt")
             let result = try PrepPhotoRunner.run(["-q", "-o", "O", "in"], in: folder.url)
             #expect(result.status == 1)
-            #expect(result.standardError == "prep-photo: error: 'in/b.png' is not a JPEG: it looks like a PNG image.\n")
+            #expect(
+                result.standardError
+                    == "prep-photo: error: 'in/b.png' is not a JPEG or HEIF image: it looks like a PNG image.\n")
         }
     }
 }
