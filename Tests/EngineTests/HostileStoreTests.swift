@@ -188,11 +188,13 @@ struct HostileStoreTests {
             let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
             let id = try #require(try OutboxProcess.run(["--store", store, "add"] + photos).lines.first)
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            try await engine.inject(["mode": "delay", "seconds": 10, "method": "PUT"])
+            // The PUT is held for 25 s (below the transport's 30 s idle timeout), so a loaded
+            // machine still sees the capture in SYNCING before the signal.
+            try await engine.inject(["mode": "delay", "seconds": 25, "method": "PUT"])
             let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
 
             let draining = try OutboxProcess(drain)
-            #expect(try await waitUntil { try Self.listed(store).first?["state"] as? String == "SYNCING" })
+            #expect(try await waitUntil(seconds: 25) { try Self.listed(store).first?["state"] as? String == "SYNCING" })
             draining.send(SIGTERM)
             let stopped = draining.wait()
             #expect(!stopped.wasKilled)
