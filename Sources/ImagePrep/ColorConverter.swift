@@ -1,4 +1,5 @@
 internal import CLCMS2
+internal import CPixelKernels
 internal import CTurboJPEG
 import Synchronization
 
@@ -82,10 +83,12 @@ enum ColorConverter {
 
         /// Converts 4:2:0 YCbCr or gray planes in place.
         ///
-        /// Colour goes through RGB a strip of rows at a time, with libjpeg-turbo's own (SIMD)
-        /// conversions both ways, so no full-size RGB image is ever made. Chroma is upsampled by
-        /// replication, so strips join without seams, and downsampled again by averaging each 2x2
-        /// block, which is what a 4:2:0 encoder does.
+        /// A matrix-and-curves profile (Display P3 and most phone profiles) converts in one C
+        /// pass over the planes (`MatrixShaperTransform`), computing what the path below does.
+        /// Other profiles go through RGB a strip of rows at a time, with libjpeg-turbo's own
+        /// (SIMD) conversions both ways, so no full-size RGB image is ever made. Chroma is
+        /// upsampled by replication, so strips join without seams, and downsampled again by
+        /// averaging each 2x2 block, which is what a 4:2:0 encoder does.
         func apply(
             to image: PlanarImage, stripBuffer: ScratchBuffer, compressor: borrowing Compressor,
             decompressor: borrowing Decompressor, file: String
@@ -96,6 +99,13 @@ enum ColorConverter {
                 return
             }
             precondition(image.subsampling == .quarter, "stripped copies are 4:2:0")
+            if case .matrixShaper(let transform) = self {
+                transform.apply(
+                    luma: image.planes[0], cb: image.planes[1], cr: image.planes[2], width: image.size.width,
+                    rows: image.size.height)
+                image.replicateLumaEdges()
+                return
+            }
             let stripRows = 32
             let width = image.size.width
             stripBuffer.reserve(width * stripRows * 3)
@@ -135,9 +145,7 @@ enum ColorConverter {
             switch self {
             case .none: break
             case .grayTable(let table):
-                table.withUnsafeBufferPointer { table in
-                    for index in 0..<count { pixels[index] = table[Int(pixels[index])] }
-                }
+                table.withUnsafeBufferPointer { table in pk_apply_table(pixels, count, table.baseAddress!) }
             case .matrixShaper(let transform): transform.apply(pixels, count: count)
             case .lcms(let transform): transform.apply(pixels, into: pixels, count: count)
             }

@@ -1,4 +1,5 @@
 internal import CLCMS2
+internal import CPixelKernels
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,8 @@ final class MatrixShaperTransform: Sendable {
     private let matrix: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
     /// 256 linear values per input channel, channel-major.
     private let linearize: [Float]
-    /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps.
+    /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps, and three bytes more,
+    /// as the kernels that gather four bytes at a time need.
     private let encode: [UInt8]
     private static let encodeSteps = 4096
 
@@ -33,41 +35,51 @@ final class MatrixShaperTransform: Sendable {
         let c = combined.flatMap { $0.map(Float.init) }
         matrix = (c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8])
         self.linearize = linearize
-        encode = (0..<Self.encodeSteps).map { step in
-            let linear = Double(step) / Double(Self.encodeSteps - 1)
-            let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
-            return UInt8((encoded * 255).rounded())
-        }
+        encode =
+            (0..<Self.encodeSteps).map { step in
+                let linear = Double(step) / Double(Self.encodeSteps - 1)
+                let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
+                return UInt8((encoded * 255).rounded())
+            } + [0, 0, 0]
     }
 
     /// Converts `count` interleaved RGB pixels in place.
     ///
     /// Plain scalar arithmetic: the work is table lookups around a 3x3 matrix, and Swift's
     /// generic SIMD masks and clamps cost more here than they save.
-    func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int) {
-        let m = matrix
-        linearize.withUnsafeBufferPointer { linearize in
-            encode.withUnsafeBufferPointer { encode in
-                @inline(__always) func encoded(_ linear: Float) -> UInt8 {
-                    // Adding 1.5 * 2^23 rounds to the nearest step and leaves it in the low bits;
-                    // clipping to the sRGB gamut happens on both sides of that.
-                    let step = (max(linear, 0) * Float(Self.encodeSteps - 1) + 12_582_912).bitPattern & 0x3F_FFFF
-                    return encode[min(Int(step), Self.encodeSteps - 1)]
-                }
-                for index in 0..<count {
-                    let pixel = pixels + index * 3
-                    let r = linearize[Int(pixel[0])]
-                    let g = linearize[256 + Int(pixel[1])]
-                    let b = linearize[512 + Int(pixel[2])]
-                    pixel[0] = encoded(m.0 * r + m.1 * g + m.2 * b)
-                    pixel[1] = encoded(m.3 * r + m.4 * g + m.5 * b)
-                    pixel[2] = encoded(m.6 * r + m.7 * g + m.8 * b)
+    func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int, kernels: PixelKernels = .best) {
+        withTables { matrix, linearize, encode, steps in
+            kernels.table.pointee.matrixShaperRGB(pixels, count, matrix, linearize, encode, steps)
+        }
+    }
+
+    /// Converts 4:2:0 planes in place, `rows` image rows of `width` from the top: to RGB as
+    /// libjpeg-turbo decodes them (chroma replicated), through the transform, and back as its
+    /// encoder converts and downsamples, in one pass with no RGB buffer.
+    func apply(
+        luma: PixelPlane, cb: PixelPlane, cr: PixelPlane, width: Int, rows: Int, kernels: PixelKernels = .best
+    ) {
+        withTables { matrix, linearize, encode, steps in
+            kernels.table.pointee.convertColor(
+                luma.pixels, luma.width, cb.pixels, cr.pixels, cb.width, width, rows, matrix, linearize, encode, steps)
+        }
+    }
+
+    /// Lends the matrix (row-major), the linearising curves and the encoding table to a kernel.
+    private func withTables(
+        _ body: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<UInt8>, Int32) -> Void
+    ) {
+        withUnsafeBytes(of: matrix) { matrix in
+            linearize.withUnsafeBufferPointer { linearize in
+                encode.withUnsafeBufferPointer { encode in
+                    body(
+                        matrix.assumingMemoryBound(to: Float.self).baseAddress!, linearize.baseAddress!,
+                        encode.baseAddress!, Int32(Self.encodeSteps))
                 }
             }
         }
     }
 
-    /// The profile's colorant matrix: columns are the red, green and blue XYZ (D50).
     private static func colorants(_ profile: borrowing Profile) -> [[Double]]? {
         var columns: [cmsCIEXYZ] = []
         for tag in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag] {

@@ -1,17 +1,24 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#endif
+internal import CPixelKernels
+
+/// Which build of the C pixel kernels runs (`CPixelKernels`): the fastest this CPU has, or the
+/// baseline build that runs on every CPU of the architecture, which the tests compare it with.
+struct PixelKernels: @unchecked Sendable {
+    // A pointer to a constant table of functions in the C library: safe to share.
+    let table: UnsafePointer<pk_kernels>
+
+    /// AVX2 with FMA when the CPU has them, else the baseline.
+    static let best = PixelKernels(table: pk_best_kernels())
+    /// SSE2 on x86-64, NEON on arm64.
+    static let portable = PixelKernels(table: pk_portable_kernels())
+
+    var name: String { String(cString: table.pointee.name) }
+}
 
 /// The weights of a Lanczos3 filter along one axis: for each output sample, where its taps start
 /// in the input and what they weigh.
 ///
-/// Weights are stored `stride` apart and zero-padded to a multiple of 8, so that the horizontal
-/// pass can always multiply whole `SIMD8<Float>` vectors.
+/// Weights are stored `stride` apart and zero past each sample's count; `stride` is even, so that
+/// the horizontal pass can run two sums over it.
 struct FilterBank {
     struct Key: Hashable {
         let inputCount: Int
@@ -20,39 +27,27 @@ struct FilterBank {
     }
 
     let stride: Int
-    let starts: [Int]
-    let counts: [Int]
+    let starts: [Int32]
+    let counts: [Int32]
     let weights: [Float]
 
     /// - Parameters:
     ///   - scale: input samples per output sample (greater than 1 when shrinking).
     init(inputCount: Int, outputCount: Int, scale: Double) {
-        let filterScale = max(scale, 1)
-        let support = 3 * filterScale
+        let support = 3 * max(scale, 1)
         let maxTaps = Int((2 * support).rounded(.up)) + 1
-        let stride = (maxTaps + 7) / 8 * 8
-        var starts = [Int](repeating: 0, count: outputCount)
-        var counts = [Int](repeating: 0, count: outputCount)
+        let stride = (maxTaps + 1) / 2 * 2
+        var starts = [Int32](repeating: 0, count: outputCount)
+        var counts = [Int32](repeating: 0, count: outputCount)
         var weights = [Float](repeating: 0, count: outputCount * stride)
-        var tap = [Double](repeating: 0, count: maxTaps)
-        for output in 0..<outputCount {
-            let center = (Double(output) + 0.5) * scale
-            let first = max(Int((center - support).rounded(.down)), 0)
-            let end = min(Int((center + support).rounded(.up)) + 1, inputCount)
-            var total = 0.0
-            var count = 0
-            for input in first..<end where count < maxTaps {
-                let weight = Self.lanczos3((Double(input) + 0.5 - center) / filterScale)
-                tap[count] = weight
-                total += weight
-                count += 1
+        starts.withUnsafeMutableBufferPointer { starts in
+            counts.withUnsafeMutableBufferPointer { counts in
+                weights.withUnsafeMutableBufferPointer { weights in
+                    _ = pk_lanczos3_weights(
+                        inputCount, outputCount, scale, Int32(stride), starts.baseAddress!, counts.baseAddress!,
+                        weights.baseAddress!)
+                }
             }
-            // Taps past the edge are dropped and the rest renormalised (as Pillow does), so the
-            // edge keeps its brightness.
-            let base = output * stride
-            for index in 0..<count { weights[base + index] = Float(tap[index] / total) }
-            starts[output] = first
-            counts[output] = count
         }
         self.stride = stride
         self.starts = starts
@@ -60,23 +55,22 @@ struct FilterBank {
         self.weights = weights
     }
 
-    static func lanczos3(_ x: Double) -> Double {
-        if x == 0 { return 1 }
-        if abs(x) >= 3 { return 0 }
-        let px = Double.pi * x
-        return 3 * sin(px) * sin(px / 3) / (px * px)
-    }
+    /// The input samples that output `index` reads.
+    func taps(of index: Int) -> Range<Int> { Int(starts[index])..<Int(starts[index] + counts[index]) }
 }
 
-/// Resizes 8-bit planes with a separable Lanczos3 filter, after a box average for large reductions.
+/// Resizes one 8-bit plane with a separable Lanczos3 filter, after a box average for large
+/// reductions, taking the source rows in order as they come: from a decoder one strip at a time
+/// (`start`, then `push` each row), or from a whole plane (`resample`).
 ///
-/// Output rows are made eight at a time. The vertical pass runs first: for each of the eight
-/// rows it sums its input rows (converted to `Float` once each and kept in a ring) across the
-/// whole width, which vectorises perfectly. The eight results are then interleaved, so that the
-/// horizontal pass computes the eight rows' samples at one column together: one `SIMD8` multiply
-/// and add per tap, with no horizontal reductions. `SIMD8` is two SSE registers on a baseline
-/// x86-64 build and one AVX register when built for a newer CPU. No intermediate image is ever
-/// allocated; the buffers and the filter weights are kept for the next photo of the same size.
+/// Output rows are made eight at a time, as soon as the source rows they reach have come. The
+/// vertical pass runs first: each of the eight rows sums its input rows (turned into floats once
+/// each, in a ring that holds only what one block reaches) across the whole width. The eight
+/// results are then transposed, so that the horizontal pass makes the eight rows' samples at one
+/// column together: one 8-lane multiply-add per tap, no horizontal reductions. Both passes, and
+/// every other loop over samples, are C kernels (`CPixelKernels`), AVX2 where the CPU has it. No
+/// image-sized buffer is ever allocated; the buffers and the filter weights stay for the next
+/// photo.
 ///
 /// A Lanczos3 filter reducing by a factor r reaches 6r input rows for each output row, so its
 /// ring and its weights grow with r: a 1 px copy of a 1250 px decode would need 600 MB. So a
@@ -87,16 +81,25 @@ struct FilterBank {
 /// threshold, never by the reduction. The box leaves at most 3 % of the final resolution's
 /// finest detail out (its response at the output's Nyquist frequency is at least
 /// sinc(π/8) = 0.974), and reductions below the threshold, which all copies at the default
-/// sizes are, are pure Lanczos3 as before.
+/// sizes are, are pure Lanczos3.
 final class Resampler {
     private static let rowsPerBlock = 8
     /// The reduction on an axis from which a box stage comes first.
     static let boxReductionThreshold = 8.0
+
+    let kernels: PixelKernels
     private var ring = GrowableBuffer<Float>()
-    private var columns = GrowableBuffer<Float>()
+    /// The eight vertical sums of a block, and their transpose (32-byte aligned).
+    private var sums = GrowableBuffer<Float>()
+    private var transposed = AlignedFloats()
     /// One row of box sums before the columns are averaged.
     private var boxRow = GrowableBuffer<Float>()
     private var filterBanks: [FilterBank.Key: FilterBank] = [:]
+    private var job: Job?
+
+    init(kernels: PixelKernels = .best) {
+        self.kernels = kernels
+    }
 
     /// The box factor for a reduction by `scale` of `length` samples: 1 (no box) below the
     /// threshold, else a whole number that leaves Lanczos3 between half the threshold and the
@@ -128,100 +131,128 @@ final class Resampler {
         _ source: PixelPlane, size sourceSize: PixelSize, into target: PixelPlane, size targetSize: PixelSize,
         scaleX: Double, scaleY: Double, rows: Range<Int>? = nil
     ) {
-        let rows = rows ?? 0..<targetSize.height
-        if sourceSize == targetSize, scaleX == 1, scaleY == 1 {
-            for y in rows { target.row(y).update(from: source.row(y), count: targetSize.width) }
+        start(
+            sourceSize: sourceSize, into: target, size: targetSize, scaleX: scaleX, scaleY: scaleY,
+            rows: rows ?? 0..<targetSize.height)
+        for y in neededSourceRows { push(UnsafePointer(source.row(y)), at: y) }
+    }
+
+    /// Prepares to make `rows` of the top-left `targetSize` region of `target` from a source of
+    /// `sourceSize` whose rows will be pushed in order.
+    func start(
+        sourceSize: PixelSize, into target: PixelPlane, size targetSize: PixelSize, scaleX: Double, scaleY: Double,
+        rows: Range<Int>
+    ) {
+        guard sourceSize != targetSize || scaleX != 1 || scaleY != 1 else {
+            job = Job(copying: target, rows: rows, width: targetSize.width)
             return
         }
-        // The box stage: the Lanczos3 stage sees the source averaged over boxX x boxY blocks (a
+        // The box stage: the Lanczos3 stage sees the source averaged over box.x x box.y blocks (a
         // partial block at the right and bottom edges averages what it has).
         let box = Box(
             x: Self.boxFactor(for: scaleX, length: sourceSize.width),
             y: Self.boxFactor(for: scaleY, length: sourceSize.height), sourceWidth: sourceSize.width,
             sourceHeight: sourceSize.height)
-        let horizontal = filterBank(
-            inputCount: box.width, outputCount: targetSize.width, scale: scaleX / Double(box.x))
+        let horizontal = filterBank(inputCount: box.width, outputCount: targetSize.width, scale: scaleX / Double(box.x))
         let vertical = filterBank(
             inputCount: box.height, outputCount: targetSize.height, scale: scaleY / Double(box.y))
-        let blockRows = Self.rowsPerBlock
-
         // Rows are padded so that vector loads past the last sample read zeros, never other memory.
-        let width = box.width
-        let paddedWidth = (width + 31) / 32 * 32 + horizontal.stride
+        let paddedWidth = (box.width + horizontal.stride + 31) / 32 * 32
         // The ring holds every input row that one block of output rows reaches.
         let ringRows =
-            vertical.stride + Int((Double(blockRows) * max(scaleY / Double(box.y), 1)).rounded(.up)) + 2
+            vertical.stride + Int((Double(Self.rowsPerBlock) * max(scaleY / Double(box.y), 1)).rounded(.up)) + 2
         ring.reserve(paddedWidth * ringRows)
+        ring.pointer.initialize(repeating: 0, count: paddedWidth * ringRows)
+        sums.reserve(paddedWidth * Self.rowsPerBlock)
+        sums.pointer.initialize(repeating: 0, count: paddedWidth * Self.rowsPerBlock)
+        transposed.reserve(paddedWidth * Self.rowsPerBlock)
         if box.x > 1 || box.y > 1 { boxRow.reserve(sourceSize.width) }
-        columns.reserve(paddedWidth * blockRows * 2)
-        let ringBase = ring.pointer
-        ringBase.initialize(repeating: 0, count: paddedWidth * ringRows)
-        // `sums` holds the block's vertical sums row after row; `interleaved` the same values as
-        // one SIMD8 per column.
-        let sums = columns.pointer
-        sums.initialize(repeating: 0, count: paddedWidth * blockRows * 2)
-        let interleaved = UnsafeMutableRawPointer(sums + paddedWidth * blockRows).assumingMemoryBound(
-            to: SIMD8<Float>.self)
-        let tapRows = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: vertical.stride)
-        defer { tapRows.deallocate() }
-        let outputRows = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>>.allocate(capacity: blockRows)
-        defer { outputRows.deallocate() }
+        let neededRows =
+            rows.isEmpty
+            ? 0..<0 : vertical.taps(of: rows.lowerBound).lowerBound..<vertical.taps(of: rows.upperBound - 1).upperBound
+        job = Job(
+            target: target, targetWidth: targetSize.width, rows: rows, box: box, horizontal: horizontal,
+            vertical: vertical, paddedWidth: paddedWidth, ringRows: ringRows, neededRows: neededRows)
+    }
 
-        guard !rows.isEmpty else { return }
-        var convertedRows = vertical.starts[rows.lowerBound]
-        horizontal.weights.withUnsafeBufferPointer { horizontalWeights in
-            horizontal.starts.withUnsafeBufferPointer { horizontalStarts in
-                vertical.weights.withUnsafeBufferPointer { verticalWeights in
-                    for blockStart in Swift.stride(from: rows.lowerBound, to: rows.upperBound, by: blockRows) {
-                        let rowsHere = min(blockRows, rows.upperBound - blockStart)
-                        for r in 0..<blockRows {
-                            let sum = sums + r * paddedWidth
-                            guard r < rowsHere else {
-                                sum.update(repeating: 0, count: paddedWidth)
-                                continue
-                            }
-                            let y = blockStart + r
-                            let first = vertical.starts[y]
-                            let count = vertical.counts[y]
-                            while convertedRows < first + count {
-                                let ringRow = ringBase + (convertedRows % ringRows) * paddedWidth
-                                if box.x == 1 && box.y == 1 {
-                                    Self.convert(source.row(convertedRows), count: width, into: ringRow)
-                                } else {
-                                    box.average(row: convertedRows, of: source, sums: boxRow.pointer, into: ringRow)
-                                }
-                                convertedRows += 1
-                            }
-                            for k in 0..<count {
-                                tapRows[k] = UnsafePointer(ringBase + ((first + k) % ringRows) * paddedWidth)
-                            }
-                            Self.verticalPass(
-                                tapRows, weights: verticalWeights.baseAddress! + y * vertical.stride, count: count,
-                                width: width,
-                                into: sum)
-                        }
-                        Self.interleave(sums, rowLength: paddedWidth, width: width, into: interleaved)
+    /// The source rows the started job reads; others may be pushed and are passed over.
+    var neededSourceRows: Range<Int> {
+        guard let job else { return 0..<0 }
+        guard let box = job.box else { return job.rows }
+        return box.sourceRows(of: job.neededRows)
+    }
 
-                        // Horizontal: the eight rows' samples at one output column, one SIMD8 per tap.
-                        // Taps past a column's count weigh zero, so two accumulators can run the padded
-                        // stride without waiting on each other.
-                        for r in 0..<blockRows { outputRows[r] = target.row(blockStart + min(r, rowsHere - 1)) }
-                        let horizontalStride = horizontal.stride
-                        for x in 0..<targetSize.width {
-                            let taps = horizontalWeights.baseAddress! + x * horizontalStride
-                            let input = interleaved + horizontalStarts[x]
-                            var even = SIMD8<Float>()
-                            var odd = SIMD8<Float>()
-                            var k = 0
-                            while k < horizontalStride {
-                                even += taps[k] * input[k]
-                                odd += taps[k + 1] * input[k + 1]
-                                k += 2
-                            }
-                            let bytes = Self.roundToBytes(even + odd)
-                            for r in 0..<rowsHere { outputRows[r][x] = UInt8(truncatingIfNeeded: bytes[r]) }
-                        }
-                    }
+    /// Whether every target row of the started job is made.
+    var isFinished: Bool { job.map { $0.nextBlock >= $0.rows.upperBound } ?? true }
+
+    /// Takes source row `y` (rows come in order, each once) and makes every block of target rows
+    /// that it completes.
+    func push(_ row: UnsafePointer<UInt8>, at y: Int) {
+        guard var job else { return }
+        defer { self.job = job }
+        guard let box = job.box else {
+            // Same size: the row is the target row.
+            if job.rows.contains(y) { job.target.row(y).update(from: row, count: job.targetWidth) }
+            job.nextBlock = max(job.nextBlock, y + 1)
+            return
+        }
+        let table = kernels.table.pointee
+        let lanczosRow: Int
+        if box.x == 1 && box.y == 1 {
+            guard job.neededRows.contains(y) else { return }
+            table.widen(row, box.sourceWidth, ringRow(y, of: job))
+            lanczosRow = y
+        } else {
+            let averaged = y / box.y
+            guard job.neededRows.contains(averaged) else { return }
+            if y % box.y == 0 {
+                table.widen(row, box.sourceWidth, boxRow.pointer)
+            } else {
+                table.accumulate(row, box.sourceWidth, boxRow.pointer)
+            }
+            let rowsInBlock = min(box.y, box.sourceHeight - averaged * box.y)
+            guard y % box.y == rowsInBlock - 1 else { return }
+            table.boxColumns(
+                boxRow.pointer, box.sourceWidth, Int32(box.x), Int32(rowsInBlock), box.width,
+                ringRow(averaged, of: job))
+            lanczosRow = averaged
+        }
+        while job.nextBlock < job.rows.upperBound {
+            let last = min(job.nextBlock + Self.rowsPerBlock, job.rows.upperBound) - 1
+            guard job.vertical.taps(of: last).upperBound <= lanczosRow + 1 else { break }
+            makeBlock(at: job.nextBlock, of: job)
+            job.nextBlock += Self.rowsPerBlock
+        }
+    }
+
+    private func ringRow(_ row: Int, of job: Job) -> UnsafeMutablePointer<Float> {
+        ring.pointer + (row % job.ringRows) * job.paddedWidth
+    }
+
+    /// Makes target rows `first` to `first + 7` (fewer at the end of the job's rows).
+    private func makeBlock(at first: Int, of job: Job) {
+        let table = kernels.table.pointee
+        let rowsHere = min(Self.rowsPerBlock, job.rows.upperBound - first)
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: job.vertical.stride) { tapRows in
+            job.vertical.weights.withUnsafeBufferPointer { weights in
+                for r in 0..<rowsHere {
+                    let y = first + r
+                    let taps = job.vertical.taps(of: y)
+                    for (k, input) in taps.enumerated() { tapRows[k] = UnsafePointer(ringRow(input, of: job)) }
+                    table.vertical(
+                        tapRows.baseAddress!, weights.baseAddress! + y * job.vertical.stride, Int32(taps.count),
+                        job.paddedWidth, sums.pointer + r * job.paddedWidth)
+                }
+            }
+        }
+        withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt8>.self, capacity: Self.rowsPerBlock) { outRows in
+            for r in 0..<Self.rowsPerBlock { outRows[r] = job.target.row(first + min(r, rowsHere - 1)) }
+            job.horizontal.starts.withUnsafeBufferPointer { starts in
+                job.horizontal.weights.withUnsafeBufferPointer { weights in
+                    table.horizontal8(
+                        sums.pointer, job.paddedWidth, job.paddedWidth, starts.baseAddress!, weights.baseAddress!,
+                        Int32(job.horizontal.stride), job.targetWidth, outRows.baseAddress!, Int32(rowsHere),
+                        transposed.pointer)
                 }
             }
         }
@@ -237,59 +268,50 @@ final class Resampler {
         return bank
     }
 
-    /// `output[x] = Σ weights[k] · rows[k][x]` across the row, 32 samples at a time.
-    @inline(__always) private static func verticalPass(
-        _ rows: UnsafeMutablePointer<UnsafePointer<Float>>, weights: UnsafePointer<Float>, count: Int, width: Int,
-        into output: UnsafeMutablePointer<Float>
-    ) {
-        var x = 0
-        while x < width {
-            var a = SIMD8<Float>()
-            var b = SIMD8<Float>()
-            var c = SIMD8<Float>()
-            var d = SIMD8<Float>()
-            for k in 0..<count {
-                let weight = SIMD8<Float>(repeating: weights[k])
-                let row = UnsafeRawPointer(rows[k] + x)
-                a += weight * row.loadUnaligned(as: SIMD8<Float>.self)
-                b += weight * row.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                c += weight * row.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
-                d += weight * row.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self)
-            }
-            let out = UnsafeMutableRawPointer(output + x)
-            out.storeBytes(of: a, as: SIMD8<Float>.self)
-            out.storeBytes(of: b, toByteOffset: 32, as: SIMD8<Float>.self)
-            out.storeBytes(of: c, toByteOffset: 64, as: SIMD8<Float>.self)
-            out.storeBytes(of: d, toByteOffset: 96, as: SIMD8<Float>.self)
-            x += 32
+    /// One plane's resample in progress.
+    private struct Job {
+        let target: PixelPlane
+        let targetWidth: Int
+        let rows: Range<Int>
+        /// nil for a plain copy (same size).
+        let box: Box?
+        let horizontal: FilterBank
+        let vertical: FilterBank
+        let paddedWidth: Int
+        let ringRows: Int
+        /// The rows of the Lanczos3 stage's input (after the box) that `rows` reach.
+        let neededRows: Range<Int>
+        /// The first target row not yet made.
+        var nextBlock: Int
+
+        init(
+            target: PixelPlane, targetWidth: Int, rows: Range<Int>, box: Box, horizontal: FilterBank,
+            vertical: FilterBank, paddedWidth: Int, ringRows: Int, neededRows: Range<Int>
+        ) {
+            self.target = target
+            self.targetWidth = targetWidth
+            self.rows = rows
+            self.box = box
+            self.horizontal = horizontal
+            self.vertical = vertical
+            self.paddedWidth = paddedWidth
+            self.ringRows = ringRows
+            self.neededRows = neededRows
+            nextBlock = rows.lowerBound
         }
-    }
 
-    /// Rounds to the nearest integer in 0...255: adding 1.5 * 2^23 leaves the rounded value in
-    /// the low mantissa bits, which avoids Swift's checked (and slow) float-to-integer conversion.
-    @inline(__always) private static func roundToBytes(_ values: SIMD8<Float>) -> SIMD8<UInt32> {
-        // `.replacing(with:where:)` compiles to min and max; the generic `clamped` does not inline.
-        let floored = values.replacing(with: 0, where: values .< 0)
-        let clamped = floored.replacing(with: 255, where: floored .> 255)
-        return unsafeBitCast(clamped + 12_582_912, to: SIMD8<UInt32>.self) & 0xFF
-    }
-
-    /// Transposes eight rows of sums into one `SIMD8` per column (rows in lanes).
-    @inline(__always) private static func interleave(
-        _ rows: UnsafeMutablePointer<Float>, rowLength: Int, width: Int, into output: UnsafeMutablePointer<SIMD8<Float>>
-    ) {
-        for x in 0..<width {
-            let column = rows + x
-            output[x] = SIMD8(
-                column[0], column[rowLength], column[2 * rowLength], column[3 * rowLength], column[4 * rowLength],
-                column[5 * rowLength], column[6 * rowLength], column[7 * rowLength])
+        init(copying target: PixelPlane, rows: Range<Int>, width: Int) {
+            self.target = target
+            targetWidth = width
+            self.rows = rows
+            box = nil
+            horizontal = FilterBank(inputCount: 0, outputCount: 0, scale: 1)
+            vertical = horizontal
+            paddedWidth = 0
+            ringRows = 0
+            neededRows = rows
+            nextBlock = rows.lowerBound
         }
-    }
-
-    @inline(__always) private static func convert(
-        _ row: UnsafeMutablePointer<UInt8>, count: Int, into floats: UnsafeMutablePointer<Float>
-    ) {
-        for x in 0..<count { floats[x] = Float(row[x]) }
     }
 
     /// The box stage of a large reduction: the source seen in blocks of `x` by `y` samples.
@@ -303,24 +325,30 @@ final class Resampler {
         var width: Int { (sourceWidth + x - 1) / x }
         var height: Int { (sourceHeight + y - 1) / y }
 
-        /// Averages the blocks of averaged row `row` into `output`; `sums` holds one source row.
-        func average(
-            row: Int, of source: PixelPlane, sums: UnsafeMutablePointer<Float>, into output: UnsafeMutablePointer<Float>
-        ) {
-            let firstRow = row * y
-            let rowCount = min(y, sourceHeight - firstRow)
-            Resampler.convert(source.row(firstRow), count: sourceWidth, into: sums)
-            for sourceRow in (firstRow + 1)..<(firstRow + rowCount) {
-                let samples = source.row(sourceRow)
-                for column in 0..<sourceWidth { sums[column] += Float(samples[column]) }
-            }
-            for column in 0..<width {
-                let start = column * x
-                let end = min(start + x, sourceWidth)
-                var total: Float = 0
-                for index in start..<end { total += sums[index] }
-                output[column] = total / Float((end - start) * rowCount)
-            }
+        /// The source rows that averaged rows `rows` are made of.
+        func sourceRows(of rows: Range<Int>) -> Range<Int> {
+            rows.lowerBound * y..<min(rows.upperBound * y, sourceHeight)
         }
+    }
+}
+
+/// Floats on a 32-byte boundary, for kernels that load them as whole 8-lane vectors.
+final class AlignedFloats {
+    private(set) var pointer: UnsafeMutablePointer<Float>
+    private var capacity = 0
+
+    init() {
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: 32, alignment: 32).bindMemory(to: Float.self, capacity: 8)
+    }
+
+    deinit { pointer.deallocate() }
+
+    /// Makes room for `count` floats; the contents are undefined afterwards.
+    func reserve(_ count: Int) {
+        guard count > capacity else { return }
+        pointer.deallocate()
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 32).bindMemory(
+            to: Float.self, capacity: count)
+        capacity = count
     }
 }

@@ -1,0 +1,333 @@
+// The kernels' bodies, compiled once per instruction set: `PortableKernels.c` includes this file
+// as it is, `AVX2Kernels.c` inside `#pragma clang attribute push(target("avx2,fma"))` with
+// PK_AVX2 set to 1. PK_SUFFIX names the table this file defines. Not a public header.
+#include "PixelKernels.h"
+
+#include <string.h>
+
+#if PK_AVX2
+#include <immintrin.h>
+#endif
+
+// Eight-lane vectors pass between the helpers below by value; every helper is static and always
+// inlined, so no such value crosses a call boundary, whose ABI would differ without AVX.
+#pragma clang diagnostic ignored "-Wpsabi"
+
+#define PK_JOIN2(a, b) a##_##b
+#define PK_JOIN(a, b) PK_JOIN2(a, b)
+#define PK_NAME(name) PK_JOIN(name, PK_SUFFIX)
+
+typedef float pk_v8f __attribute__((vector_size(32)));
+typedef int32_t pk_v8i __attribute__((vector_size(32)));
+typedef uint8_t pk_v8b __attribute__((vector_size(8)));
+// The same vectors at the alignment of their elements, for loads and stores anywhere.
+typedef float pk_v8f_u __attribute__((vector_size(32), aligned(4)));
+typedef int32_t pk_v8i_u __attribute__((vector_size(32), aligned(4)));
+typedef uint8_t pk_v8b_u __attribute__((vector_size(8), aligned(1)));
+
+static inline __attribute__((always_inline)) pk_v8f PK_NAME(load)(const float *p) { return *(const pk_v8f_u *)p; }
+
+static inline __attribute__((always_inline)) void PK_NAME(store)(float *p, pk_v8f v) { *(pk_v8f_u *)p = v; }
+
+static inline __attribute__((always_inline)) pk_v8b PK_NAME(load_bytes)(const uint8_t *p) {
+    return *(const pk_v8b_u *)p;
+}
+
+static inline __attribute__((always_inline)) void PK_NAME(store_bytes)(uint8_t *p, pk_v8b v) { *(pk_v8b_u *)p = v; }
+
+/// Rounds to the nearest integer in 0...255: adding 1.5 * 2^23 leaves the rounded value in the
+/// low mantissa bits.
+static inline __attribute__((always_inline)) pk_v8b PK_NAME(to_bytes)(pk_v8f v) {
+    const pk_v8f zero = {0}, top = zero + 255.0f;
+    v = __builtin_elementwise_min(__builtin_elementwise_max(v, zero), top) + 12582912.0f;
+    return __builtin_convertvector((pk_v8i)v & 0xFF, pk_v8b);
+}
+
+/// Transposes eight vectors of eight (rows in, columns out), as unpack, shuffle and lane swaps.
+static inline __attribute__((always_inline)) void PK_NAME(transpose8)(pk_v8f *r) {
+    pk_v8f t0 = __builtin_shufflevector(r[0], r[1], 0, 8, 1, 9, 4, 12, 5, 13);
+    pk_v8f t1 = __builtin_shufflevector(r[0], r[1], 2, 10, 3, 11, 6, 14, 7, 15);
+    pk_v8f t2 = __builtin_shufflevector(r[2], r[3], 0, 8, 1, 9, 4, 12, 5, 13);
+    pk_v8f t3 = __builtin_shufflevector(r[2], r[3], 2, 10, 3, 11, 6, 14, 7, 15);
+    pk_v8f t4 = __builtin_shufflevector(r[4], r[5], 0, 8, 1, 9, 4, 12, 5, 13);
+    pk_v8f t5 = __builtin_shufflevector(r[4], r[5], 2, 10, 3, 11, 6, 14, 7, 15);
+    pk_v8f t6 = __builtin_shufflevector(r[6], r[7], 0, 8, 1, 9, 4, 12, 5, 13);
+    pk_v8f t7 = __builtin_shufflevector(r[6], r[7], 2, 10, 3, 11, 6, 14, 7, 15);
+    pk_v8f u0 = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 4, 5, 12, 13);
+    pk_v8f u1 = __builtin_shufflevector(t0, t2, 2, 3, 10, 11, 6, 7, 14, 15);
+    pk_v8f u2 = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 4, 5, 12, 13);
+    pk_v8f u3 = __builtin_shufflevector(t1, t3, 2, 3, 10, 11, 6, 7, 14, 15);
+    pk_v8f u4 = __builtin_shufflevector(t4, t6, 0, 1, 8, 9, 4, 5, 12, 13);
+    pk_v8f u5 = __builtin_shufflevector(t4, t6, 2, 3, 10, 11, 6, 7, 14, 15);
+    pk_v8f u6 = __builtin_shufflevector(t5, t7, 0, 1, 8, 9, 4, 5, 12, 13);
+    pk_v8f u7 = __builtin_shufflevector(t5, t7, 2, 3, 10, 11, 6, 7, 14, 15);
+    r[0] = __builtin_shufflevector(u0, u4, 0, 1, 2, 3, 8, 9, 10, 11);
+    r[1] = __builtin_shufflevector(u1, u5, 0, 1, 2, 3, 8, 9, 10, 11);
+    r[2] = __builtin_shufflevector(u2, u6, 0, 1, 2, 3, 8, 9, 10, 11);
+    r[3] = __builtin_shufflevector(u3, u7, 0, 1, 2, 3, 8, 9, 10, 11);
+    r[4] = __builtin_shufflevector(u0, u4, 4, 5, 6, 7, 12, 13, 14, 15);
+    r[5] = __builtin_shufflevector(u1, u5, 4, 5, 6, 7, 12, 13, 14, 15);
+    r[6] = __builtin_shufflevector(u2, u6, 4, 5, 6, 7, 12, 13, 14, 15);
+    r[7] = __builtin_shufflevector(u3, u7, 4, 5, 6, 7, 12, 13, 14, 15);
+}
+
+// MARK: Resampling
+
+static void PK_NAME(widen)(const uint8_t *samples, ptrdiff_t count, float *out) {
+    ptrdiff_t x = 0;
+    for (; x + 8 <= count; x += 8) {
+        PK_NAME(store)(out + x, __builtin_convertvector(PK_NAME(load_bytes)(samples + x), pk_v8f));
+    }
+    for (; x < count; x++) out[x] = samples[x];
+}
+
+static void PK_NAME(accumulate)(const uint8_t *samples, ptrdiff_t count, float *sums) {
+    ptrdiff_t x = 0;
+    for (; x + 8 <= count; x += 8) {
+        PK_NAME(store)
+        (sums + x, PK_NAME(load)(sums + x) + __builtin_convertvector(PK_NAME(load_bytes)(samples + x), pk_v8f));
+    }
+    for (; x < count; x++) sums[x] += samples[x];
+}
+
+static void PK_NAME(box_columns)(
+    const float *sums, ptrdiff_t width, int factor, int rows, ptrdiff_t outWidth, float *out) {
+    for (ptrdiff_t column = 0; column < outWidth; column++) {
+        ptrdiff_t start = column * factor;
+        ptrdiff_t end = start + factor < width ? start + factor : width;
+        float total = 0;
+        for (ptrdiff_t index = start; index < end; index++) total += sums[index];
+        out[column] = total / (float)((end - start) * rows);
+    }
+}
+
+static void PK_NAME(vertical)(const float *const *rows, const float *weights, int taps, ptrdiff_t width, float *out) {
+    for (ptrdiff_t x = 0; x < width; x += 32) {
+        pk_v8f a = {0}, b = {0}, c = {0}, d = {0};
+        for (int k = 0; k < taps; k++) {
+            const float *row = rows[k] + x;
+            float weight = weights[k];
+            a += weight * PK_NAME(load)(row);
+            b += weight * PK_NAME(load)(row + 8);
+            c += weight * PK_NAME(load)(row + 16);
+            d += weight * PK_NAME(load)(row + 24);
+        }
+        PK_NAME(store)(out + x, a);
+        PK_NAME(store)(out + x + 8, b);
+        PK_NAME(store)(out + x + 16, c);
+        PK_NAME(store)(out + x + 24, d);
+    }
+}
+
+static void PK_NAME(horizontal8)(
+    const float *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const float *weights,
+    int taps, ptrdiff_t outWidth, uint8_t *const *outRows, int rowCount, float *transposed) {
+    // One vector per input column, its lanes the eight rows.
+    pk_v8f *columns = (pk_v8f *)transposed;
+    for (ptrdiff_t x = 0; x < paddedWidth; x += 8) {
+        pk_v8f block[8];
+        for (int r = 0; r < 8; r++) block[r] = PK_NAME(load)(sums + r * rowStride + x);
+        PK_NAME(transpose8)(block);
+        for (int r = 0; r < 8; r++) columns[x + r] = block[r];
+    }
+    // Eight output columns at a time: one multiply-add per tap and column, two sums in flight.
+    for (ptrdiff_t first = 0; first < outWidth; first += 8) {
+        int count = outWidth - first < 8 ? (int)(outWidth - first) : 8;
+        pk_v8f block[8];
+        for (int i = 0; i < 8; i++) {
+            pk_v8f even = {0}, odd = {0};
+            if (i < count) {
+                const float *w = weights + (first + i) * taps;
+                const pk_v8f *input = columns + starts[first + i];
+                for (int k = 0; k < taps; k += 2) {
+                    even += w[k] * input[k];
+                    odd += w[k + 1] * input[k + 1];
+                }
+            }
+            block[i] = even + odd;
+        }
+        PK_NAME(transpose8)(block);
+        for (int r = 0; r < rowCount; r++) {
+            pk_v8b bytes = PK_NAME(to_bytes)(block[r]);
+            if (count == 8) {
+                PK_NAME(store_bytes)(outRows[r] + first, bytes);
+            } else {
+                uint8_t spill[8];
+                PK_NAME(store_bytes)(spill, bytes);
+                memcpy(outRows[r] + first, spill, (size_t)count);
+            }
+        }
+    }
+}
+
+// MARK: Colour
+
+// The colour code is compiled without contracting a * b + c into one fused operation, so that
+// every build computes the same bytes as the interleaved conversion the tests hold to lcms2.
+#pragma clang fp contract(off)
+
+/// `table[index[i]]` for the eight lanes.
+static inline __attribute__((always_inline)) pk_v8f PK_NAME(gather_floats)(const float *table, pk_v8i index) {
+#if PK_AVX2
+    return (pk_v8f)_mm256_i32gather_ps(table, (__m256i)index, 4);
+#else
+    pk_v8f result;
+    for (int i = 0; i < 8; i++) result[i] = table[index[i]];
+    return result;
+#endif
+}
+
+/// `table[index[i]]` for the eight lanes of a byte table with three bytes to spare at its end.
+static inline __attribute__((always_inline)) pk_v8i PK_NAME(gather_bytes)(const uint8_t *table, pk_v8i index) {
+#if PK_AVX2
+    return (pk_v8i)_mm256_i32gather_epi32((const int *)table, (__m256i)index, 1) & 0xFF;
+#else
+    pk_v8i result;
+    for (int i = 0; i < 8; i++) result[i] = table[index[i]];
+    return result;
+#endif
+}
+
+/// The sRGB-encoded byte of linear values, through `encode`: clipped to 0 below, rounded to the
+/// nearest of `steps` steps, clipped to the last step above.
+static inline __attribute__((always_inline)) pk_v8i PK_NAME(encode_linear)(
+    pk_v8f linear, const uint8_t *encode, int steps) {
+    const pk_v8f zero = {0};
+    pk_v8f scaled = __builtin_elementwise_max(linear, zero) * (float)(steps - 1) + 12582912.0f;
+    pk_v8i step = (pk_v8i)scaled & 0x3FFFFF;
+    return PK_NAME(gather_bytes)(encode, __builtin_elementwise_min(step, (pk_v8i){0} + (steps - 1)));
+}
+
+/// Linear RGB through the matrix, each channel encoded.
+static inline __attribute__((always_inline)) void PK_NAME(transform_rgb)(
+    pk_v8i *r, pk_v8i *g, pk_v8i *b, const float *m, const float *linearize, const uint8_t *encode, int steps) {
+    pk_v8f lr = PK_NAME(gather_floats)(linearize, *r);
+    pk_v8f lg = PK_NAME(gather_floats)(linearize + 256, *g);
+    pk_v8f lb = PK_NAME(gather_floats)(linearize + 512, *b);
+    *r = PK_NAME(encode_linear)(m[0] * lr + m[1] * lg + m[2] * lb, encode, steps);
+    *g = PK_NAME(encode_linear)(m[3] * lr + m[4] * lg + m[5] * lb, encode, steps);
+    *b = PK_NAME(encode_linear)(m[6] * lr + m[7] * lg + m[8] * lb, encode, steps);
+}
+
+// libjpeg's fixed-point YCbCr constants (jdcolor.c, jccolor.c): FIX(x) = x * 2^16 rounded.
+#define PK_FIX(x) ((int32_t)((x) * 65536.0 + 0.5))
+#define PK_HALF (1 << 15)
+
+static void PK_NAME(matrix_shaper_rgb)(
+    uint8_t *pixels, ptrdiff_t count, const float *matrix, const float *linearize, const uint8_t *encode, int steps) {
+    for (ptrdiff_t first = 0; first < count; first += 8) {
+        int n = count - first < 8 ? (int)(count - first) : 8;
+        pk_v8i r = {0}, g = {0}, b = {0};
+        uint8_t *pixel = pixels + first * 3;
+        for (int i = 0; i < n; i++) {
+            r[i] = pixel[3 * i];
+            g[i] = pixel[3 * i + 1];
+            b[i] = pixel[3 * i + 2];
+        }
+        PK_NAME(transform_rgb)(&r, &g, &b, matrix, linearize, encode, steps);
+        for (int i = 0; i < n; i++) {
+            pixel[3 * i] = (uint8_t)r[i];
+            pixel[3 * i + 1] = (uint8_t)g[i];
+            pixel[3 * i + 2] = (uint8_t)b[i];
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) pk_v8i PK_NAME(clamp_sample)(pk_v8i v) {
+    return __builtin_elementwise_min(__builtin_elementwise_max(v, (pk_v8i){0}), (pk_v8i){0} + 255);
+}
+
+static void PK_NAME(convert_color)(
+    uint8_t *luma, ptrdiff_t lumaStride, uint8_t *cb, uint8_t *cr, ptrdiff_t chromaStride, ptrdiff_t width,
+    ptrdiff_t rows, const float *matrix, const float *linearize, const uint8_t *encode, int steps) {
+    const ptrdiff_t chromaWidth = (width + 1) / 2;
+    // libjpeg-turbo's h2v2 downsampling rounds its 2x2 sums with a bias of 1 and 2 in turn.
+    const pk_v8i bias = {1, 2, 1, 2, 1, 2, 1, 2};
+    for (ptrdiff_t top = 0; top < rows; top += 2) {
+        uint8_t *lumaRows[2] = {luma + top * lumaStride, luma + (top + 1 < rows ? top + 1 : top) * lumaStride};
+        int lumaRowCount = top + 1 < rows ? 2 : 1;
+        uint8_t *cbRow = cb + top / 2 * chromaStride, *crRow = cr + top / 2 * chromaStride;
+        for (ptrdiff_t first = 0; first < chromaWidth; first += 8) {
+            // Sixteen pixels across two rows share eight chroma samples; at the right edge the
+            // last real column stands in for the missing ones, as libjpeg-turbo pads the edge.
+            int chromaCount = chromaWidth - first < 8 ? (int)(chromaWidth - first) : 8;
+            ptrdiff_t lumaFirst = first * 2;
+            int lumaCount = width - lumaFirst < 16 ? (int)(width - lumaFirst) : 16;
+            uint8_t y[2][16], u[8], v[8];
+            for (int row = 0; row < 2; row++) {
+                for (int i = 0; i < 16; i++) y[row][i] = lumaRows[row][lumaFirst + (i < lumaCount ? i : lumaCount - 1)];
+            }
+            for (int i = 0; i < 8; i++) {
+                u[i] = cbRow[first + (i < chromaCount ? i : chromaCount - 1)];
+                v[i] = crRow[first + (i < chromaCount ? i : chromaCount - 1)];
+            }
+            pk_v8i cbv = __builtin_convertvector(PK_NAME(load_bytes)(u), pk_v8i) - 128;
+            pk_v8i crv = __builtin_convertvector(PK_NAME(load_bytes)(v), pk_v8i) - 128;
+            pk_v8i redOffset = (PK_FIX(1.40200) * crv + PK_HALF) >> 16;
+            pk_v8i blueOffset = (PK_FIX(1.77200) * cbv + PK_HALF) >> 16;
+            pk_v8i greenOffset = (-PK_FIX(0.34414) * cbv - PK_FIX(0.71414) * crv + PK_HALF) >> 16;
+            pk_v8i chromaSums[2][2] = {{{0}}};
+            for (int half = 0; half < 2; half++) {
+                pk_v8i redHalf, greenHalf, blueHalf;
+                if (half == 0) {
+                    redHalf = __builtin_shufflevector(redOffset, redOffset, 0, 0, 1, 1, 2, 2, 3, 3);
+                    greenHalf = __builtin_shufflevector(greenOffset, greenOffset, 0, 0, 1, 1, 2, 2, 3, 3);
+                    blueHalf = __builtin_shufflevector(blueOffset, blueOffset, 0, 0, 1, 1, 2, 2, 3, 3);
+                } else {
+                    redHalf = __builtin_shufflevector(redOffset, redOffset, 4, 4, 5, 5, 6, 6, 7, 7);
+                    greenHalf = __builtin_shufflevector(greenOffset, greenOffset, 4, 4, 5, 5, 6, 6, 7, 7);
+                    blueHalf = __builtin_shufflevector(blueOffset, blueOffset, 4, 4, 5, 5, 6, 6, 7, 7);
+                }
+                for (int row = 0; row < 2; row++) {
+                    pk_v8i yv = __builtin_convertvector(PK_NAME(load_bytes)(y[row] + half * 8), pk_v8i);
+                    pk_v8i r = PK_NAME(clamp_sample)(yv + redHalf);
+                    pk_v8i g = PK_NAME(clamp_sample)(yv + greenHalf);
+                    pk_v8i b = PK_NAME(clamp_sample)(yv + blueHalf);
+                    PK_NAME(transform_rgb)(&r, &g, &b, matrix, linearize, encode, steps);
+                    pk_v8i outY = (PK_FIX(0.29900) * r + PK_FIX(0.58700) * g + PK_FIX(0.11400) * b + PK_HALF) >> 16;
+                    pk_v8i outCb =
+                        (-PK_FIX(0.16874) * r - PK_FIX(0.33126) * g + PK_FIX(0.5) * b + (128 << 16) + PK_HALF - 1) >>
+                        16;
+                    pk_v8i outCr =
+                        (PK_FIX(0.5) * r - PK_FIX(0.41869) * g - PK_FIX(0.08131) * b + (128 << 16) + PK_HALF - 1) >>
+                        16;
+                    // The second row of an odd image's last pair is the first one again.
+                    if (row < lumaRowCount) {
+                        uint8_t spill[8];
+                        PK_NAME(store_bytes)(spill, __builtin_convertvector(outY, pk_v8b));
+                        int start = half * 8, end = lumaCount < start + 8 ? lumaCount : start + 8;
+                        if (end > start) memcpy(lumaRows[row] + lumaFirst + start, spill, (size_t)(end - start));
+                    }
+                    chromaSums[half][0] += outCb;
+                    chromaSums[half][1] += outCr;
+                }
+            }
+            for (int plane = 0; plane < 2; plane++) {
+                // Adjacent lanes are the two columns of one 2x2 block.
+                pk_v8i pairs = __builtin_shufflevector(
+                                   chromaSums[0][plane], chromaSums[1][plane], 0, 2, 4, 6, 8, 10, 12, 14) +
+                               __builtin_shufflevector(
+                                   chromaSums[0][plane], chromaSums[1][plane], 1, 3, 5, 7, 9, 11, 13, 15);
+                uint8_t spill[8];
+                PK_NAME(store_bytes)(spill, __builtin_convertvector((pairs + bias) >> 2, pk_v8b));
+                memcpy((plane == 0 ? cbRow : crRow) + first, spill, (size_t)chromaCount);
+            }
+        }
+    }
+}
+
+#pragma clang fp contract(on)
+
+const pk_kernels *PK_NAME(pk_kernels)(void) {
+    static const pk_kernels kernels = {
+        .name = PK_NAME_STRING,
+        .widen = PK_NAME(widen),
+        .accumulate = PK_NAME(accumulate),
+        .boxColumns = PK_NAME(box_columns),
+        .vertical = PK_NAME(vertical),
+        .horizontal8 = PK_NAME(horizontal8),
+        .matrixShaperRGB = PK_NAME(matrix_shaper_rgb),
+        .convertColor = PK_NAME(convert_color),
+    };
+    return &kernels;
+}

@@ -1,0 +1,109 @@
+// Kernels that need no vector instructions to be fast: byte moves, a table, filter weights.
+#include "PixelKernels.h"
+
+#include <math.h>
+#include <string.h>
+
+static inline uint64_t pk_load64(const uint8_t *p) {
+    uint64_t word;
+    memcpy(&word, p, 8);
+    return word;
+}
+
+static inline void pk_swap_bits(uint64_t *a, uint64_t *b, unsigned shift, uint64_t mask) {
+    uint64_t t = ((*a >> shift) ^ *b) & mask;
+    *a ^= t << shift;
+    *b ^= t;
+}
+
+/// The 8x8 target block at (`x`, `y`) of a quarter turn. Its source is an 8x8 block whose rows
+/// are eight source rows (`stepX` apart) and whose columns run one way or the other (`stepY` is
+/// +1 or -1): load the rows as words, transpose the bytes in registers, store the words as target
+/// rows.
+static void pk_turn_block(
+    const uint8_t *source, ptrdiff_t origin, ptrdiff_t stepX, ptrdiff_t stepY, uint8_t *target, ptrdiff_t targetStride,
+    ptrdiff_t x, ptrdiff_t y) {
+    const uint8_t *left = source + (stepY > 0 ? origin : origin - 7);
+    uint64_t r[8];
+    for (int i = 0; i < 8; i++) r[i] = pk_load64(left + i * stepX);
+    for (int i = 0; i < 4; i++) pk_swap_bits(&r[i], &r[i + 4], 32, 0x00000000FFFFFFFFull);
+    pk_swap_bits(&r[0], &r[2], 16, 0x0000FFFF0000FFFFull);
+    pk_swap_bits(&r[1], &r[3], 16, 0x0000FFFF0000FFFFull);
+    pk_swap_bits(&r[4], &r[6], 16, 0x0000FFFF0000FFFFull);
+    pk_swap_bits(&r[5], &r[7], 16, 0x0000FFFF0000FFFFull);
+    for (int i = 0; i < 8; i += 2) pk_swap_bits(&r[i], &r[i + 1], 8, 0x00FF00FF00FF00FFull);
+    // Word k now holds source column k read down the source rows: target row y + k, or y + 7 - k
+    // when the columns run backwards.
+    for (int k = 0; k < 8; k++) memcpy(target + (stepY > 0 ? y + k : y + 7 - k) * targetStride + x, &r[k], 8);
+}
+
+void pk_orient_plane(
+    const uint8_t *source, ptrdiff_t origin, ptrdiff_t stepX, ptrdiff_t stepY, uint8_t *target, ptrdiff_t targetStride,
+    ptrdiff_t targetWidth, ptrdiff_t targetHeight) {
+    int isQuarterTurn = stepY == 1 || stepY == -1;
+    ptrdiff_t blockWidth = isQuarterTurn ? targetWidth / 8 * 8 : 0;
+    ptrdiff_t blockHeight = isQuarterTurn ? targetHeight / 8 * 8 : 0;
+    if (isQuarterTurn) {
+        // Bands of eight target rows read eight source columns: a band's source stays in cache.
+        for (ptrdiff_t y = 0; y < blockHeight; y += 8) {
+            for (ptrdiff_t x = 0; x < blockWidth; x += 8) {
+                pk_turn_block(source, origin + x * stepX + y * stepY, stepX, stepY, target, targetStride, x, y);
+            }
+        }
+    }
+    for (ptrdiff_t y = 0; y < targetHeight; y++) {
+        uint8_t *row = target + y * targetStride;
+        // Columns the block pass made are skipped.
+        ptrdiff_t first = y < blockHeight ? blockWidth : 0;
+        const uint8_t *from = source + origin + first * stepX + y * stepY;
+        if (stepX == 1) {
+            memcpy(row + first, from, (size_t)(targetWidth - first));
+            continue;
+        }
+        for (ptrdiff_t x = first; x < targetWidth; x++, from += stepX) row[x] = *from;
+    }
+}
+
+void pk_apply_table(uint8_t *samples, ptrdiff_t count, const uint8_t *table) {
+    for (ptrdiff_t index = 0; index < count; index++) samples[index] = table[samples[index]];
+}
+
+static double pk_lanczos3(double x) {
+    if (x == 0) return 1;
+    if (fabs(x) >= 3) return 0;
+    double px = M_PI * x;
+    return 3 * sin(px) * sin(px / 3) / (px * px);
+}
+
+int pk_lanczos3_weights(
+    ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, int32_t *starts, int32_t *counts,
+    float *weights) {
+    double filterScale = scale > 1 ? scale : 1;
+    double support = 3 * filterScale;
+    int maxTaps = (int)ceil(2 * support) + 1;
+    if (maxTaps > stride) maxTaps = stride;
+    double taps[maxTaps];
+    int largest = 0;
+    memset(weights, 0, sizeof(float) * (size_t)(outputCount * stride));
+    for (ptrdiff_t output = 0; output < outputCount; output++) {
+        double center = ((double)output + 0.5) * scale;
+        ptrdiff_t first = (ptrdiff_t)floor(center - support);
+        if (first < 0) first = 0;
+        ptrdiff_t end = (ptrdiff_t)ceil(center + support) + 1;
+        if (end > inputCount) end = inputCount;
+        double total = 0;
+        int count = 0;
+        for (ptrdiff_t input = first; input < end && count < maxTaps; input++) {
+            double weight = pk_lanczos3(((double)input + 0.5 - center) / filterScale);
+            taps[count++] = weight;
+            total += weight;
+        }
+        // Taps past the edge are dropped and the rest renormalised (as Pillow does), so the edge
+        // keeps its brightness.
+        for (int index = 0; index < count; index++) weights[output * stride + index] = (float)(taps[index] / total);
+        starts[output] = (int32_t)first;
+        counts[output] = count;
+        if (count > largest) largest = count;
+    }
+    return largest;
+}

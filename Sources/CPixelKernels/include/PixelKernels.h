@@ -1,0 +1,95 @@
+#ifndef PIXEL_KERNELS_H
+#define PIXEL_KERNELS_H
+#include <stddef.h>
+#include <stdint.h>
+
+/// The loops that touch every pixel, in C so that they are fast in every build: Swift's SIMD
+/// types are generic and run a hundred times slower unoptimised, which is how a debug build of
+/// an app builds its dependencies, and Swift cannot compile one function for AVX2 and pick it at
+/// run time.
+///
+/// The kernels are written once, with clang's vector extensions, and compiled twice on x86-64:
+/// for the baseline (SSE2), which runs on every x86-64, and for AVX2 with FMA, chosen at run time
+/// when the CPU has both. On arm64 the baseline build is NEON already.
+///
+/// Every pointer is only read or written for the length of the call, and none may be null.
+
+#pragma clang assume_nonnull begin
+
+/// The kernels of one instruction set.
+typedef struct {
+    /// A name for tests and benchmarks: "portable" or "avx2".
+    const char *name;
+
+    /// Widens `count` samples to floats.
+    void (*widen)(const uint8_t *samples, ptrdiff_t count, float *out);
+
+    /// Adds `count` samples to `sums`.
+    void (*accumulate)(const uint8_t *samples, ptrdiff_t count, float *sums);
+
+    /// The horizontal half of a box average: `out[c]` is the mean of `sums[c * factor ...]`
+    /// over the `factor` columns that exist, each sum holding `rows` samples.
+    void (*boxColumns)(const float *sums, ptrdiff_t width, int factor, int rows, ptrdiff_t outWidth, float *out);
+
+    /// The vertical pass of a separable filter: `out[x] = Σ weights[k] · rows[k][x]` for
+    /// `x < width`, where `width` is a multiple of 32 and every row holds that many floats.
+    void (*vertical)(const float *_Nonnull const *_Nonnull rows, const float *weights, int taps, ptrdiff_t width, float *out);
+
+    /// The horizontal pass for a block of eight rows, written as bytes.
+    ///
+    /// `sums` holds eight rows of `paddedWidth` floats, `rowStride` apart (a multiple of 8, with
+    /// zeros past the real samples). Output column `j < outWidth` of row `r` is
+    /// `Σ weights[j * taps + k] · sums[r][starts[j] + k]` for `k < taps`, rounded and clamped
+    /// to 0...255, and is written to `outRows[r][j]` for `r < rowCount`.
+    /// `transposed` is scratch for `paddedWidth * 8` floats, 32-byte aligned;
+    /// `starts[j] + taps <= paddedWidth` for every `j`.
+    void (*horizontal8)(
+        const float *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const float *weights,
+        int taps, ptrdiff_t outWidth, uint8_t *_Nonnull const *_Nonnull outRows, int rowCount, float *transposed);
+
+    /// Converts `count` interleaved RGB pixels in place through a matrix-and-curves transform:
+    /// each channel to linear through `linearize` (256 floats per channel), the 3x3 `matrix`
+    /// (row-major), clipped to 0 below, rounded to the nearest of the `encodeSteps` steps of
+    /// `encode` (sRGB-encoded bytes for linear 0...1; three bytes more must be readable after
+    /// the last) and clipped to its last step above.
+    void (*matrixShaperRGB)(
+        uint8_t *pixels, ptrdiff_t count, const float *matrix, const float *linearize, const uint8_t *encode,
+        int encodeSteps);
+
+    /// Converts 4:2:0 YCbCr planes (JPEG's full-range BT.601) through a matrix-and-curves
+    /// transform and back, in place, `rows` (even, or the image's last) image rows of `width`.
+    ///
+    /// Each pixel goes to RGB as libjpeg-turbo's decoder does with replicated chroma, through
+    /// the transform of `matrixShaperRGB`, and comes back to YCbCr as libjpeg-turbo's encoder converts it, each chroma sample the rounded
+    /// mean of its 2x2 block, as libjpeg-turbo downsamples.
+    void (*convertColor)(
+        uint8_t *luma, ptrdiff_t lumaStride, uint8_t *cb, uint8_t *cr, ptrdiff_t chromaStride, ptrdiff_t width,
+        ptrdiff_t rows, const float *matrix, const float *linearize, const uint8_t *encode, int encodeSteps);
+} pk_kernels;
+
+/// The baseline build of every kernel.
+const pk_kernels *pk_portable_kernels(void);
+
+/// The fastest build this CPU runs: AVX2 with FMA where the CPU and the system support them,
+/// else the baseline.
+const pk_kernels *pk_best_kernels(void);
+
+/// One plane turned as an EXIF Orientation (1-8) asks: target pixel (x, y) of the
+/// `targetWidth` x `targetHeight` result comes from the source's `origin + x * stepX + y * stepY`.
+/// Quarter turns move 8x8 blocks through a register transpose.
+void pk_orient_plane(
+    const uint8_t *source, ptrdiff_t origin, ptrdiff_t stepX, ptrdiff_t stepY, uint8_t *target, ptrdiff_t targetStride,
+    ptrdiff_t targetWidth, ptrdiff_t targetHeight);
+
+/// `samples[i] = table[samples[i]]` for `count` samples.
+void pk_apply_table(uint8_t *samples, ptrdiff_t count, const uint8_t *table);
+
+/// The weights of a Lanczos3 filter along one axis: for output `i`, `starts[i]` and `counts[i]`
+/// give its taps in the input, `weights[i * stride ...]` their weights, normalised to a sum of 1,
+/// zero past `counts[i]`. `scale` is input samples per output sample.
+/// Returns the largest count.
+int pk_lanczos3_weights(
+    ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, int32_t *starts, int32_t *counts,
+    float *weights);
+#pragma clang assume_nonnull end
+#endif

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@testable import ImagePrep
+
+/// The pixel kernels are compiled twice on x86-64, for every CPU and for AVX2 with FMA, and the
+/// faster build is picked at run time. Both must make the same picture: the AVX2 build may fuse
+/// a multiply and an add that the portable one rounds apart, never more than one level apart.
+@Suite("Run-time kernel dispatch")
+struct KernelDispatchTests {
+    /// A plane of random samples, reproducible from `seed`.
+    static func randomPlane(width: Int, height: Int, seed: UInt64) -> PixelPlane {
+        var generator = KernelTestRandom(seed: seed)
+        let plane = PixelPlane()
+        plane.reshape(width: width, height: height)
+        for index in 0..<width * height { plane.pixels[index] = UInt8(truncatingIfNeeded: generator.next()) }
+        return plane
+    }
+
+    /// The largest difference between two planes' top-left `size` regions.
+    static func largestDifference(_ a: PixelPlane, _ b: PixelPlane, size: PixelSize) -> Int {
+        var largest = 0
+        for y in 0..<size.height {
+            for x in 0..<size.width { largest = max(largest, abs(Int(a.row(y)[x]) - Int(b.row(y)[x]))) }
+        }
+        return largest
+    }
+
+    @Test("this x86-64 machine picks the AVX2 kernels when it has AVX2 and FMA")
+    func picksTheFastestBuild() {
+        #if arch(x86_64)
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let flags = Set(cpu.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).map(String.init))
+        if flags.contains("avx2") && flags.contains("fma") { #expect(PixelKernels.best.name == "avx2") }
+        #endif
+        #expect(PixelKernels.portable.name == "portable")
+    }
+
+    @Test(
+        "the dispatched resampler and the portable one agree within one level on random planes",
+        arguments: [
+            (4032, 24, 2048, 12),  // the upload reduction
+            (2048, 40, 400, 8),  // the thumbnail
+            (1001, 33, 517, 17),  // odd sizes, a partial last block
+            (3000, 64, 30, 2),  // the box stage first
+            (37, 9, 80, 19),  // enlarging
+        ])
+    func resamplersAgree(sourceWidth: Int, sourceHeight: Int, targetWidth: Int, targetHeight: Int) {
+        let source = Self.randomPlane(width: sourceWidth, height: sourceHeight, seed: UInt64(sourceWidth))
+        let sourceSize = PixelSize(width: sourceWidth, height: sourceHeight)
+        let targetSize = PixelSize(width: targetWidth, height: targetHeight)
+        let targets = [PixelKernels.best, .portable].map { kernels in
+            let target = PixelPlane()
+            target.reshape(width: targetWidth, height: targetHeight)
+            Resampler(kernels: kernels).resample(
+                source, size: sourceSize, into: target, size: targetSize,
+                scaleX: Double(sourceWidth) / Double(targetWidth), scaleY: Double(sourceHeight) / Double(targetHeight))
+            return target
+        }
+        #expect(Self.largestDifference(targets[0], targets[1], size: targetSize) <= 1)
+    }
+
+    @Test("the dispatched colour conversion and the portable one agree within one level on random planes")
+    func colorConversionsAgree() throws {
+        let profile = try ColorConverterTests.profile(of: "gps-north-west-display-p3-nikon.jpg")
+        let (conversion, _) = ColorConverter.displayConversion(for: profile, isGray: false)
+        guard case .matrixShaper(let transform) = conversion else {
+            Issue.record("Display P3 converts through the matrix-and-curves transform")
+            return
+        }
+        let size = PixelSize(width: 333, height: 47)
+        let images = [PixelKernels.best, .portable].map { kernels in
+            let image = PlanarImage()
+            image.reshape(size: size, isGray: false, subsampling: .quarter)
+            for (index, plane) in image.planes.enumerated() {
+                let random = Self.randomPlane(width: plane.width, height: plane.height, seed: UInt64(index + 7))
+                plane.pixels.update(from: random.pixels, count: plane.width * plane.height)
+            }
+            transform.apply(
+                luma: image.planes[0], cb: image.planes[1], cr: image.planes[2], width: size.width, rows: size.height,
+                kernels: kernels)
+            return image
+        }
+        for index in 0..<3 {
+            let plane = images[0].planes[index]
+            let real = PixelSize(width: plane.width, height: plane.height)
+            #expect(Self.largestDifference(plane, images[1].planes[index], size: real) <= 1, "plane \(index)")
+        }
+
+        var generator = KernelTestRandom(seed: 3)
+        let pixels = (0..<999).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+        let converted = [PixelKernels.best, .portable].map { kernels in
+            var copy = pixels
+            copy.withUnsafeMutableBufferPointer { transform.apply($0.baseAddress!, count: 333, kernels: kernels) }
+            return copy
+        }
+        #expect(zip(converted[0], converted[1]).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a random sequence that depends only on its seed.
+struct KernelTestRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
