@@ -2,6 +2,8 @@
 #define CJPEG_SHIM_H
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <setjmp.h>
 #include <jpeglib.h>
 #include <jerror.h>
@@ -123,5 +125,144 @@ static inline void cjpeg_survey_decode(
     survey->rowsDecoded = info.output_scanline;
     jpeg_finish_decompress(&info);
     jpeg_destroy_decompress(&info);
+}
+
+/// A libjpeg decode that hands over its YCbCr or gray planes one strip (an iMCU row: 8 or 16
+/// rows of luma, fewer at a DCT scale) at a time, never as a whole image.
+///
+/// Every function that calls into libjpeg sets its own `setjmp` and returns a status, so a
+/// `longjmp` never leaves C. After a failure the decoder must only be destroyed. Its memory
+/// (the strip included) belongs to libjpeg's pool and goes with `cjpeg_strip_decoder_destroy`.
+typedef struct {
+    struct jpeg_decompress_struct info;
+    cjpeg_errors errors;
+    cjpeg_progress progress;
+    /// The warnings and the fatal error, as a survey gives them.
+    cjpeg_survey report;
+    int isCreated;
+    JSAMPARRAY strip[3];
+} cjpeg_strip_decoder;
+
+/// The shape of one component's samples, as the decoder delivers them.
+typedef struct {
+    /// Samples per row and rows of the component at the chosen scale.
+    unsigned int width;
+    unsigned int height;
+    /// Rows of this component in one strip.
+    int stripRows;
+    /// Samples across and down per MCU: compared with the luma's, how many of this component's
+    /// samples an output pixel spans. At a DCT scale libjpeg-turbo may decode chroma at a larger
+    /// scale than luma (a 4:2:0 photo at 1/8 gives chroma as large as luma), so this is not the
+    /// sampling factors alone.
+    int horizontalScale;
+    int verticalScale;
+} cjpeg_component_shape;
+
+static inline cjpeg_strip_decoder *cjpeg_strip_decoder_create(void) {
+    return (cjpeg_strip_decoder *)calloc(1, sizeof(cjpeg_strip_decoder));
+}
+
+static inline void cjpeg_strip_decoder_destroy(cjpeg_strip_decoder *decoder) {
+    if (decoder == NULL) return;
+    if (decoder->isCreated) jpeg_destroy_decompress(&decoder->info);
+    free(decoder);
+}
+
+/// Reads the headers of `size` bytes of JPEG and starts a decode at 1/`scaleDenominator`
+/// (1, 2, 4 or 8), as TurboJPEG's planar decode does it (raw data, the accurate integer DCT).
+///
+/// Returns 0 when started; 1 when the image is not YCbCr or gray with every chroma sample once
+/// per MCU (the caller decodes it otherwise); -1 when libjpeg failed (`report.fatal`).
+static inline int cjpeg_strip_decoder_start(
+    cjpeg_strip_decoder *decoder, const unsigned char *jpeg, unsigned long size, int scaleDenominator,
+    int scanLimit) {
+    struct jpeg_decompress_struct *info = &decoder->info;
+    decoder->report = (cjpeg_survey){0};
+    decoder->report.fatal.code = -1;
+    info->err = jpeg_std_error(&decoder->errors.manager);
+    decoder->errors.manager.error_exit = cjpeg_error_exit;
+    decoder->errors.manager.emit_message = cjpeg_emit_message;
+    decoder->errors.manager.output_message = cjpeg_output_message;
+    decoder->errors.survey = &decoder->report;
+    if (setjmp(decoder->errors.jump)) return -1;
+    jpeg_create_decompress(info);
+    decoder->isCreated = 1;
+    decoder->progress.manager.progress_monitor = cjpeg_monitor_progress;
+    decoder->progress.errors = &decoder->errors;
+    decoder->progress.scanLimit = scanLimit;
+    info->progress = &decoder->progress.manager;
+    jpeg_mem_src(info, jpeg, size);
+    jpeg_read_header(info, TRUE);
+    int isGray = info->num_components == 1 && info->jpeg_color_space == JCS_GRAYSCALE;
+    int isYCbCr = info->num_components == 3 && info->jpeg_color_space == JCS_YCbCr;
+    if (!isGray && !isYCbCr) return 1;
+    if (info->comp_info[0].h_samp_factor != info->max_h_samp_factor ||
+        info->comp_info[0].v_samp_factor != info->max_v_samp_factor)
+        return 1;
+    for (int component = 1; component < info->num_components; component++) {
+        if (info->comp_info[component].h_samp_factor != 1 || info->comp_info[component].v_samp_factor != 1) return 1;
+    }
+    info->raw_data_out = TRUE;
+    info->do_fancy_upsampling = FALSE;
+    info->out_color_space = info->jpeg_color_space;
+    info->scale_num = 1;
+    info->scale_denom = (unsigned int)scaleDenominator;
+    info->dct_method = JDCT_ISLOW;
+    jpeg_start_decompress(info);
+    decoder->report.height = info->output_height;
+    for (int component = 0; component < info->num_components; component++) {
+        jpeg_component_info *compptr = &info->comp_info[component];
+        decoder->strip[component] = (*info->mem->alloc_sarray)(
+            (j_common_ptr)info, JPOOL_IMAGE, compptr->width_in_blocks * (JDIMENSION)compptr->DCT_scaled_size,
+            (JDIMENSION)(compptr->v_samp_factor * compptr->DCT_scaled_size));
+    }
+    return 0;
+}
+
+/// The started decode's output size and component count.
+static inline void cjpeg_strip_decoder_size(
+    const cjpeg_strip_decoder *decoder, unsigned int *width, unsigned int *height, int *components) {
+    *width = decoder->info.output_width;
+    *height = decoder->info.output_height;
+    *components = decoder->info.num_components;
+}
+
+static inline cjpeg_component_shape cjpeg_strip_decoder_component(
+    const cjpeg_strip_decoder *decoder, int component) {
+    const jpeg_component_info *compptr = &decoder->info.comp_info[component];
+    return (cjpeg_component_shape){
+        .width = compptr->downsampled_width,
+        .height = compptr->downsampled_height,
+        .stripRows = compptr->v_samp_factor * compptr->DCT_scaled_size,
+        .horizontalScale = compptr->h_samp_factor * compptr->DCT_scaled_size,
+        .verticalScale = compptr->v_samp_factor * compptr->DCT_scaled_size,
+    };
+}
+
+/// Row `row` of component `component` in the strip last read.
+static inline const unsigned char *cjpeg_strip_decoder_row(
+    const cjpeg_strip_decoder *decoder, int component, int row) {
+    return decoder->strip[component][row];
+}
+
+/// Decodes the next strip. Returns how many output rows it spans (the last strip may reach past
+/// the image's end), 0 when every row is delivered, -1 when libjpeg failed (`report.fatal`).
+static inline int cjpeg_strip_decoder_read(cjpeg_strip_decoder *decoder) {
+    struct jpeg_decompress_struct *info = &decoder->info;
+    if (setjmp(decoder->errors.jump)) return -1;
+    if (info->output_scanline >= info->output_height) return 0;
+    JDIMENSION lines = (JDIMENSION)(info->max_v_samp_factor * info->min_DCT_scaled_size);
+    JDIMENSION read = jpeg_read_raw_data(info, decoder->strip, lines);
+    decoder->report.rowsDecoded = info->output_scanline < info->output_height ? info->output_scanline
+                                                                             : info->output_height;
+    return (int)read;
+}
+
+/// Finishes a decode that delivered every row, so that what follows the image data is read
+/// (and warned about) as a whole decode would. Returns 0, or -1 when libjpeg failed.
+static inline int cjpeg_strip_decoder_finish(cjpeg_strip_decoder *decoder) {
+    if (setjmp(decoder->errors.jump)) return -1;
+    jpeg_finish_decompress(&decoder->info);
+    return 0;
 }
 #endif

@@ -11,6 +11,8 @@ public final class PreparationWorkspace {
 
     /// How long each stage of the last photo took.
     public internal(set) var lastTimings = StageTimings()
+    /// The size the last photo was decoded at, and whether strip by strip (never whole).
+    var lastDecode = (size: PixelSize(width: 0, height: 0), isStripWise: false)
 
     let decoded = PlanarImage()
     let upload = PlanarImage()
@@ -18,6 +20,8 @@ public final class PreparationWorkspace {
     let scratch = ScratchBuffer()
     /// Two lines of work, so that the copies of one photo can be made at once.
     let lanes = [CopyLane(), CopyLane()]
+    /// One per plane, for a decode that hands over its planes' rows strip by strip.
+    let stripResamplers = [Resampler(), Resampler(), Resampler()]
 
     public init(keepsBuffersBetweenPhotos: Bool = true) {
         self.keepsBuffersBetweenPhotos = keepsBuffersBetweenPhotos

@@ -69,7 +69,7 @@ struct DecodeInputTests {
     static let downscaledLumaPSNR = 34.0, downscaledChromaPSNR = 35.0
 
     @Test(
-        "a photo over the limit is decoded at the DCT scale that still covers the target, then resized close to a float Lanczos3 reference",
+        "a photo over the limit is decoded in strips at the DCT scale that leaves the resampler half the reduction, then resized close to a float Lanczos3 reference",
         arguments: smallPhotos.filter { $0.hasPrefix("decode/ycc") })
     func overTheLimit(path: String) throws {
         var configuration = PhotoPreparer.Configuration()
@@ -78,9 +78,9 @@ struct DecodeInputTests {
         let workspace = PreparationWorkspace()
         let photo = try PhotoPreparer(configuration: configuration).prepare(
             Fixtures.data(path), name: Self.name(path), workspace: workspace)
-        // 224 / 4 = 56 falls short of 64, so libjpeg-turbo decodes at 1/2 (rounding up).
-        let half = PixelSize(width: (original.size.width + 1) / 2, height: (original.size.height + 1) / 2)
-        #expect(workspace.decoded.size == half)
+        // 224 / 2 = 112 leaves the resampler less than 2x to reduce, so the strips are full size.
+        #expect(workspace.lastDecode.size == original.size)
+        #expect(workspace.lastDecode.isStripWise)
         // 150 * 64 / 224 = 42.9 and 149 * 64 / 223 = 42.8.
         #expect(photo.upload.size == PixelSize(width: 64, height: 43))
         let upload = try DecodedJPEG(photo.upload.data)

@@ -24,7 +24,7 @@ struct MemoryTests {
             file: "48mp")[0]
     }
 
-    @Test("a 48 MP photo is decoded at 1/2 scale: no buffer of the pipeline ever holds the full resolution")
+    @Test("a 48 MP photo is decoded in strips at full size: no buffer of the pipeline is larger than the upload")
     func fortyEightMegapixels() throws {
         let jpeg = try Self.make48MegapixelJPEG()
         var configuration = PhotoPreparer.Configuration()
@@ -36,30 +36,40 @@ struct MemoryTests {
 
         #expect(photo.metadata.originalSize == PixelSize(width: 8000, height: 6000))
         #expect(photo.upload.size == PixelSize(width: 2048, height: 1536))
-        #expect(workspace.decoded.size == PixelSize(width: 4000, height: 3000))
-        // Every plane the pipeline sized, padding included, is at most the 1/2-scale luma.
+        // 1/2 would leave the resampler less than 2x (4000 for 2048), so libjpeg decodes it all.
+        #expect(workspace.lastDecode.size == PixelSize(width: 8000, height: 6000))
+        #expect(workspace.lastDecode.isStripWise)
+        // Every plane the pipeline sized, padding included, is at most the upload's luma.
         for image in [workspace.decoded, workspace.upload] + workspace.lanes.flatMap({ [$0.resized, $0.oriented] }) {
             for plane in image.planes {
-                #expect(plane.width <= 4000 && plane.height <= 3000, "a \(plane.width)x\(plane.height) plane")
+                #expect(plane.width <= 2048 && plane.height <= 1536, "a \(plane.width)x\(plane.height) plane")
             }
         }
         let upload = try DecodedJPEG(photo.upload.data)
         #expect(upload.size == photo.upload.size && upload.warnings.isEmpty)
     }
 
-    /// A workspace for one photo gives the decode back once the upload copy is made from it; a
-    /// batch worker's keeps it for the next photo.
+    /// A workspace for one photo gives a whole-image decode (CMYK, here) back once the upload
+    /// copy is made from it; a batch worker's keeps it for the next photo. A YCbCr photo is
+    /// decoded in strips and never fills it.
     @Test("a one-photo workspace releases the full-size decode; a batch worker's keeps it", arguments: [false, true])
     func decodeReleasedUnlessKept(keepsBuffers: Bool) throws {
         let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: keepsBuffers)
         var configuration = PhotoPreparer.Configuration()
-        configuration.maxEdge = 512
-        let name = "corpus/orientation-landscape-1.jpg"
+        configuration.maxEdge = 80
+        let name = "corpus/cmyk-adobe-no-icc.jpg"
         let photo = try PhotoPreparer(configuration: configuration).prepare(
             Fixtures.data(name), name: name, workspace: workspace)
-        #expect(photo.upload.size == PixelSize(width: 512, height: 341))
-        let decodedSize = keepsBuffers ? PixelSize(width: 900, height: 600) : PixelSize(width: 0, height: 0)
+        #expect(photo.upload.size == PixelSize(width: 56, height: 80))
+        #expect(workspace.lastDecode.size == PixelSize(width: 80, height: 114) && !workspace.lastDecode.isStripWise)
+        let decodedSize = keepsBuffers ? PixelSize(width: 80, height: 114) : PixelSize(width: 0, height: 0)
         #expect(workspace.decoded.size == decodedSize)
         #expect(workspace.decoded.planes[0].width == decodedSize.width)
+
+        let strips = PreparationWorkspace(keepsBuffersBetweenPhotos: keepsBuffers)
+        let ycbcr = "corpus/orientation-landscape-1.jpg"
+        _ = try PhotoPreparer(configuration: configuration).prepare(Fixtures.data(ycbcr), name: ycbcr, workspace: strips)
+        #expect(strips.lastDecode.isStripWise)
+        #expect(strips.decoded.size == PixelSize(width: 0, height: 0))
     }
 }
