@@ -68,7 +68,8 @@ struct MemoryTests {
 
         let strips = PreparationWorkspace(keepsBuffersBetweenPhotos: keepsBuffers)
         let ycbcr = "corpus/orientation-landscape-1.jpg"
-        _ = try PhotoPreparer(configuration: configuration).prepare(Fixtures.data(ycbcr), name: ycbcr, workspace: strips)
+        _ = try PhotoPreparer(configuration: configuration).prepare(
+            Fixtures.data(ycbcr), name: ycbcr, workspace: strips)
         #expect(strips.lastDecode.isStripWise)
         #expect(strips.decoded.size == PixelSize(width: 0, height: 0))
     }

@@ -74,7 +74,8 @@ import Testing
     }
 
     @Test func ssimMoreThanTheAllowedDeficitBelowVipsMisses() {
-        #expect(missed(results(speed: 3, rss: 50, ssim: 0.9677)) == ["SSIM-Y ≥ vipsthumbnail − 0.0005 in every size class"])
+        #expect(
+            missed(results(speed: 3, rss: 50, ssim: 0.9677)) == ["SSIM-Y ≥ vipsthumbnail − 0.0005 in every size class"])
     }
 
     @Test func oneSizeClassBelowTheAllowedDeficitMissesThoughTheMeanMeetsIt() {
