@@ -16,6 +16,7 @@ extension ImagePrepError {
         case .unsupportedHEIF: "unsupported_heif"
         case .heifWithoutImage: "no_image"
         case .encodingFailed: "encoding_failed"
+        case .invalidSetting: "invalid_setting"
         }
     }
 }

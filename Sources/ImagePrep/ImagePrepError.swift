@@ -1,6 +1,14 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Why a photo could not be prepared. Every case names the file (or the name the caller gave the
-/// bytes) and the cause; `description` is one sentence a user can act on.
-public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible {
+/// bytes) and the cause; `description` is one sentence a user can act on, and it is also the
+/// `localizedDescription` (`LocalizedError`), so that an app showing `error.localizedDescription`
+/// shows it rather than Foundation's "The operation could not be completed".
+public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The file could not be read: `reason` is the system's explanation.
     case unreadable(file: String, reason: String)
     /// The file has no bytes.
@@ -30,10 +38,15 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
     case heifWithoutImage(file: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)
+    /// A setting of `PhotoPreparer.Configuration` is outside what it allows: `setting` names it,
+    /// `value` is what it was given and `allowed` what it takes. It is about no file.
+    case invalidSetting(setting: String, value: String, allowed: String)
 
-    /// The file (or name) the error is about.
+    /// The file (or name) the error is about; empty for `invalidSetting`, which is about none.
     public var file: String {
         switch self {
+        case .invalidSetting:
+            return ""
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
             .tooManyPixels(let file, _, _), .tooManyScans(let file, _), .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
@@ -68,6 +81,11 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible 
             return "'\(file)' is a HEIF file with no image in it."
         case .encodingFailed(let file, let detail):
             return "Encoding a copy of '\(file)' failed: \(detail)."
+        case .invalidSetting(let setting, let value, let allowed):
+            return "The photo setting \(setting) cannot be \(value): it must be \(allowed)."
         }
     }
+
+    /// The same sentence as `description`, for `error.localizedDescription`.
+    public var errorDescription: String? { description }
 }

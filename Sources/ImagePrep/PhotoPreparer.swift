@@ -3,9 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Prepares photos: decodes a JPEG or a HEIF file (HEIC, AVIF) once and makes the upload copy,
 /// the display copy and the thumbnail, all JPEG, and reads the metadata.
@@ -51,9 +48,23 @@ public struct PhotoPreparer: Sendable {
         public init() {}
     }
 
+    /// What this preparer makes; a value changed afterwards to one out of range makes `prepare`
+    /// throw `invalidSetting`.
     public var configuration: Configuration
 
-    public init(configuration: Configuration = Configuration()) {
+    /// A preparer with the default settings, which are always valid.
+    public init() {
+        configuration = Configuration()
+    }
+
+    /// A preparer with these settings.
+    ///
+    /// - Parameter configuration: What to make.
+    /// - Throws: `ImagePrepError.invalidSetting` naming the first setting out of range (an edge
+    ///   below 1, a quality outside 1–100, a pixel limit below 1, a tolerance outside 0..<1): a
+    ///   bad setting is the caller's to handle, never a crash.
+    public init(configuration: Configuration) throws(ImagePrepError) {
+        try configuration.validate()
         self.configuration = configuration
     }
 
@@ -67,6 +78,12 @@ public struct PhotoPreparer: Sendable {
     ) throws(ImagePrepError)
         -> PreparedPhoto
     {
+        try prepareFile(at: url, workspace: workspace)
+    }
+
+    /// Both forms of `prepare(contentsOf:workspace:)`: one name for each, since an async context
+    /// would otherwise always pick the async overload.
+    private func prepareFile(at url: URL, workspace: PreparationWorkspace) throws(ImagePrepError) -> PreparedPhoto {
         let clock = ContinuousClock()
         let start = clock.now
         let data = try Self.read(url)
@@ -74,6 +91,20 @@ public struct PhotoPreparer: Sendable {
         let photo = try prepare(data, name: url.relativePath, workspace: workspace)
         workspace.lastTimings.read = read
         return photo
+    }
+
+    /// Reads and prepares the photo at `url` (JPEG or HEIF) off the caller's executor: for an app that
+    /// prepares a photo from the main actor without blocking its UI. The work runs on the
+    /// concurrent executor; the error stays typed.
+    ///
+    /// - Parameter workspace: buffers to reuse from an earlier photo; one per concurrent task.
+    /// - Returns: the three copies and the metadata.
+    /// - Throws: `ImagePrepError` naming the file and the cause.
+    @concurrent
+    public func prepare(
+        contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
+    ) async throws(ImagePrepError) -> PreparedPhoto {
+        try prepareFile(at: url, workspace: workspace)
     }
 
     /// Prepares a photo's bytes (JPEG or HEIF) that did not come from a file (a camera buffer, a
@@ -90,11 +121,7 @@ public struct PhotoPreparer: Sendable {
     )
         throws(ImagePrepError) -> PreparedPhoto
     {
-        precondition(configuration.maxEdge >= 1, "maxEdge must be at least 1")
-        precondition((1...100).contains(configuration.quality), "quality must be 1 to 100")
-        precondition(
-            (configuration.displayEdge ?? 1) >= 1 && (configuration.thumbnailEdge ?? 1) >= 1, "edges must be at least 1"
-        )
+        try configuration.validate()
         do {
             return try jpeg.withUnsafeBytes { bytes throws(ImagePrepError) in
                 var run = PreparationRun(configuration: configuration, workspace: workspace, file: name)
@@ -127,7 +154,7 @@ public struct PhotoPreparer: Sendable {
         var filled = 0
         let readError: Int32? = data.withUnsafeMutableBytes { bytes in
             while filled < bytes.count {
-                let count = Glibc.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
+                let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
                 if count < 0, errno == EINTR { continue }
                 if count < 0 { return errno }
                 if count == 0 { break }  // The file shrank while we read it.

@@ -32,12 +32,18 @@ struct AddCommand {
         // The outbox keeps the upload copy only; the app makes its own display copies.
         configuration.displayEdge = nil
         configuration.thumbnailEdge = nil
-        let preparer = PhotoPreparer(configuration: configuration)
+        let preparer: PhotoPreparer
+        do {
+            preparer = try PhotoPreparer(configuration: configuration)
+        } catch {
+            Terminal.writeError("outbox: error: \(error)\n")
+            return 2
+        }
         let workspace = PreparationWorkspace()
         var failures = 0
         for path in photos {
             do {
-                let photo = try preparer.prepare(contentsOf: URL(fileURLWithPath: path), workspace: workspace)
+                let photo = try await preparer.prepare(contentsOf: URL(fileURLWithPath: path), workspace: workspace)
                 for warning in photo.warnings {
                     Terminal.writeError("outbox: warning: '\(path)': \(warning.message)\n")
                 }

@@ -20,6 +20,14 @@ enum PreparationMode: String, CaseIterable, Codable, CodingKeyRepresentable, Sen
         return configuration
     }
 
+    /// A preparer with this mode's configuration, whose settings are always in range (and which
+    /// `prepare` checks again).
+    func preparer(splitsWork: Bool) -> PhotoPreparer {
+        var preparer = PhotoPreparer()
+        preparer.configuration = configuration(splitsWork: splitsWork)
+        return preparer
+    }
+
     /// The row label of ImagePrep run inside the benchmark's own process.
     var inProcessName: String { self == .fast ? "ImagePrep in-process --fast" : "ImagePrep in-process" }
 }

@@ -83,10 +83,10 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
     let coresToSpare = ProcessInfo.processInfo.activeProcessorCount > 1
     for mode in modes {
         results.inProcess[mode] = try InProcessRun.timePhotos(
-            photos.all, preparer: PhotoPreparer(configuration: mode.configuration(splitsWork: coresToSpare)),
+            photos.all, preparer: mode.preparer(splitsWork: coresToSpare),
             runs: options.runs, outputFolder: try folder("in-process", mode.rawValue))
         results.inProcessOneThread[mode] = try InProcessRun.timePhotos(
-            photos.all, preparer: PhotoPreparer(configuration: mode.configuration(splitsWork: false)),
+            photos.all, preparer: mode.preparer(splitsWork: false),
             runs: options.runs, outputFolder: try folder("in-process", mode.rawValue))
         say("in-process \(mode.rawValue): done")
     }
@@ -118,9 +118,7 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
             results.batches[BatchName.inProcess(mode), default: []].append(
                 try InProcessRun.timeBatch(
                     batchPhotos,
-                    preparer: PhotoPreparer(
-                        configuration: mode.configuration(
-                            splitsWork: options.jobs < ProcessInfo.processInfo.activeProcessorCount)),
+                    preparer: mode.preparer(splitsWork: options.jobs < ProcessInfo.processInfo.activeProcessorCount),
                     workers: options.jobs,
                     outputFolder: try folder("batch", "in-process-\(mode.rawValue)")))
         }

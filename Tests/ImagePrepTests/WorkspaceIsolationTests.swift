@@ -46,17 +46,17 @@ struct WorkspaceIsolationTests {
         return Data(bytes)
     }
 
-    static func preparer(acceptingIncompleteData: Bool) -> PhotoPreparer {
+    static func preparer(acceptingIncompleteData: Bool) throws -> PhotoPreparer {
         var configuration = PhotoPreparer.Configuration()
         configuration.acceptsIncompleteData = acceptingIncompleteData
-        return PhotoPreparer(configuration: configuration)
+        return try PhotoPreparer(configuration: configuration)
     }
 
     @Test(
         "a damaged photo after a good one in the same workspace is what it is alone: refused, never another photo's pixels",
         arguments: [false, true])
     func damagedAfterGood(acceptingIncompleteData: Bool) throws {
-        let preparer = Self.preparer(acceptingIncompleteData: acceptingIncompleteData)
+        let preparer = try Self.preparer(acceptingIncompleteData: acceptingIncompleteData)
         let damaged = try Self.damagedProgressive()
         let workspace = PreparationWorkspace()
         // A 900x600 photo leaves its pixels in every plane the 300x450 damaged one would use.
@@ -91,7 +91,7 @@ struct WorkspaceIsolationTests {
         "every photo of a sequence in one workspace is what it is alone, damaged or not, incomplete data accepted or not",
         arguments: sequences, [false, true])
     func sequence(paths: [String], acceptingIncompleteData: Bool) throws {
-        let preparer = Self.preparer(acceptingIncompleteData: acceptingIncompleteData)
+        let preparer = try Self.preparer(acceptingIncompleteData: acceptingIncompleteData)
         let workspace = PreparationWorkspace()
         for path in paths {
             let data = try Fixtures.data(path)

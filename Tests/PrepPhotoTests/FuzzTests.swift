@@ -55,7 +55,10 @@ struct FuzzTests {
         configuration.thumbnailEdge = 16
         configuration.maxPixels = 4_194_304
         configuration.acceptsIncompleteData = acceptingIncompleteData
-        return PhotoPreparer(configuration: configuration)
+        // In range, so set on a default preparer rather than through the throwing initialiser.
+        var preparer = PhotoPreparer()
+        preparer.configuration = configuration
+        return preparer
     }
 
     /// One mutated photo of the run.
