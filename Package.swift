@@ -1,4 +1,5 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2: `@concurrent` (PhotoPreparer's async prepare, Outbox.commit) needs the 6.2 compiler.
 import PackageDescription
 
 /// Test targets that share `Tests/Fixtures` as a resource: each one's path is `Tests`, so it must
@@ -20,6 +21,8 @@ func fixtureTestTarget(_ name: String, dependencies: [Target.Dependency]) -> Tar
 
 let package = Package(
     name: "ImagePrep",
+    // `Mutex` (Synchronization) needs macOS 15 and iOS 18; Linux has it with the toolchain.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "ImagePrep", targets: ["ImagePrep"]),
         .library(name: "Outbox", targets: ["Outbox"]),
@@ -31,13 +34,19 @@ let package = Package(
     ],
     targets: [
         // C libraries that Debian ships; each module map points at a local shim.h.
+        // On a Mac the providers are Homebrew's formulae; on iOS see docs/apple.md.
         .systemLibrary(
-            name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
         // libjpeg's own API, for the warnings and the fatal errors TurboJPEG 2.x does not report.
-        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
-        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
+        .systemLibrary(
+            name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // Apple's SDKs ship SQLite; Homebrew's is only for a Mac without the SDK's pkg-config file.
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // OpenSSL's libcrypto: the outbox's AES-256-GCM, SHA-256 and random bytes on Linux (CryptoKit on Apple).
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),

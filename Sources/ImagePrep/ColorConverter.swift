@@ -8,9 +8,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// An lcms2 transform with exactly one owner.
 ///

@@ -5,9 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Reads what a JPEG says about itself: its EXIF block (through libexif) and its first comment.
 ///

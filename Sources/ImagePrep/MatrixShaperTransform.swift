@@ -1,10 +1,6 @@
 internal import CLCMS2
 internal import CPixelKernels
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Relative colorimetric conversion from a matrix-and-curves RGB profile to sRGB: linearise each
 /// channel through the profile's tone curves, apply one 3x3 matrix (the profile's colorants,
 /// then sRGB's inverted, both in the D50 connection space), clip to the sRGB gamut and encode

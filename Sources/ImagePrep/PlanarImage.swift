@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// One plane of 8-bit samples (Y, Cb, Cr or gray) that owns its memory.
 ///
 /// Planes are reused from photo to photo: `reshape` only reallocates when the new size needs more
@@ -156,7 +152,7 @@ struct PageMemory: ~Copyable {
         let aligned = (Int(bitPattern: base) + Self.hugePage - 1) / Self.hugePage * Self.hugePage
         let start = UnsafeMutableRawPointer(bitPattern: aligned)!
         // The hint is advice: without huge pages the memory works the same, only with more faults.
-        _ = madvise(start, mapped - (aligned - Int(bitPattern: base)), MADV_HUGEPAGE)
+        Platform.adviseHugePages(start, mapped - (aligned - Int(bitPattern: base)))
         bytes = start.assumingMemoryBound(to: UInt8.self)
         mappedCount = mapped
         mappedBase = base

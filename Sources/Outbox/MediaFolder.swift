@@ -1,14 +1,10 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The folder beside the database that holds one file per upload copy, and the module's POSIX
 /// calls on files and folders.
 ///
-/// Every write is flushed with `fsync` before it returns, and `synchronize()` flushes the folder
-/// itself: on Linux a new file's name is only durable once its directory has been synced, and a
+/// Every write is flushed (`Platform.flushToStorage`: `F_FULLFSYNC` on Apple's platforms, `fsync`
+/// on Linux) before it returns, and `synchronize()` flushes the folder itself: on Linux a new file's name is only durable once its directory has been synced, and a
 /// record must never commit while the name it points at could still vanish in a power cut.
 ///
 /// Every name it is given must be a plain file name (`StoredValue.isPlainFileName`), so that no
@@ -53,7 +49,7 @@ struct MediaFolder: Sendable {
         }
         // fchmod because the umask could have narrowed 0600 further (never widened it).
         if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = Self.lastErrno() }
-        if failure == nil, fsync(descriptor) != 0 { failure = Self.lastErrno() }
+        if failure == nil, Platform.flushToStorage(descriptor) != 0 { failure = Self.lastErrno() }
         // close can report a deferred write error, so it counts too.
         if close(descriptor) != 0, failure == nil { failure = Self.lastErrno() }
         if let failure {
@@ -283,7 +279,7 @@ struct MediaFolder: Sendable {
         let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw .folder(path: directory.path, reason: lastErrno()) }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw .folder(path: directory.path, reason: lastErrno()) }
+        guard Platform.flushToStorage(descriptor) == 0 else { throw .folder(path: directory.path, reason: lastErrno()) }
     }
 
     /// Writes every byte, retrying short writes and interruptions; returns the failure's reason.
@@ -291,7 +287,7 @@ struct MediaFolder: Sendable {
         guard let base = buffer.baseAddress else { return nil }
         var offset = 0
         while offset < buffer.count {
-            let written = systemWrite(descriptor, base + offset, buffer.count - offset)
+            let written = Platform.write(descriptor, base + offset, buffer.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return lastErrno()
@@ -299,15 +295,6 @@ struct MediaFolder: Sendable {
             offset += written
         }
         return nil
-    }
-
-    /// write(2), under a name that the method `write` does not hide.
-    private static func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-        #if canImport(Glibc)
-        Glibc.write(descriptor, bytes, count)
-        #else
-        Darwin.write(descriptor, bytes, count)
-        #endif
     }
 
     // MARK: Key files
@@ -321,7 +308,7 @@ struct MediaFolder: Sendable {
         }
         var failure = contents.withUnsafeBytes { writeAll($0, to: descriptor) }
         if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = lastErrno() }
-        if failure == nil, fsync(descriptor) != 0 { failure = lastErrno() }
+        if failure == nil, Platform.flushToStorage(descriptor) != 0 { failure = lastErrno() }
         if close(descriptor) != 0, failure == nil { failure = lastErrno() }
         if failure == nil {
             do throws(OutboxError) {

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The one owner of the store's lock file: an advisory `flock` that says whether other openers
 /// (other processes, or another `Outbox` on the same folder) are alive.
 ///

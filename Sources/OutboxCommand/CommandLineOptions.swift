@@ -6,9 +6,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the user asked for on the command line.
 struct CommandLineOptions {

@@ -1,10 +1,6 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SIGINT and SIGTERM as a request to stop `drain` and `send-now`: the first cancels the work in
 /// progress, whose send in flight then goes back to the queue as it was (no attempt counted, no
 /// error recorded), and the command says what is left. A second signal exits at once; that loses

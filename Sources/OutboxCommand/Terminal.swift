@@ -6,9 +6,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The standard streams. Each call is one `write(2)` of whole lines, so a line that a killed
 /// process printed is either all there or not there at all (a pipe takes up to PIPE_BUF bytes
@@ -31,7 +28,7 @@ enum Terminal {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeMutableBytes {
-                Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
+                Platform.write(descriptor, $0.baseAddress! + offset, $0.count - offset)
             }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return }

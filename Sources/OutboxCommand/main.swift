@@ -7,10 +7,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// How the command opens a store: as a relay, which reads and sends every operation type as it
 /// is (photo captures through the contract's captures endpoint), since it interprets none.
 enum StoreConfiguration {

@@ -1,10 +1,6 @@
 import Foundation
 import ImagePrep
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Writes a prepared photo's copies as `prep-photo` does (NAME.jpg, NAME.display.jpg,
 /// NAME.thumb.jpg; each into a temporary file renamed into place), so that the in-process "write"
 /// stage costs what the command's writing costs.
@@ -35,7 +31,7 @@ enum CopyWriter {
         let failure: Int32? = data.withUnsafeBytes { bytes in
             var written = 0
             while written < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                let count = Platform.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
                 if count < 0, errno == EINTR { continue }
                 if count < 0 { return errno }
                 written += count

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// What one child process cost, as `wait4` reports it (the same figures `/usr/bin/time -v` and
 /// `../shared/bench/bench.py` print).
 struct ProcessMeasurement: Sendable, Codable {
@@ -63,6 +59,6 @@ enum ProcessRun {
         func milliseconds(_ time: timeval) -> Double { Double(time.tv_sec) * 1e3 + Double(time.tv_usec) / 1e3 }
         return ProcessMeasurement(
             wallMS: wall.milliseconds, cpuMS: milliseconds(usage.ru_utime) + milliseconds(usage.ru_stime),
-            peakRSSMB: Double(usage.ru_maxrss) / 1024)
+            peakRSSMB: Platform.peakResidentMiB(usage))
     }
 }

@@ -1,10 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A small child process that starts the timed commands for the benchmark, so that their peak
 /// RSS is their own.
 ///
@@ -124,7 +120,7 @@ final class SpawnHelper: Sendable {
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes {
-                Glibc.write(descriptor, $0.baseAddress! + written, bytes.count - written)
+                Platform.write(descriptor, $0.baseAddress! + written, bytes.count - written)
             }
             if count < 0, errno == EINTR { continue }
             if count <= 0 { return false }
@@ -150,7 +146,7 @@ struct LineReader {
                 return line
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, 4096) }
+            let count = chunk.withUnsafeMutableBytes { Platform.read(descriptor, $0.baseAddress!, 4096) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return nil }
             buffer += chunk[..<count]

@@ -3,9 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The device and inode of a file: two paths with the same identity are one file (a link and
 /// its target, `./a.jpg` and `a.jpg`, two hard links).
@@ -87,11 +84,10 @@ enum FileSystem {
             case S_IFCHR, S_IFBLK: .device
             default: .other
             }
-        let nanoseconds = Int64(info.st_mtim.tv_sec).multipliedReportingOverflow(by: 1_000_000_000)
         return .success(
             FileStatus(
                 kind: kind, identity: FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)),
-                modified: nanoseconds.overflow ? .max : nanoseconds.partialValue &+ Int64(info.st_mtim.tv_nsec)))
+                modified: Platform.modificationNanoseconds(of: info)))
     }
 
     /// The names in a folder, sorted by their bytes, without `.` and `..`.
@@ -164,7 +160,7 @@ enum FileSystem {
         var filled = 0
         let readError: Int32? = data.withUnsafeMutableBytes { bytes in
             while filled < bytes.count {
-                let count = Glibc.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
+                let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
                 if count < 0, errno == EINTR { continue }
                 if count < 0 { return errno }
                 if count == 0 { break }  // The file shrank while we read it.
@@ -187,13 +183,13 @@ enum FileSystem {
     /// Reads up to `buffer.count` bytes into the start of `buffer`; 0 at the end.
     static func read(_ descriptor: Int32, into buffer: inout [UInt8]) throws(SystemError) -> Int {
         while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress!, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Platform.read(descriptor, $0.baseAddress!, $0.count) }
             if count >= 0 { return count }
             if errno != EINTR { throw .current }
         }
     }
 
-    static func close(_ descriptor: Int32) { _ = Glibc.close(descriptor) }
+    static func close(_ descriptor: Int32) { _ = Platform.close(descriptor) }
 
     /// Creates a new file that no other process can have (`O_EXCL`), readable by all like any
     /// copy, and returns its descriptor.
@@ -223,19 +219,19 @@ enum FileSystem {
 
     /// Closes a file just written; a failure here can mean the data never reached the disk.
     static func closeWritten(_ descriptor: Int32) throws(SystemError) {
-        guard Glibc.close(descriptor) == 0 else { throw .current }
+        guard Platform.close(descriptor) == 0 else { throw .current }
     }
 
     /// Moves `source` to `destination`, replacing what is there.
     static func rename(_ source: BytePath, to destination: BytePath) throws(SystemError) {
-        let result = source.withCString { from in destination.withCString { to in Glibc.rename(from, to) } }
+        let result = source.withCString { from in destination.withCString { to in Platform.rename(from, to) } }
         guard result == 0 else { throw .current }
     }
 
     /// Gives `source` the name `destination` too, failing with `EEXIST` when that name is
     /// taken: the one atomic "create unless it exists" for a finished file.
     static func link(_ source: BytePath, to destination: BytePath) throws(SystemError) {
-        let result = source.withCString { from in destination.withCString { to in Glibc.link(from, to) } }
+        let result = source.withCString { from in destination.withCString { to in Platform.link(from, to) } }
         guard result == 0 else { throw .current }
     }
 

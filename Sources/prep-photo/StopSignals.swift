@@ -1,9 +1,5 @@
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP as a request to stop: no new photo is started, the photos
 /// in flight finish with all their copies, the summary is printed, and the process then ends by
 /// the same signal (exit status 130, 143, 129), so that a shell loop or `xargs` around it stops
@@ -65,7 +61,7 @@ final class StopSignals: Sendable {
     /// Ends the process by `signal`, as if it had not been caught, so that the parent sees it
     /// was interrupted (status 128 plus the signal's number).
     static func endProcess(by signal: Int32) -> Never {
-        Glibc.signal(signal, SIG_DFL)
+        Platform.restoreDefaultAction(of: signal)
         var only = sigset_t()
         sigemptyset(&only)
         sigaddset(&only, signal)

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Writing to the standard streams without the C globals, which Swift 6 does not allow.
 ///
 /// Each call is one `write(2)` of whole lines where the system allows it, so that lines from
@@ -15,7 +11,7 @@ enum Terminal {
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                let count = Platform.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 { return }
                 offset += count

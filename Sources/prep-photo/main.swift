@@ -6,9 +6,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The inputs of the command line and of the file lists, expanded; exits when a list cannot be read.
 func findInputs(
@@ -115,9 +112,15 @@ case .run(let options):
     var configuration = options.configuration
     configuration.splitsWorkAcrossCores =
         min(options.jobs, plan.photos.count { $0.verdict == nil }) < ProcessInfo.processInfo.activeProcessorCount
-    let runner = BatchRunner(
-        plan: plan, preparer: PhotoPreparer(configuration: configuration), settings: settings, writer: writer,
-        signals: signals)
+    let preparer: PhotoPreparer
+    do {
+        preparer = try PhotoPreparer(configuration: configuration)
+    } catch {
+        // The options were checked as they were parsed; this is the library's own word on them.
+        Terminal.writeError("prep-photo: error: \(error)\n")
+        exit(2)
+    }
+    let runner = BatchRunner(plan: plan, preparer: preparer, settings: settings, writer: writer, signals: signals)
     let (tally, elapsed) = runner.run()
 
     let stopSignal = signals.stopSignal
