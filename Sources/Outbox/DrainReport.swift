@@ -25,6 +25,9 @@ public struct DrainReport: Sendable, Hashable {
     /// When a drain would next have something to send, for scheduling one; nil when the queue
     /// was emptied or what is left waits for the user.
     public internal(set) var retryAt: Date?
+    /// The entries retired (deleted with their files) after the passes, because the scheduler
+    /// runs with `Schedule.retiresSynced`; empty otherwise, when `retireSynced()` is the caller's.
+    public internal(set) var retired: [String] = []
     /// How many passes ran: more than 1 when drains asked for during a pass were coalesced into one more.
     public internal(set) var passes = 0
 
@@ -32,6 +35,7 @@ public struct DrainReport: Sendable, Hashable {
     mutating func append(_ later: DrainReport) {
         synced += later.synced
         parked += later.parked
+        retired += later.retired
         halt = later.halt
         retryAt = later.retryAt
         passes += later.passes

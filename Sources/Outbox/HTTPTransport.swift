@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -22,8 +23,11 @@ import FoundationNetworking
 /// Answers are read up to `maximumAnswerBytes`; a copy is read from its file without following
 /// a symbolic link.
 ///
-/// Upload progress goes to the outbox's `Configuration.onProgress` as bytes leave, counting the
-/// copies that landed in earlier attempts.
+/// Upload progress goes to the outbox's `Configuration.onProgress` and `events` as bytes leave,
+/// counting the copies that landed in earlier attempts.
+///
+/// With a `CredentialsProvider`, every request carries its credentials, and a 401 asks it once
+/// for fresh ones and repeats that request with them, instead of backing off with a stale token.
 ///
 /// On Linux every request has a connection of its own (`Connection: close`). FoundationNetworking
 /// hands the body to libcurl without a way to rewind it, and when a reused keep-alive connection
@@ -70,7 +74,11 @@ public final class HTTPTransport: Transport {
     /// Where the engine is and how long to wait for it.
     public let configuration: Configuration
     private let session: URLSession
-    private let delegate: SessionDelegate
+    let delegate: SessionDelegate
+    /// Where the credentials come from; nil for an engine that needs none.
+    private let credentialsProvider: (any CredentialsProvider)?
+    /// The credentials last fetched, kept across sends.
+    private let currentCredentials = Mutex<EngineCredentials?>(nil)
 
     /// URLSession's own timeout, in whole seconds above both of the transport's, so that it never decides first.
     private var backstop: TimeInterval { Self.backstop(configuration) }
@@ -81,21 +89,33 @@ public final class HTTPTransport: Transport {
 
     /// Creates a transport with its own URLSession (ephemeral: no cookies, no cache, no credentials on disk).
     ///
-    /// - Parameter configuration: The engine's URL, the timeouts and extra headers.
-    public init(configuration: Configuration) {
-        self.configuration = configuration
+    /// - Parameters:
+    ///   - configuration: The engine's URL, the timeouts and extra headers.
+    ///   - credentials: Where the credentials come from, and fresh ones after a 401; nil for none.
+    public convenience init(configuration: Configuration, credentials: (any CredentialsProvider)? = nil) {
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         // The timeouts are the transport's own (see SessionDelegate.perform); URLSession's is a backstop.
         sessionConfiguration.timeoutIntervalForRequest = Self.backstop(configuration)
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.urlCache = nil
-        delegate = SessionDelegate()
-        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+        self.init(
+            configuration: configuration, credentials: credentials, sessionConfiguration: sessionConfiguration,
+            delegate: SessionDelegate())
     }
 
     /// Creates a transport to the engine at `engineURL` with the default timeouts.
     public convenience init(engineURL: URL) {
         self.init(configuration: Configuration(engineURL: engineURL))
+    }
+
+    init(
+        configuration: Configuration, credentials: (any CredentialsProvider)?,
+        sessionConfiguration: URLSessionConfiguration, delegate: SessionDelegate
+    ) {
+        self.configuration = configuration
+        self.credentialsProvider = credentials
+        self.delegate = delegate
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
 
     deinit {
@@ -110,6 +130,7 @@ public final class HTTPTransport: Transport {
     ///   when the task is cancelled between requests, and whatever
     ///   `DeliveryReporter.uploadLanded(index:)` throws.
     public func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
+        var hasRefreshed = false
         var sent = delivery.landedBytes
         reporter.progress(bytesSent: sent)
         for upload in delivery.pendingUploads {
@@ -118,10 +139,7 @@ public final class HTTPTransport: Transport {
             let request = prepared(
                 EngineRequest.upload(upload, of: delivery.id, engine: configuration.engineURL, timeout: backstop))
             let before = sent
-            let result = await delegate.perform(
-                request, body: bytes, in: session, idleTimeout: configuration.idleTimeout,
-                deadline: configuration.requestTimeout, bodyLimit: configuration.maximumAnswerBytes
-            ) { count in
+            let result = try await exchange(request, body: bytes, hasRefreshed: &hasRefreshed) { count in
                 reporter.progress(bytesSent: before + min(count, Int64(bytes.count)))
             }
             let landed = EngineConfirmation.upload(
@@ -134,10 +152,50 @@ public final class HTTPTransport: Transport {
         try Task.checkCancellation()
         let record = try EngineRequest.record(delivery, engine: configuration.engineURL, timeout: backstop)
         let request = prepared(record.request)
-        let result = await delegate.perform(
-            request, body: nil, in: session, idleTimeout: configuration.idleTimeout,
-            deadline: configuration.requestTimeout, bodyLimit: configuration.maximumAnswerBytes)
+        let result = try await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
         return failure(result, of: request, expecting: record.confirmation) ?? .http(status: Self.status(of: result))
+    }
+
+    /// Sends one request with the credentials, and after a 401, when this send has not yet done
+    /// so, once more with fresh ones.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while the provider works.
+    private func exchange(
+        _ request: URLRequest, body: Data?, hasRefreshed: inout Bool, progress: (@Sendable (Int64) -> Void)? = nil
+    ) async throws -> HTTPExchangeResult {
+        var result = try await exchange(request, body: body, refreshing: false, progress: progress)
+        if credentialsProvider != nil, !hasRefreshed, case .answered(let answer) = result, answer.status == 401 {
+            hasRefreshed = true
+            result = try await exchange(request, body: body, refreshing: true, progress: progress)
+        }
+        return result
+    }
+
+    private func exchange(
+        _ request: URLRequest, body: Data?, refreshing: Bool, progress: (@Sendable (Int64) -> Void)?
+    ) async throws -> HTTPExchangeResult {
+        var request = request
+        if let credentialsProvider {
+            let credentials: EngineCredentials
+            if !refreshing, let kept = currentCredentials.withLock({ $0 }) {
+                credentials = kept
+            } else {
+                do {
+                    credentials = try await credentialsProvider.credentials(refreshing: refreshing)
+                } catch {
+                    try Task.checkCancellation()
+                    return .failed(reason: "the app's credentials provider failed: \(error)")
+                }
+                guard credentials.isWellFormed else {
+                    return .failed(reason: "the app's credentials provider gave a header with a line break or a NUL")
+                }
+                currentCredentials.withLock { $0 = credentials }
+            }
+            for (name, value) in credentials.headers { request.setValue(value, forHTTPHeaderField: name) }
+        }
+        return await delegate.perform(
+            request, body: body, in: session, idleTimeout: configuration.idleTimeout,
+            deadline: configuration.requestTimeout, bodyLimit: configuration.maximumAnswerBytes, progress: progress)
     }
 
     /// The request with this transport's extra headers, and on Linux a connection of its own.

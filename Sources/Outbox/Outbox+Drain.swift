@@ -70,7 +70,7 @@ extension Outbox {
         while true {
             let result: Result<DrainReport, OutboxError>
             do throws(OutboxError) {
-                result = .success(try await runPass(using: current, honoursBackoff: !currentIsRequested))
+                result = .success(try await passAndTidy(using: current, honoursBackoff: !currentIsRequested))
             } catch {
                 result = .failure(error)
             }
@@ -123,6 +123,7 @@ extension Outbox {
             throw .blockedBehind(id: id, blockedBy: blocker, entity: entity)
         }
         try store.releaseForSendNow(id: id)
+        announceStatus(of: id)
         sendNowRequests.insert(id)
         return try await drain(using: transport)
     }
@@ -195,11 +196,19 @@ extension Outbox {
         // An entry whose file is gone, or is not what was saved, would fail the same way on
         // every try: it waits for the user instead of holding up the entries behind it.
         if let problem = unsendableReason(entry) {
-            if try store.park(id: entry.id, reason: problem) { report.parked.append(entry.id) }
+            if try store.park(id: entry.id, reason: problem) {
+                report.parked.append(entry.id)
+                announceStatus(of: entry.id)
+            }
             return true
         }
         // The claim fails when another process is sending it.
         guard try store.claim(id: entry.id, at: configuration.now()) else { return true }
+        announceStatus(of: entry.id)
+        defer {
+            eventHub.endProgress(id: entry.id)
+            announceStatus(of: entry.id)
+        }
         let response: TransportResponse
         switch await handOff(entry, to: transport) {
         case .answered(let answer):

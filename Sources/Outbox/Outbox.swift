@@ -31,7 +31,8 @@ import Foundation
 ///   app crash but a power cut or kernel panic can roll it back. FULL syncs the log at every
 ///   commit. The cost is one fsync per enqueue or state change, a few milliseconds on flash.
 /// - Media files are created with `O_EXCL` (never overwriting), written, `fsync`ed, and then
-///   their folder is `fsync`ed, all before the record's transaction commits: on Linux a new
+///   their folder is `fsync`ed (on Apple's platforms `F_FULLFSYNC`, and SQLite's `fullfsync`
+///   pragmas, since there `fsync` stops at the drive's cache), all before the record's transaction commits: on Linux a new
 ///   name is only durable once its directory is, and a record must never outlive a power cut
 ///   that its file did not. SQLite syncs the directory of the log files it creates; the outbox
 ///   folder is synced at open for the database file's own name.
@@ -78,6 +79,10 @@ public actor Outbox {
     /// and for which entry: automatic passes send nothing before then, whatever its entity.
     /// Kept in memory only: after a restart one request may go before the wait is over.
     var engineAskedToWait: (id: String, until: Date)?
+    /// The scheduler's state: whether the network is there, and the running loop (`start(transport:)`).
+    var scheduling = Scheduling()
+    /// Where `events` come from, and the progress of the entries in flight.
+    nonisolated let eventHub = EventHub()
 
     /// Opens the outbox in `folder`, creating it when absent.
     ///
@@ -107,6 +112,11 @@ public actor Outbox {
         sweptAtOpen = store.sweptAtOpen
     }
 
+    deinit {
+        // Streams of `events` end with the outbox, so that a `for await` over them finishes.
+        eventHub.finish()
+    }
+
     /// Queues an operation: writes its attachments (flushed to disk) and then its record, in one
     /// transaction.
     ///
@@ -128,10 +138,12 @@ public actor Outbox {
     @discardableResult
     public func enqueue(_ operation: OutboxOperation) throws(OutboxError) -> EnqueueResult {
         let now = configuration.now()
-        return try store.writeTransaction(
+        let result = try store.writeTransaction(
             { () throws(OutboxError) -> EnqueueResult in
                 try store.insert(operation, createdAt: now, makeToken: configuration.makeFileToken)
             }, wrap: { $0 })
+        announceCommittedInsertions()
+        return result
     }
 
     /// Runs the app's own SQL on its own tables and queues operations, all in one transaction of
@@ -158,12 +170,14 @@ public actor Outbox {
     /// - Throws: What `body` threw, after rolling everything back; or an `OutboxError`.
     public func write<R: Sendable>(_ body: (borrowing OutboxTransaction) throws -> R) throws -> R {
         let now = configuration.now()
-        return try store.writeTransaction(
+        let result = try store.writeTransaction(
             { () throws -> R in
                 try body(
                     OutboxTransaction(store: store, isReadOnly: false, now: now, makeToken: configuration.makeFileToken)
                 )
             }, wrap: { $0 })
+        announceCommittedInsertions()
+        return result
     }
 
     /// Reads the app's own tables in the outbox's database, in one read transaction: every
@@ -228,7 +242,7 @@ public actor Outbox {
     ///   version cannot read it.
     public func markSynced(id: String) throws(OutboxError) {
         _ = try store.entry(id: id)
-        try store.setState(.synced, lastError: nil, id: id)
+        if try store.setState(.synced, lastError: nil, id: id) { announceStatus(of: id) }
     }
 
     /// Deletes a synced entry: its owned media first, then its record.
@@ -244,7 +258,7 @@ public actor Outbox {
         guard entry.state == .synced else { throw .notSynced(id: id, state: entry.state) }
         try store.media.remove(entry.ownedMedia.map(\.name))
         try store.media.synchronize()
-        try store.deleteRecord(id: id)
+        if try store.deleteRecord(id: id) { eventHub.send(.retired(id: id)) }
     }
 
     /// Retires every synced entry; the drain's caller calls this after a pass.
@@ -275,7 +289,7 @@ public actor Outbox {
     /// - Throws: `notFound`; `mediaRemove` or `database` when deleting fails.
     public func discard(id: String) throws(OutboxError) {
         guard let record = try store.record(id: id) else { throw .notFound(id: id) }
-        try store.deleteRecord(id: id)
+        if try store.deleteRecord(id: id) { eventHub.send(.discarded(id: id)) }
         // The exact names when the record is readable (each checked to be a plain name in the
         // media folder); else every file in the folder that carries its id, never a name the
         // record itself spells. A record whose id is not a valid one names no file of ours.

@@ -1,9 +1,12 @@
+import Foundation
+
 /// Why the outbox could not do what was asked. Every case names what it is about (an entry id, a
 /// file path, the database path with SQLite's result code and message), and `description` is one
-/// sentence an app can show after "Not saved on this phone:".
+/// sentence an app can show after "Not saved on this phone:"; it is also the error's
+/// `localizedDescription` (`LocalizedError`).
 ///
 /// Messages never contain GPS values or photo bytes: they may end up in logs.
-public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, LocalizedError {
     /// The id cannot name an entry: it must be 1–128 letters, digits, '-' or '_'.
     case invalidID(String)
     /// The prefix cannot start an id: it must be at most 64 letters, digits, '-' or '_'.
@@ -66,6 +69,12 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
     case keychain(reason: String)
     /// The outbox cannot be encrypted as it is now; `reason` says why, and nothing was changed.
     case encryptionRefused(path: String, reason: String)
+    /// A setting is outside what it allows: `setting` names it, `value` is what it was given and
+    /// `allowed` what it takes.
+    case invalidSetting(setting: String, value: String, allowed: String)
+    /// `drainNow()` or `sendNow(id:)` without a transport needs the scheduler's: call
+    /// `start(transport:)` first, or pass a transport.
+    case notStarted
 
     public var description: String {
         switch self {
@@ -131,6 +140,13 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible {
             return "The Keychain could not give the outbox its key: \(reason)."
         case .encryptionRefused(let path, let reason):
             return "The outbox '\(path)' cannot be encrypted now: \(reason); nothing was changed."
+        case .invalidSetting(let setting, let value, let allowed):
+            return "The outbox setting \(setting) cannot be \(value): it must be \(allowed)."
+        case .notStarted:
+            return "The outbox has no transport to send with: call start(transport:) first, or pass one."
         }
     }
+
+    /// The same sentence as `description`, for `error.localizedDescription`.
+    public var errorDescription: String? { description }
 }

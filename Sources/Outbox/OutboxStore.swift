@@ -35,6 +35,18 @@ final class OutboxStore {
     /// The files the write transaction in progress has written (removed if it rolls back), and
     /// those of the entries it replaced (removed once it has committed); nil outside one.
     private var transactionFiles: (written: [String], replaced: [String])?
+    /// The operations the write transaction in progress queued, each with the one it replaced.
+    private var insertionsInTransaction: [Insertion] = []
+    /// The operations the last write transaction that committed queued, for the outbox's events
+    /// and its scheduler; `takeCommittedInsertions()` empties it.
+    private var committedInsertions: [Insertion] = []
+
+    /// An operation that a write transaction queued.
+    struct Insertion: Sendable, Hashable {
+        let id: String
+        /// The entry it took the place of (`EnqueueResult.replaced`), if any.
+        let replaced: String?
+    }
 
     /// Opens the outbox in `folder`, creating it when absent, migrating an older schema forward,
     /// and, when no one else has it open, recovering interrupted sends and sweeping unnamed files.
@@ -132,6 +144,7 @@ final class OutboxStore {
         // Sorts, statement journals and VACUUM's copy stay in memory: no temporary file ever
         // holds a page of the store (nor of the app's own tables).
         try database.run("PRAGMA temp_store=MEMORY")
+        for pragma in Platform.sqliteDurabilityPragmas { try database.run(pragma) }
     }
 
     /// The value of a pragma on this connection (for example `synchronous`), for checking the settings.
@@ -208,7 +221,11 @@ final class OutboxStore {
     func writeTransaction<R, E: Error>(_ body: () throws(E) -> R, wrap: (OutboxError) -> E) throws(E) -> R {
         precondition(transactionFiles == nil, "one write transaction at a time")
         transactionFiles = ([], [])
-        defer { transactionFiles = nil }
+        insertionsInTransaction = []
+        defer {
+            transactionFiles = nil
+            insertionsInTransaction = []
+        }
         do throws(OutboxError) { try database.run("BEGIN IMMEDIATE") } catch { throw wrap(error) }
         let result: R
         do throws(E) {
@@ -223,11 +240,18 @@ final class OutboxStore {
             if database.isInTransaction { rollBack() }
             throw wrap(error)
         }
+        committedInsertions += insertionsInTransaction
         if let replaced = transactionFiles?.replaced, !replaced.isEmpty {
             media.removeQuietly(replaced)
             try? media.synchronize()
         }
         return result
+    }
+
+    /// The operations queued by write transactions that committed since the last call.
+    func takeCommittedInsertions() -> [Insertion] {
+        defer { committedInsertions = [] }
+        return committedInsertions
     }
 
     /// Runs `body` inside one read transaction, so that all it reads is of one moment.
@@ -305,6 +329,7 @@ final class OutboxStore {
             throw error
         }
         transactionFiles?.written += written
+        insertionsInTransaction.append(Insertion(id: operation.id, replaced: replaced?.id))
         guard let replaced else { return .enqueued }
         transactionFiles?.replaced += replaced.ownedMedia.map(\.name)
         return .replaced(earlier: replaced.id)

@@ -50,6 +50,16 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// The requests in flight, by task identifier.
     private let exchanges = Mutex<[Int: Exchange]>([:])
+    /// Whether the session is a background one (iOS): bodies then go from files, as such a
+    /// session requires, and the timeouts are the session's, whose clock stops while the app is
+    /// suspended, rather than a watchdog's.
+    let isBackground: Bool
+    /// What the app gave `handleEventsForBackgroundURLSession`, called once the session's events are delivered.
+    let backgroundEventsFinished = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(isBackground: Bool = false) {
+        self.isBackground = isBackground
+    }
 
     /// Sends `request`, with `body` as its body when there is one, and waits for the result.
     ///
@@ -72,6 +82,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ request: URLRequest, body: Data?, in session: URLSession, idleTimeout: TimeInterval,
         deadline: TimeInterval, bodyLimit: Int, progress: (@Sendable (Int64) -> Void)? = nil
     ) async -> HTTPExchangeResult {
+        if isBackground {
+            return await performInBackground(request, body: body, in: session, bodyLimit: bodyLimit, progress: progress)
+        }
         let task = body.map { session.uploadTask(with: request, from: $0) } ?? session.dataTask(with: request)
         let identifier = task.taskIdentifier
         let started = ContinuousClock.now
@@ -86,16 +99,46 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             task.cancel()
         }
         defer { watchdog.cancel() }
-        return await withTaskCancellationHandler {
+        return await run(task, bodyLimit: bodyLimit, progress: progress)
+    }
+
+    /// Starts `task` and waits for what it came to; cancelling the calling task cancels it.
+    private func run(_ task: URLSessionTask, bodyLimit: Int, progress: (@Sendable (Int64) -> Void)?) async
+        -> HTTPExchangeResult
+    {
+        await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 exchanges.withLock {
-                    $0[identifier] = Exchange(bodyLimit: bodyLimit, progress: progress, continuation: continuation)
+                    $0[task.taskIdentifier] = Exchange(
+                        bodyLimit: bodyLimit, progress: progress, continuation: continuation)
                 }
                 task.resume()
             }
         } onCancel: {
             task.cancel()
         }
+    }
+
+    /// `perform` in a background session: the body (the upload's bytes, or the record) is written
+    /// to a file of its own in the temporary folder, readable by this user only, and sent from
+    /// there, because a background session sends nothing from memory. The file is removed after.
+    private func performInBackground(
+        _ request: URLRequest, body: Data?, in session: URLSession, bodyLimit: Int,
+        progress: (@Sendable (Int64) -> Void)?
+    ) async -> HTTPExchangeResult {
+        var request = request
+        let bytes = body ?? request.httpBody ?? Data()
+        request.httpBody = nil
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "outbox-body-\(UUID().uuidString).tmp")
+        do {
+            try bytes.write(to: file, options: [.atomic])
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        } catch {
+            return .failed(reason: "the request's body could not be staged for the background session: \(error)")
+        }
+        defer { try? FileManager.default.removeItem(at: file) }
+        return await run(session.uploadTask(with: request, fromFile: file), bodyLimit: bodyLimit, progress: progress)
     }
 
     func urlSession(

@@ -149,7 +149,9 @@ public struct DeliveryReporter: Sendable {
     ///
     /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed in earlier attempts.
     public func progress(bytesSent: Int64) {
-        onProgress?(UploadProgress(id: id, bytesSent: min(bytesSent, totalBytes), totalBytes: totalBytes))
+        let progress = UploadProgress(id: id, bytesSent: min(max(0, bytesSent), totalBytes), totalBytes: totalBytes)
+        outbox.eventHub.report(progress)
+        onProgress?(progress)
     }
 }
 

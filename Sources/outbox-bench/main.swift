@@ -94,7 +94,7 @@ defer { try? FileManager.default.removeItem(at: work) }
 var configuration = PhotoPreparer.Configuration()
 configuration.displayEdge = nil
 configuration.thumbnailEdge = nil
-let preparer = PhotoPreparer(configuration: configuration)
+let preparer = try PhotoPreparer(configuration: configuration)
 let workspace = PreparationWorkspace()
 let clock = ContinuousClock()
 var prepareTimes: [Double] = []

@@ -1,0 +1,34 @@
+#if canImport(Network)
+import Foundation
+import Network
+
+/// Tells an outbox when the network comes and goes, from `NWPathMonitor`, so that its scheduler
+/// sends as soon as the network is back and holds its automatic passes while it is gone. Keep it
+/// for as long as the outbox should hear of it; it stops when released.
+///
+/// Only on Apple's platforms (the Network framework); elsewhere the app, or the command, calls
+/// `Outbox.connectivityChanged(isReachable:)` itself. Not verified on a device (see `docs/apple.md`).
+public final class ConnectivityMonitor: Sendable {
+    private let monitor: NWPathMonitor
+    private let forwarding: Task<Void, Never>
+
+    /// Starts watching the network for `outbox`.
+    ///
+    /// - Parameter outbox: The outbox to tell.
+    public init(outbox: Outbox) {
+        let (paths, continuation) = AsyncStream.makeStream(of: Bool.self, bufferingPolicy: .bufferingNewest(1))
+        monitor = NWPathMonitor()
+        monitor.pathUpdateHandler = { path in continuation.yield(path.status == .satisfied) }
+        // One task hands the changes over in the order they came.
+        forwarding = Task {
+            for await isReachable in paths { await outbox.connectivityChanged(isReachable: isReachable) }
+        }
+        monitor.start(queue: DispatchQueue(label: "Outbox.ConnectivityMonitor"))
+    }
+
+    deinit {
+        monitor.cancel()
+        forwarding.cancel()
+    }
+}
+#endif

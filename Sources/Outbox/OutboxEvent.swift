@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+
+/// Something that happened in an outbox, as `Outbox.events` tells it: for a UI that shows the
+/// queue without polling it.
+///
+/// Events say what this `Outbox` value did; another process working on the same folder (the
+/// `outbox` command, an app extension) is seen in the next `snapshot()`, not here. Reasons are
+/// the entry's `lastError`: the engine's answer or the device's failure in words, never a note,
+/// a place or a photo's bytes.
+public enum OutboxEvent: Sendable, Equatable {
+    /// An operation was queued, durably; `replacing` is the entry it took the place of
+    /// (`EnqueueResult.replaced`), whose own entry is gone.
+    case added(id: String, replacing: String?)
+    /// An entry's status changed: it is being sent, it is back in the queue (retrying, or out of
+    /// automatic retries), it was parked, or the engine has it. `reason` is why, for the statuses
+    /// that follow a failure (its `lastError`), and nil otherwise.
+    case stateChanged(id: String, status: EntryStatus, reason: String?)
+    /// An upload's bytes went out.
+    case progress(UploadProgress)
+    /// A delivered entry and its files were deleted (`retire`, or the scheduler's automatic retire).
+    case retired(id: String)
+    /// An entry was deleted unsent (`discard`).
+    case discarded(id: String)
+    /// A record this version cannot read was found in the store; it is kept, never sent, and holds
+    /// back the later entries of its entity. Each is told once per `Outbox` value.
+    case unreadableFound(UnreadableEntry)
+    /// A pass of the scheduler ended: what it did, and what made it run.
+    case drained(DrainReport, trigger: Outbox.DrainTrigger)
+    /// A pass of the scheduler could not read or write the store; the scheduler tries again at
+    /// its next trigger.
+    case drainFailed(OutboxError)
+}
+
+/// Hands each event to every open `events` stream, and keeps the latest progress of each entry
+/// in flight for `snapshot()`. Its state sits behind a lock rather than on the actor, so that
+/// `events` and a transport's progress reports need no hop to the outbox.
+final class EventHub: Sendable {
+    /// The most events a stream holds for a consumer that falls behind; the oldest go first.
+    static let bufferLimit = 512
+
+    private struct State {
+        var nextKey = 0
+        var streams: [Int: AsyncStream<OutboxEvent>.Continuation] = [:]
+        var progress: [String: UploadProgress] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// A new stream of every event from now on; it ends when the consumer stops iterating.
+    func stream() -> AsyncStream<OutboxEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: OutboxEvent.self, bufferingPolicy: .bufferingNewest(Self.bufferLimit))
+        let key = state.withLock { state in
+            defer { state.nextKey += 1 }
+            state.streams[state.nextKey] = continuation
+            return state.nextKey
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.streams.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    /// Tells every stream.
+    func send(_ event: OutboxEvent) {
+        for stream in state.withLock({ Array($0.streams.values) }) { stream.yield(event) }
+    }
+
+    /// Records an entry's progress and tells every stream.
+    func report(_ progress: UploadProgress) {
+        state.withLock { $0.progress[progress.id] = progress }
+        send(.progress(progress))
+    }
+
+    /// Forgets the progress of an entry whose send ended.
+    func endProgress(id: String) {
+        _ = state.withLock { $0.progress.removeValue(forKey: id) }
+    }
+
+    /// The latest progress of each entry in flight.
+    var progressInFlight: [String: UploadProgress] { state.withLock { $0.progress } }
+
+    /// Ends every stream (the outbox is going away).
+    func finish() {
+        for stream in state.withLock({ Array($0.streams.values) }) { stream.finish() }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The whole outbox at one moment, for a UI: every entry with where it stands in words
+/// (`EntryStatus`), the progress of the one being sent, the records this version cannot read,
+/// and what the scheduler is waiting for. A value: keep it in a view model and replace it when
+/// `Outbox.events` says something changed.
+public struct OutboxSnapshot: Sendable, Hashable {
+    /// One entry as a list row shows it.
+    public struct Item: Sendable, Hashable, Identifiable {
+        /// The entry's id.
+        public let id: String
+        /// Its operation type, for example "capture.create".
+        public let type: String
+        /// What it is about, for example "note:42"; nil for none.
+        public let entity: String?
+        /// When it was queued, by the device's clock.
+        public let createdAt: Date
+        /// How many sends of it started.
+        public let attempts: Int
+        /// Where it stands: pending, sending, retrying at a time, waiting for send-now, parked
+        /// with its reason, blocked behind another, or delivered.
+        public let status: EntryStatus
+        /// Why its last send failed; nil when none has since the last success.
+        public let lastError: String?
+        /// How far its upload has come, while it is being sent by this `Outbox` value.
+        public let progress: UploadProgress?
+    }
+
+    /// The readable entries, in queue order.
+    public let items: [Item]
+    /// The records this version cannot read, in queue order: kept, never sent.
+    public let unreadable: [UnreadableEntry]
+    /// Until when the engine asked (with a `Retry-After`) to be left alone: automatic passes
+    /// send nothing before then. Nil when it did not, or the time has passed.
+    public let engineAskedToWaitUntil: Date?
+    /// Whether the app last said the network is there (`Outbox.connectivityChanged(isReachable:)`).
+    public let isReachable: Bool
+    /// Whether the scheduler runs (`Outbox.start(transport:)`).
+    public let isScheduled: Bool
+    /// When the scheduler's next automatic pass is due; nil when it does not run, or is offline.
+    public let nextAutomaticPassAt: Date?
+
+    /// Entries the next pass sends.
+    public var pendingCount: Int { count { $0 == .pending } }
+    /// Entries being sent.
+    public var sendingCount: Int { count { $0 == .sending } }
+    /// Entries waiting out their backoff after a transient failure.
+    public var retryingCount: Int { count { if case .retrying = $0 { true } else { false } } }
+    /// Entries whose automatic retries ran out, waiting for the user's send-now.
+    public var waitingForSendNowCount: Int { count { $0 == .waitingForSendNow } }
+    /// Entries parked for the user: refused by the engine, or their file is gone.
+    public var parkedCount: Int { count { if case .parked = $0 { true } else { false } } }
+    /// Entries waiting behind an earlier one of their entity.
+    public var blockedCount: Int { count { if case .blocked = $0 { true } else { false } } }
+    /// Entries the engine has, not yet retired.
+    public var deliveredCount: Int { count { $0 == .delivered } }
+
+    private func count(_ matches: (EntryStatus) -> Bool) -> Int { items.count { matches($0.status) } }
+}
+
+extension Outbox {
+    /// Every entry in the outbox and where it stands, with the progress of the one in flight;
+    /// see `OutboxSnapshot`.
+    ///
+    /// - Returns: The outbox at this moment.
+    /// - Throws: `OutboxError.database` when the database cannot be read.
+    public func snapshot() throws(OutboxError) -> OutboxSnapshot {
+        let listing = try list()
+        announceUnreadable(listing.unreadable)
+        let progress = eventHub.progressInFlight
+        let items = listing.entries.map { entry in
+            OutboxSnapshot.Item(
+                id: entry.id, type: entry.type, entity: entry.entity, createdAt: entry.createdAt,
+                attempts: entry.attempts, status: entry.status, lastError: entry.lastError,
+                progress: entry.state == .syncing ? progress[entry.id] : nil)
+        }
+        let now = configuration.now()
+        return OutboxSnapshot(
+            items: items, unreadable: listing.unreadable,
+            engineAskedToWaitUntil: engineAskedToWait.flatMap { $0.until > now ? $0.until : nil },
+            isReachable: scheduling.isReachable, isScheduled: scheduling.running != nil,
+            nextAutomaticPassAt: scheduling.isReachable ? scheduling.running?.nextPassAt : nil)
+    }
+}
