@@ -149,6 +149,17 @@ final class ReferenceEngine {
             ], dataFolder: dataFolder)
     }
 
+    /// Starts the reference engine behind a sign-in: a 401 for every request without
+    /// `Authorization: Bearer token` (`misbehaving_engine.py requires-token`).
+    static func requiringToken(_ token: String, dataFolder: URL) throws -> ReferenceEngine {
+        try ReferenceEngine(
+            script: Fixtures.misbehavingEngine,
+            arguments: [
+                "requires-token", "--token", token, "--port", "0", "--reference-engine", Fixtures.engineFolder.path,
+                "--data", dataFolder.path,
+            ], dataFolder: dataFolder)
+    }
+
     private init(script: URL, arguments: [String], dataFolder: URL) throws {
         self.dataFolder = dataFolder
         process = Process()

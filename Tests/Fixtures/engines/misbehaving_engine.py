@@ -3,7 +3,7 @@
 way that something between a phone and its engine (a hotel's Wi-Fi login page, a proxy, a broken
 or older engine) answers. Python's standard library only.
 
-    python3 misbehaving_engine.py MODE [--port 0] [--reference-engine ENGINE_FOLDER --data DATA]
+    python3 misbehaving_engine.py MODE [--port 0] [--reference-engine ENGINE_FOLDER --data DATA] [--token T]
 
 Modes:
     html           every request: 200 text/html, a Wi-Fi login page
@@ -14,6 +14,9 @@ Modes:
     keeps-first    the reference engine from ENGINE_FOLDER, except that a replay with another
                    body under a used key is answered 200 with the first record (as the engine
                    before issue 11 did): it breaks one rule of the contract
+    requires-token the reference engine from ENGINE_FOLDER behind a sign-in: every /v1 request
+                   without `Authorization: Bearer T` (--token) is answered 401, as by an engine
+                   whose tokens were rotated; the 401s are in its request log
 
 Like the reference engine it prints {"port": N, "url": ...} once it listens, and stops on SIGTERM.
 """
@@ -111,17 +114,41 @@ def keeps_first_engine(folder, data, port):
     return reference_engine.Engine(("127.0.0.1", port), store)
 
 
+def token_engine(folder, data, port, token):
+    """The reference engine, refusing every /v1 request that lacks the bearer token."""
+    sys.path.insert(0, folder)
+    import reference_engine
+
+    dispatch = reference_engine.Handler.dispatch
+
+    def signed_in_only(self, method):
+        if self.path.startswith("/v1/") and self.headers.get("Authorization") != "Bearer " + token:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.body_read = True
+            self.server.log(self, method, self.path, 401)
+            return self.answer(401, {"error": "unauthorized", "message": "The token is not valid (any more)."})
+        return dispatch(self, method)
+
+    reference_engine.Handler.dispatch = signed_in_only
+    return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("mode", choices=["html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first"])
+    parser.add_argument("mode", choices=["html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first", "requires-token"])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reference-engine", help="the folder of reference_engine.py (for keeps-first)")
-    parser.add_argument("--data", help="the engine's data folder (for keeps-first)")
+    parser.add_argument("--data", help="the engine's data folder (for keeps-first and requires-token)")
+    parser.add_argument("--token", help="the one bearer token taken (for requires-token)")
     options = parser.parse_args()
+    if options.mode in ("keeps-first", "requires-token") and (not options.reference_engine or not options.data):
+        parser.error(options.mode + " needs --reference-engine and --data")
     if options.mode == "keeps-first":
-        if not options.reference_engine or not options.data:
-            parser.error("keeps-first needs --reference-engine and --data")
         server = keeps_first_engine(options.reference_engine, options.data, options.port)
+    elif options.mode == "requires-token":
+        if not options.token:
+            parser.error("requires-token needs --token")
+        server = token_engine(options.reference_engine, options.data, options.port, options.token)
     else:
         Handler.mode = options.mode
         server = http.server.ThreadingHTTPServer(("127.0.0.1", options.port), Handler)
