@@ -217,9 +217,10 @@ enum CommandHelp {
 
     static let listJSONHelp = """
         One JSON object per entry on stdout: {"id", "state", "attempts", "lastError", "nextAttemptAt", \
-        "waitsForSendNow", "entity", "type", "blockedBy"}, then one last line {"unreadable": N}, the records this \
-        version cannot read (kept on the device, never sent). blockedBy is the id of the earlier entry of the same \
-        entity that it waits behind, or null.
+        "waitsForSendNow", "entity", "type", "blockedBy", "status"}, then one last line {"unreadable": N}, the \
+        records this version cannot read (kept on the device, never sent). state is the stored state (QUEUED, \
+        SYNCING, SYNCED, FAILED_NEEDS_ATTENTION), status the word the table shows; blockedBy is the id of the \
+        earlier entry of the same entity that it waits behind, or null.
         """
 
     static let list = HelpText(
@@ -228,26 +229,29 @@ enum CommandHelp {
         sections: [
             .options(title: "OPTIONS", options(for: "list")! + [help]),
             .entries(
-                title: "STATES",
+                title: "STATUS",
                 [
+                    .init("pending", "Queued; the next drain sends it."),
+                    .init("sending", "Being sent by a drain right now."),
                     .init(
-                        "QUEUED",
-                        "Waiting to be sent (after a failure, until its backoff ends; or behind an earlier entry of its entity)."
-                    ),
-                    .init("SYNCING", "Being sent by a drain right now."),
-                    .init("SYNCED", "The engine has it; the next drain retires it."),
+                        "retrying",
+                        "Queued after a failure that may pass; automatic passes wait until its next try (shown)."),
                     .init(
-                        "FAILED_NEEDS_ATTENTION",
-                        "Parked: the engine refused it, or its file is gone; see lastError, then send-now or discard."
-                    ),
+                        "needs-send-now",
+                        "Its automatic retries ran out: only send-now (or a drain you run) sends it again."),
+                    .init("blocked", "Waits behind an earlier entry of its entity (shown), which must go first."),
+                    .init(
+                        "parked",
+                        "The engine refused it, or its file is gone; see LAST ERROR, then send-now or discard."),
+                    .init("delivered", "The engine has it; the next drain retires it."),
                 ]),
             .text(
                 title: nil,
                 """
                 The table shows each entry's type and entity once the store holds more than photo
-                captures, and "waits behind 'ID'" for an entry that waits for an earlier one of its
-                entity. A store this user may read but not change (another user's, a read-only disk)
-                is read as it is, without changing anything, and a note on stderr says so.
+                captures, and what holds an entry back where the last error goes. A store this user
+                may read but not change (another user's, a read-only disk) is read as it is, without
+                changing anything, and a note on stderr says so.
                 """),
         ]
     ).rendered
@@ -259,7 +263,7 @@ enum CommandHelp {
         Option(
             "watch", value: .required(placeholder: "seconds"),
             help:
-                "Keep draining: a pass every <seconds>, and sooner when a failed send's backoff ends, until Ctrl-C or SIGTERM."
+                "Keep draining with the library's scheduler: a pass every <seconds>, and sooner when a failed send's backoff ends, until Ctrl-C or SIGTERM."
         ),
         Option(
             "timeout", value: .required(placeholder: "seconds"),

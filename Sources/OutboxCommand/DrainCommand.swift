@@ -27,8 +27,10 @@ struct DrainCommand {
     }
 
     /// Drains once, the way someone asking for it wants (now, whatever the backoff), and with
-    /// `--watch` goes on with automatic passes. SIGINT or SIGTERM cancels the drain: a send in
-    /// flight goes back to the queue unsent, and the summary says what is left.
+    /// `--watch` goes on with the library's scheduler: automatic passes every interval, sooner
+    /// when a failed send's backoff ends, each one's retired ids printed as it ends. SIGINT or
+    /// SIGTERM cancels the drain and stops the scheduler: a send in flight goes back to the queue
+    /// unsent, and the summary says what is left.
     ///
     /// - Returns: The exit status: 0 when nothing is left queued, 1 otherwise.
     func run(store: Outbox, stop: StopSignal) async -> Int32 {
@@ -36,17 +38,9 @@ struct DrainCommand {
         let interval = options.watchInterval
         let work = Task { () async -> Int32 in
             do {
-                var report = try await store.drainNow(using: transport)
+                let report = try await store.drainNow(using: transport)
                 try await Self.conclude(report, store: store, isWatching: interval != nil)
-                // A failed pass reschedules itself for when its backoff ends, without waiting
-                // for a new capture; otherwise a pass every interval picks up new captures.
-                while let interval, !Task.isCancelled {
-                    let wait = min(interval, report.retryAt.map { $0.timeIntervalSinceNow } ?? interval)
-                    try? await Task.sleep(for: .seconds(max(0.01, wait)))
-                    guard !Task.isCancelled else { break }
-                    report = try await store.drain(using: transport)
-                    try await Self.conclude(report, store: store, isWatching: true)
-                }
+                if let interval { try await Self.watch(store, transport: transport, interval: interval) }
                 return try await Self.summarize(store)
             } catch {
                 Terminal.writeError("outbox: error: \(error)\n")
@@ -55,6 +49,21 @@ struct DrainCommand {
         }
         stop.onStop { work.cancel() }
         return await work.value
+    }
+
+    /// Runs the scheduler until the task is cancelled, concluding after each of its passes.
+    private static func watch(_ store: Outbox, transport: HTTPTransport, interval: Double) async throws(OutboxError) {
+        let events = store.events
+        // The pass just made went now; the scheduler's first one would find nothing due.
+        try await store.start(transport: transport, schedule: Outbox.Schedule(interval: interval))
+        for await event in events {
+            switch event {
+            case .drained(let report, _): try await conclude(report, store: store, isWatching: true)
+            case .drainFailed(let error): Terminal.writeError("outbox: error: \(error)\n")
+            default: break
+            }
+        }
+        await store.stop()
     }
 
     /// Sends one entry now, then drains the rest as usual; SIGINT or SIGTERM cancels it as for `run`.
@@ -87,7 +96,8 @@ struct DrainCommand {
     /// may be days away) and when the next automatic pass will retry.
     static func conclude(_ report: DrainReport, store: Outbox, isWatching: Bool) async throws(OutboxError) {
         Terminal.progress.clear()
-        let retired = try await store.retireSynced()
+        // The scheduler retires what it delivered itself; a pass of our own leaves it to us.
+        let retired = report.retired + (try await store.retireSynced())
         if !retired.isEmpty { Terminal.writeOutput(retired.map { $0 + "\n" }.joined()) }
         for id in report.parked where isWatching {
             let reason = try await store.entry(id: id)?.lastError ?? "refused"

@@ -42,14 +42,16 @@ struct ListCommand {
     }
 
     /// `{"id":…,"state":…,"attempts":…,"lastError":…,"nextAttemptAt":…,"waitsForSendNow":…,
-    /// "entity":…,"type":…,"blockedBy":…}`, every key always there and always in this order, so
-    /// that people can read the lines too.
+    /// "entity":…,"type":…,"blockedBy":…,"status":…}`, every key always there and always in this
+    /// order, so that people can read the lines too. `status` is the table's word (`statusWord`),
+    /// last so that the lines of earlier versions stay a prefix of these.
     static func jsonLine(_ entry: OutboxEntry) -> String {
         let fields: [(String, String)] = [
             ("id", json(entry.id)), ("state", json(entry.state.rawValue)), ("attempts", String(entry.attempts)),
             ("lastError", json(entry.lastError)), ("nextAttemptAt", json(entry.nextAttemptAt?.formatted(.iso8601))),
             ("waitsForSendNow", String(entry.isWaitingForSendNow)), ("entity", json(entry.entity)),
             ("type", json(entry.type)), ("blockedBy", json(entry.blockedBy)),
+            ("status", json(statusWord(entry.status))),
         ]
         return "{" + fields.map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
     }
@@ -63,11 +65,41 @@ struct ListCommand {
         return String(decoding: try! encoder.encode(text), as: UTF8.self)
     }
 
-    /// A table for people, with a count of what is in each state and of unreadable records.
+    /// Where an entry stands, in one word, as the library's `EntryStatus` says it: the table's
+    /// STATUS and the JSON's `status`.
+    static func statusWord(_ status: EntryStatus) -> String {
+        switch status {
+        case .pending: "pending"
+        case .sending: "sending"
+        case .retrying: "retrying"
+        case .waitingForSendNow: "needs-send-now"
+        case .parked: "parked"
+        case .blocked: "blocked"
+        case .delivered: "delivered"
+        }
+    }
+
+    /// The words that go with a status where the last error goes: when a retrying entry is
+    /// tried next, what a blocked one waits behind, that one out of retries waits for send-now.
+    private static func statusNote(_ status: EntryStatus) -> String? {
+        switch status {
+        case .retrying(let moment): "next try at \(moment.formatted(.iso8601))"
+        case .blocked(let blocker): "waits behind '\(blocker)'"
+        case .waitingForSendNow: "automatic retries ran out: use send-now"
+        default: nil
+        }
+    }
+
+    /// The statuses in the order the table's count names them.
+    private static let statusOrder = [
+        "pending", "sending", "retrying", "needs-send-now", "blocked", "parked", "delivered",
+    ]
+
+    /// A table for people, with a count of the entries in each status and of unreadable records.
     ///
     /// A store of photo captures only shows the columns it always showed; one with other
-    /// operations also shows each entry's type and entity. An entry that waits behind an earlier
-    /// one of its entity says so where the last error goes.
+    /// operations also shows each entry's type and entity. What holds an entry back (its next
+    /// try, the entry it waits behind) goes where the last error goes.
     static func table(_ listing: OutboxListing) -> String {
         guard !listing.entries.isEmpty || !listing.unreadable.isEmpty else { return "The outbox is empty.\n" }
         let showsOperations = !listing.entries.allSatisfy(\.isCapture)
@@ -81,22 +113,22 @@ struct ListCommand {
         func row(id: String, type: String, entity: String, state: String, attempts: String, note: String) -> String {
             var line = padded(id, idWidth)
             if showsOperations { line += padded(type, typeWidth) + padded(entity, entityWidth) }
-            line += padded(state, 24) + padded(attempts, 10) + note
+            line += padded(state, 16) + padded(attempts, 10) + note
             while line.last == " " { line.removeLast() }
             return line + "\n"
         }
         var text = row(
-            id: "ID", type: "TYPE", entity: "ENTITY", state: "STATE", attempts: "ATTEMPTS", note: "LAST ERROR")
+            id: "ID", type: "TYPE", entity: "ENTITY", state: "STATUS", attempts: "ATTEMPTS", note: "LAST ERROR")
         for entry in listing.entries {
-            let behind = entry.blockedBy.map { "waits behind '\($0)'" }
-            let note = [behind, entry.lastError].compactMap { $0 }.joined(separator: "; ")
+            let note = [statusNote(entry.status), entry.lastError].compactMap { $0 }.joined(separator: "; ")
             text += row(
-                id: entry.id, type: entry.type, entity: entry.entity ?? "-", state: entry.state.rawValue,
+                id: entry.id, type: entry.type, entity: entry.entity ?? "-", state: statusWord(entry.status),
                 attempts: String(entry.attempts), note: note)
         }
-        let counts = OutboxEntry.State.allCases.compactMap { state -> String? in
-            let count = listing.entries.filter { $0.state == state }.count
-            return count == 0 ? nil : "\(count) \(state.rawValue)"
+        let words = listing.entries.map { statusWord($0.status) }
+        let counts = statusOrder.compactMap { word -> String? in
+            let count = words.count { $0 == word }
+            return count == 0 ? nil : "\(count) \(word)"
         }
         text +=
             count(listing.entries.count, of: listing.entries)

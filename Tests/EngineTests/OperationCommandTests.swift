@@ -45,8 +45,12 @@ struct OperationCommandTests {
             #expect(rows.map { $0["blockedBy"] as? String } == [nil, a1])
             #expect(rows.map { $0["entity"] as? String } == ["note:A", "note:A"])
             #expect(rows.map { $0["type"] as? String } == ["note.append", "note.append"])
+            #expect(rows.map { $0["status"] as? String } == ["parked", "blocked"], "the states in words")
             let table = try OutboxProcess.run(["--store", store, "list"]).standardOutput
             #expect(table.contains("waits behind '\(a1)'"))
+            #expect(table.contains("\(a1)  note.append  note:A  parked   "))
+            #expect(table.contains("\(a2)  note.append  note:A  blocked  "))
+            #expect(table.contains("2 entries: 1 blocked, 1 parked;"))
 
             let refused = try OutboxProcess.run([
                 "--store", store, "send-now", a2, "--engine", engine.url.absoluteString,

@@ -95,7 +95,7 @@ struct OutboxCommandTests {
                 listing.lines[0]
                     == "{\"id\":\"\(first.lines[0])\",\"state\":\"QUEUED\",\"attempts\":0,\"lastError\":null,"
                     + "\"nextAttemptAt\":null,\"waitsForSendNow\":false,\"entity\":null,\"type\":\"capture.create\","
-                    + "\"blockedBy\":null}")
+                    + "\"blockedBy\":null,\"status\":\"pending\"}")
             #expect(listing.lines[3] == "{\"unreadable\":0}")
         }
     }

@@ -90,7 +90,8 @@ struct StoreAccessTests {
                     #expect(entries.first?["attempts"] as? Int == attempts)
                     #expect(listing.lines.last == "{\"unreadable\":0}")
                 } else {
-                    #expect(listing.standardOutput.contains("\(id)  QUEUED"))
+                    // Never sent: pending; sent once and refused for now: retrying.
+                    #expect(listing.standardOutput.contains("\(id)  \(attempts == 0 ? "pending" : "retrying")  "))
                 }
             }
             #expect(try Self.contents(of: storeFolder) == before, "nothing in the store changed")
