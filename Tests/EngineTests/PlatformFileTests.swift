@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// The rule that keeps the package buildable on Apple's platforms: in every module, the one file
+/// that names the C library (`Glibc`, `Darwin`) is its `Platform.swift`, with a branch for each;
+/// no other source file imports it or calls through it by name, so nothing Linux-only hides in a
+/// file nobody compiles on a Mac.
+@Suite("Platform files")
+struct PlatformFileTests {
+    /// The repository, from this file's own path (`Tests/EngineTests/…`).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Every Swift file under `Sources`, by its path below the repository.
+    static func sourceFiles() throws -> [String] {
+        let sources = repository.appendingPathComponent("Sources")
+        let walker = try #require(FileManager.default.enumerator(atPath: sources.path))
+        return walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.map { "Sources/" + $0 }.sorted()
+    }
+
+    /// The lines of `text` that name a C library module: an import, a `canImport` or a call through it.
+    static func libraryLines(in text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { line in
+            let code = line.trimmingCharacters(in: .whitespaces)
+            guard !code.hasPrefix("//") else { return false }
+            return ["Glibc", "Darwin", "Musl"].contains { library in
+                code.contains("import \(library)") || code.contains("canImport(\(library))")
+                    || code.contains("\(library).")
+            }
+        }
+    }
+
+    @Test func noFileButAModulesPlatformFileNamesTheCLibrary() throws {
+        let files = try Self.sourceFiles()
+        #expect(files.count > 50, "the walk found the sources")
+        var offenders: [String] = []
+        for file in files where !file.hasSuffix("/Platform.swift") {
+            let text = try String(contentsOf: Self.repository.appendingPathComponent(file), encoding: .utf8)
+            offenders += Self.libraryLines(in: text).map { "\(file): \($0.trimmingCharacters(in: .whitespaces))" }
+        }
+        #expect(offenders == [], "move these into the module's Platform.swift")
+    }
+
+    @Test func everyModuleThatNeedsTheCLibraryHasOnePlatformFileWithBothBranches() throws {
+        let platformFiles = try Self.sourceFiles().filter { $0.hasSuffix("/Platform.swift") }
+        #expect(
+            Set(platformFiles.map { $0.split(separator: "/")[1] })
+                == ["ImagePrep", "Outbox", "OutboxCommand", "prep-photo", "prep-bench"])
+        for file in platformFiles {
+            let text = try String(contentsOf: Self.repository.appendingPathComponent(file), encoding: .utf8)
+            #expect(text.contains("#if canImport(Darwin)"), "\(file)")
+            #expect(text.contains("canImport(Glibc)"), "\(file)")
+        }
+    }
+
+    @Test func theRuleCatchesAnImportAndAQualifiedCall() {
+        #expect(Self.libraryLines(in: "import Foundation\n#if canImport(Glibc)\nimport Glibc\n#endif").count == 2)
+        #expect(Self.libraryLines(in: "let n = Glibc.read(fd, p, 1)") == ["let n = Glibc.read(fd, p, 1)"])
+        #expect(Self.libraryLines(in: "// Glibc.read is wrapped in Platform.swift").isEmpty)
+    }
+}
