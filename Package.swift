@@ -74,7 +74,7 @@ let package = Package(
         // A small notes app on the outbox: its own table beside the queue, an operation per edit in
         // the same transaction. Not a product: the engine tests run it, and it shows how it is done.
         .executableTarget(name: "notes-example", dependencies: ["Outbox"]),
-        // The whole-job benchmark against vipsthumbnail; run it from a release build (README, "Benchmark").
+        // The whole-job benchmark against vipsthumbnail; run it from a release build (docs/benchmark.md).
         .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser"]),
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
