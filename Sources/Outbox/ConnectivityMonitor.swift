@@ -8,7 +8,11 @@ import Network
 ///
 /// Only on Apple's platforms (the Network framework); elsewhere the app, or the command, calls
 /// `Outbox.connectivityChanged(isReachable:)` itself. Not verified on a device (see `docs/apple.md`).
-public final class ConnectivityMonitor: Sendable {
+///
+/// Sendable by hand: after `init` nothing in it changes, `NWPathMonitor` calls its handler on
+/// the monitor's own queue and may be cancelled from any thread, and the changes reach the
+/// outbox through a stream.
+public final class ConnectivityMonitor: @unchecked Sendable {
     private let monitor: NWPathMonitor
     private let forwarding: Task<Void, Never>
 

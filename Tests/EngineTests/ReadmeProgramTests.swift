@@ -47,28 +47,13 @@ struct ReadmeProgramTests {
         try Data(try program().utf8).write(to: sources.appendingPathComponent("CaptureApp.swift"))
     }
 
-    /// Runs a command to its end and gives its status and its output, both streams together.
-    static func run(_ executable: String, _ arguments: [String], in folder: URL) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
-    }
-
     @Test(.timeLimit(.minutes(20)))
     func theFirstSwiftBlockBuildsAsAWholeProgramAndRuns() async throws {
         try await withTemporaryFolder { folder in
             let package = folder.appendingPathComponent("capture-app")
             try Self.makeScratchPackage(in: package)
             // A debug build, as `swift run` and Xcode build a dependency.
-            let (status, log) = try Self.run("/usr/bin/env", ["swift", "build"], in: package)
+            let (status, log) = try runToEnd("/usr/bin/env", ["swift", "build"], in: package)
             #expect(status == 0, "\(log)")
             let warnings = log.split(separator: "\n").filter { $0.contains("warning:") }
             #expect(warnings.isEmpty, "\(warnings.joined(separator: "\n"))")
@@ -77,7 +62,7 @@ struct ReadmeProgramTests {
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let app = package.appendingPathComponent(".build/debug/capture-app").path
             let photo = Fixtures.corpus.appendingPathComponent("gps-south-east-australia.jpg").path
-            let (ran, output) = try Self.run(
+            let (ran, output) = try runToEnd(
                 app, [photo, engine.url.absoluteString, folder.appendingPathComponent("outbox").path], in: package)
             #expect(ran == 0, "\(output)")
             let lines = output.split(separator: "\n").map(String.init)
@@ -89,7 +74,7 @@ struct ReadmeProgramTests {
             #expect(state.records.count == 1)
             #expect(state.records.first?.note == "gate left open")
 
-            let (_, refused) = try Self.run(app, ["/no/such/photo.jpg"], in: package)
+            let (_, refused) = try runToEnd(app, ["/no/such/photo.jpg"], in: package)
             #expect(refused == "Not prepared: '/no/such/photo.jpg' could not be read: No such file or directory.\n")
         }
     }

@@ -91,6 +91,21 @@ func makeCapture(
         uploads: photos.map(\.upload))
 }
 
+/// Runs a command to its end: its status, and its output with both streams together.
+func runToEnd(_ executable: String, _ arguments: [String], in folder: URL? = nil) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = folder
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
+
 /// A port on 127.0.0.1 that nothing listens on: bound and released, so the kernel just said it is free.
 func unusedPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
