@@ -106,10 +106,21 @@ func runToEnd(_ executable: String, _ arguments: [String], in folder: URL? = nil
     return (process.terminationStatus, text)
 }
 
-/// A port on 127.0.0.1 that nothing listens on: bound and released, so the kernel just said it is free.
+/// The sockets that keep `unusedPort()`'s ports taken, by port, until an engine is started on
+/// one (`ReferenceEngine(dataFolder:port:)`) or the test process ends.
+private let heldPorts = Mutex<[Int: Int32]>([:])
+
+/// Lets `port` go, so that an engine can listen on it.
+func releaseHeldPort(_ port: Int) {
+    if let descriptor = heldPorts.withLock({ $0.removeValue(forKey: port) }) { close(descriptor) }
+}
+
+/// A port on 127.0.0.1 that nothing listens on, and nothing will: the socket stays bound (never
+/// listening, so a connection is refused) for the rest of the test run. A port bound and
+/// released at once could be handed to a reference engine that another test starts with
+/// `--port 0`, whose requests and injected faults the "unused" port would then reach.
 func unusedPort() throws -> Int {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -120,8 +131,13 @@ func unusedPort() throws -> Int {
             bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
         }
     }
-    try #require(bound, "no free port on 127.0.0.1")
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard bound else {
+        close(descriptor)
+        throw EngineTestError("no free port on 127.0.0.1")
+    }
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    heldPorts.withLock { $0[port] = descriptor }
+    return port
 }
 
 /// Polls `condition` every 20 ms until it holds, for at most `seconds`: for waiting on another
@@ -150,6 +166,7 @@ final class ReferenceEngine {
     ///   - dataFolder: Its database and uploads; a restarted engine on the same folder keeps them.
     ///   - port: 0 for one the kernel picks.
     convenience init(dataFolder: URL, port: Int = 0) throws {
+        releaseHeldPort(port)
         try self.init(
             script: Fixtures.engineFolder.appendingPathComponent("reference_engine.py"),
             arguments: ["--port", String(port), "--data", dataFolder.path], dataFolder: dataFolder)
