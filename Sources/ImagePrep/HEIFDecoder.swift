@@ -323,7 +323,7 @@ enum FreshMemory {
     private static let decodes = Mutex(0)
 
     static func filled<Result>(_ body: () -> Result) -> Result {
-        #if canImport(Glibc)
+        #if os(Linux)  // glibc's M_PERTURB, through CHeif's shim (malloc.h)
         decodes.withLock { count in
             if count == 0 { _ = mallopt(M_PERTURB, 0x7F) }  // Allocated bytes are set to ~0x7F.
             count += 1

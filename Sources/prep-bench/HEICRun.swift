@@ -61,7 +61,7 @@ enum HEICRun {
             }
         }
         results.inProcessOneThread = try InProcessRun.timePhotos(
-            photos, preparer: PhotoPreparer(configuration: PreparationMode.exact.configuration(splitsWork: false)),
+            photos, preparer: PreparationMode.exact.preparer(splitsWork: false),
             runs: runs, outputFolder: try folder("in-process"))
         progress("HEIC in-process: done")
         results.processes = try SubprocessRun.timePhotos(

@@ -114,7 +114,7 @@ struct WorkspaceIsolationTests {
 
     @Test("a damaged HEIC that libde265 leaves partly unwritten is the same after other photos as alone")
     func damagedHEICAfterOthers() throws {
-        let preparer = Self.preparer(acceptingIncompleteData: false)
+        let preparer = try Self.preparer(acceptingIncompleteData: false)
         let damaged = try Self.damagedHEIC()
         let alone = Outcome(preparer, damaged, name: "damaged.heic", workspace: PreparationWorkspace())
         guard case .photo = alone else {
