@@ -176,8 +176,9 @@ struct EndToEndTests {
         try await withTemporaryFolder { folder in
             let (outbox, engine) = try await Self.setUp(folder, captures: [try Self.threeCaptures()[0]])
             // Far longer than the timeout, so that the second drain still meets the key in
-            // flight even when the machine is slow (a debug build under load takes seconds).
-            try await engine.inject(["mode": "delay", "seconds": 10, "method": "POST"])
+            // flight even when the machine is slow (a full suite on a loaded 2-core machine took
+            // more than 10 s between the two drains).
+            try await engine.inject(["mode": "delay", "seconds": 30, "method": "POST"])
             let transport = HTTPTransport(
                 configuration: HTTPTransport.Configuration(engineURL: engine.url, idleTimeout: 0.5, requestTimeout: 1))
 
@@ -188,7 +189,7 @@ struct EndToEndTests {
             #expect(reason.hasPrefix("HTTP 409: POST "))
             #expect(reason.hasSuffix("The capture 'plate-1' is still being processed."))
 
-            #expect(try await waitUntil(seconds: 30) { try await engine.state().records.count == 1 })
+            #expect(try await waitUntil(seconds: 90) { try await engine.state().records.count == 1 })
             #expect(try await outbox.drainNow(using: transport).synced == ["plate-1"])
             #expect(try await engine.state().requests(about: "plate-1").last?.replayed == true)
         }
