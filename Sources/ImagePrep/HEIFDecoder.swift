@@ -1,61 +1,59 @@
 internal import CHeif
 import Synchronization
 
-/// libheif is started once per process; its built-in decoders (libde265, dav1d, libaom in Debian
-/// 12) register then. The reference it takes is never given back: the process ends first.
-private let libheifStarted: Bool = {
-    _ = heif_init(nil)
-    return true
-}()
-
 /// A libheif context that reads a file held in memory, with exactly one owner.
 ///
 /// libheif reads the caller's bytes without copying them (`_without_copy`), so a context must not
 /// outlive them: it lives inside the `withUnsafeBytes` of the photo's data.
 struct HEIFContext: ~Copyable {
     let pointer: OpaquePointer
+    let libheif: Libheif
 
     /// - Parameters:
     ///   - decodingThreads: tiles are decoded on the calling thread (0) or on this many more.
     ///   - maximumSide: libheif refuses to read a file whose images are wider or taller; its own
     ///     default, 32768, unless given.
     init(
-        _ bytes: UnsafeRawBufferPointer, decodingThreads: Int, maximumSide: Int? = nil, file: String
+        _ bytes: UnsafeRawBufferPointer, libheif: Libheif, decodingThreads: Int, maximumSide: Int? = nil,
+        file: String
     ) throws(ImagePrepError) {
-        precondition(libheifStarted)
-        guard let pointer = heif_context_alloc() else {
+        guard let pointer = libheif.heif_context_alloc() else {
             throw .corruptHEIF(file: file, detail: "libheif could not start a context")
         }
-        heif_context_set_max_decoding_threads(pointer, Int32(decodingThreads))
-        if let maximumSide { heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: maximumSide)) }
-        let error = heif_context_read_from_memory_without_copy(pointer, bytes.baseAddress, bytes.count, nil)
+        libheif.heif_context_set_max_decoding_threads(pointer, Int32(decodingThreads))
+        if let maximumSide { libheif.heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: maximumSide)) }
+        let error = libheif.heif_context_read_from_memory_without_copy(pointer, bytes.baseAddress, bytes.count, nil)
         guard error.code == heif_error_Ok else {
-            heif_context_free(pointer)
+            libheif.heif_context_free(pointer)
             throw LibheifMessage(error).error(file: file)
         }
         self.pointer = pointer
+        self.libheif = libheif
     }
 
-    deinit { heif_context_free(pointer) }
+    deinit { libheif.heif_context_free(pointer) }
 
     /// The primary image.
     func primaryImage(file: String) throws(ImagePrepError) -> HEIFImageHandle {
         var handle: OpaquePointer?
-        let error = heif_context_get_primary_image_handle(pointer, &handle)
+        let error = libheif.heif_context_get_primary_image_handle(pointer, &handle)
         guard error.code == heif_error_Ok, let handle else { throw LibheifMessage(error).error(file: file) }
-        return HEIFImageHandle(pointer: handle)
+        return HEIFImageHandle(pointer: handle, libheif: libheif)
     }
 }
 
 /// A handle to one image of a HEIF file (its metadata and its way to pixels), with one owner.
 struct HEIFImageHandle: ~Copyable {
     let pointer: OpaquePointer
+    let libheif: Libheif
 
-    deinit { heif_image_handle_release(pointer) }
+    deinit { libheif.heif_image_handle_release(pointer) }
 
     /// The size libheif gives the image once it has applied the file's crop, rotation and mirror.
     var displayedSize: PixelSize {
-        PixelSize(width: Int(heif_image_handle_get_width(pointer)), height: Int(heif_image_handle_get_height(pointer)))
+        PixelSize(
+            width: Int(libheif.heif_image_handle_get_width(pointer)),
+            height: Int(libheif.heif_image_handle_get_height(pointer)))
     }
 
     /// The image's nclx colour description (its `colr` box of type `nclx`), or nil when it has
@@ -63,9 +61,9 @@ struct HEIFImageHandle: ~Copyable {
     /// by libheif's conversions nor by ImagePrep, which then takes JPEG's full-range BT.601.
     var nclx: NCLXColour? {
         var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
-        let error = heif_image_handle_get_nclx_color_profile(pointer, &profile)
+        let error = libheif.heif_image_handle_get_nclx_color_profile(pointer, &profile)
         guard error.code == heif_error_Ok, let profile else { return nil }
-        defer { heif_nclx_color_profile_free(profile) }
+        defer { libheif.heif_nclx_color_profile_free(profile) }
         let p = profile.pointee
         return NCLXColour(
             primaries: Int(p.color_primaries.rawValue), transfer: Int(p.transfer_characteristics.rawValue),
@@ -81,18 +79,22 @@ struct HEIFImageHandle: ~Copyable {
 /// Pixels libheif decoded, with one owner.
 struct HEIFImage: ~Copyable {
     let pointer: OpaquePointer
+    let libheif: Libheif
 
-    deinit { heif_image_release(pointer) }
+    deinit { libheif.heif_image_release(pointer) }
 
     func plane(_ channel: heif_channel) -> (pixels: UnsafePointer<UInt8>, stride: Int)? {
         var stride: Int32 = 0
-        guard let pixels = heif_image_get_plane_readonly(pointer, channel, &stride), stride > 0 else { return nil }
+        guard let pixels = libheif.heif_image_get_plane_readonly(pointer, channel, &stride), stride > 0 else {
+            return nil
+        }
         return (pixels, Int(stride))
     }
 
     func size(of channel: heif_channel) -> PixelSize {
         PixelSize(
-            width: Int(heif_image_get_width(pointer, channel)), height: Int(heif_image_get_height(pointer, channel)))
+            width: Int(libheif.heif_image_get_width(pointer, channel)),
+            height: Int(libheif.heif_image_get_height(pointer, channel)))
     }
 
     /// The problems libheif's non-strict decoding met and decoded past.
@@ -100,7 +102,7 @@ struct HEIFImage: ~Copyable {
         var found: [PhotoWarning] = []
         var warning = heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
         // libheif keeps at most a few; read one at a time.
-        for index in 0..<16 where heif_image_get_decoding_warnings(pointer, Int32(index), &warning, 1) == 1 {
+        for index in 0..<16 where libheif.heif_image_get_decoding_warnings(pointer, Int32(index), &warning, 1) == 1 {
             found.append(LibheifMessage(warning).warning)
         }
         return found
@@ -197,12 +199,10 @@ enum HEIFDecoder {
     /// Refuses, before decoding, an image whose codec this libheif has no decoder for: Debian
     /// 12's has libde265 for HEVC and dav1d and libaom for AV1, but another build may lack one.
     ///
-    /// - Parameter hasDecoder: libheif's answer; tests stand in for a build without one.
+    /// - Parameter hasDecoder: libheif's answer (`Libheif.hasDecoder`); tests stand in for a
+    ///   build without one.
     static func checkDecoders(
-        for codecs: Set<HEIFContainer.Codec>, file: String,
-        hasDecoder: (HEIFContainer.Codec) -> Bool = { codec in
-            heif_have_decoder_for_format(codec == .hevc ? heif_compression_HEVC : heif_compression_AV1) != 0
-        }
+        for codecs: Set<HEIFContainer.Codec>, file: String, hasDecoder: (HEIFContainer.Codec) -> Bool
     ) throws(ImagePrepError) {
         for codec in codecs.sorted(by: { $0.description < $1.description }) where !hasDecoder(codec) {
             throw .unsupportedHEIF(
@@ -214,16 +214,19 @@ enum HEIFDecoder {
         _ handle: borrowing HEIFImageHandle, colorspace: heif_colorspace, chroma: heif_chroma, appliesTransforms: Bool,
         file: String
     ) throws(ImagePrepError) -> HEIFImage {
-        guard let options = heif_decoding_options_alloc() else {
+        let libheif = handle.libheif
+        guard let options = libheif.heif_decoding_options_alloc() else {
             throw .corruptHEIF(file: file, detail: "libheif could not allocate its decoding options")
         }
-        defer { heif_decoding_options_free(options) }
+        defer { libheif.heif_decoding_options_free(options) }
         options.pointee.ignore_transformations = appliesTransforms ? 0 : 1
         options.pointee.convert_hdr_to_8bit = 1
         var image: OpaquePointer?
-        let error = FreshMemory.filled { heif_decode_image(handle.pointer, &image, colorspace, chroma, options) }
+        let error = FreshMemory.filled {
+            libheif.heif_decode_image(handle.pointer, &image, colorspace, chroma, options)
+        }
         guard error.code == heif_error_Ok, let image else { throw LibheifMessage(error).error(file: file) }
-        return HEIFImage(pointer: image)
+        return HEIFImage(pointer: image, libheif: libheif)
     }
 
     /// Copies 8-bit YCbCr or gray planes of the expected size into `image`, reduced by a whole
@@ -232,10 +235,11 @@ enum HEIFDecoder {
     private static func copyPlanes(
         of decoded: borrowing HEIFImage, expected: PixelSize, reduction: Int, into image: PlanarImage
     ) -> Bool {
-        let colorspace = heif_image_get_colorspace(decoded.pointer)
-        let chroma = heif_image_get_chroma_format(decoded.pointer)
+        let libheif = decoded.libheif
+        let colorspace = libheif.heif_image_get_colorspace(decoded.pointer)
+        let chroma = libheif.heif_image_get_chroma_format(decoded.pointer)
         guard decoded.size(of: heif_channel_Y) == expected,
-            heif_image_get_bits_per_pixel_range(decoded.pointer, heif_channel_Y) == 8
+            libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, heif_channel_Y) == 8
         else { return false }
         let channels: [heif_channel]
         let subsampling: ChromaSubsampling
@@ -256,7 +260,7 @@ enum HEIFDecoder {
             size: JPEGDecoder.scaled(expected, by: reduction), isGray: channels.count == 1, subsampling: subsampling)
         for (plane, channel) in zip(image.activePlanes, channels) {
             guard let source = decoded.plane(channel),
-                heif_image_get_bits_per_pixel_range(decoded.pointer, channel) == 8
+                libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, channel) == 8
             else { return false }
             let size = decoded.size(of: channel)
             let reduced = JPEGDecoder.scaled(size, by: reduction)
@@ -323,7 +327,7 @@ enum FreshMemory {
     private static let decodes = Mutex(0)
 
     static func filled<Result>(_ body: () -> Result) -> Result {
-        #if os(Linux)  // glibc's M_PERTURB, through CHeif's shim (malloc.h)
+        #if os(Linux)  // glibc's M_PERTURB, through CHeif's header (malloc.h)
         decodes.withLock { count in
             if count == 0 { _ = mallopt(M_PERTURB, 0x7F) }  // Allocated bytes are set to ~0x7F.
             count += 1

@@ -48,10 +48,13 @@ enum HEIFMetadata {
         }
         do {
             // Nothing is decoded, so libheif's own limit on a side need not stop the reading.
-            let context = try HEIFContext(bytes, decodingThreads: 0, maximumSide: Int(Int32.max), file: "")
+            let context = try HEIFContext(
+                bytes, libheif: try Libheif.shared(for: ""), decodingThreads: 0, maximumSide: Int(Int32.max), file: "")
             let handle = try context.primaryImage(file: "")
             let (metadata, _, warnings) = read(handle, plan: plan)
             return (metadata, warnings)
+        } catch .heifUnavailable(_, let reason) {
+            return unreadable(plan.storedSize, ImagePrepError.libheifNeeded + reason)
         } catch {
             return unreadable(plan.storedSize, "libheif cannot read it")
         }
@@ -68,13 +71,14 @@ enum HEIFMetadata {
     ///   its offset does not lead to a TIFF header.
     static func exif(of handle: borrowing HEIFImageHandle) -> (tiff: [UInt8]?, warning: PhotoWarning?) {
         var id: heif_item_id = 0
-        guard heif_image_handle_get_list_of_metadata_block_IDs(handle.pointer, "Exif", &id, 1) == 1 else {
+        let libheif = handle.libheif
+        guard libheif.heif_image_handle_get_list_of_metadata_block_IDs(handle.pointer, "Exif", &id, 1) == 1 else {
             return (nil, nil)
         }
-        let size = heif_image_handle_get_metadata_size(handle.pointer, id)
+        let size = libheif.heif_image_handle_get_metadata_size(handle.pointer, id)
         guard size >= 4 + 8, size <= maxExifItemSize else { return (nil, unreadable) }
         var item = [UInt8](repeating: 0, count: size)
-        let error = heif_image_handle_get_metadata(handle.pointer, id, &item)
+        let error = libheif.heif_image_handle_get_metadata(handle.pointer, id, &item)
         guard error.code == heif_error_Ok else { return (nil, unreadable) }
         let offset = item[0..<4].reduce(0) { $0 << 8 | Int($1) }
         var start = 4 + offset
@@ -91,9 +95,10 @@ enum HEIFMetadata {
 
     /// The image's ICC profile, when the file has one.
     static func iccProfile(of handle: borrowing HEIFImageHandle) -> (ICCProfile?, PhotoWarning?) {
-        let type = heif_image_handle_get_color_profile_type(handle.pointer)
+        let libheif = handle.libheif
+        let type = libheif.heif_image_handle_get_color_profile_type(handle.pointer)
         guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return (nil, nil) }
-        let size = heif_image_handle_get_raw_color_profile_size(handle.pointer)
+        let size = libheif.heif_image_handle_get_raw_color_profile_size(handle.pointer)
         // As much as JPEG's APP2 chunks can carry; an ICC profile is at least its 128-byte header.
         guard size >= 128, size <= 255 * ICCProfile.bytesPerSegment else {
             return (
@@ -105,7 +110,7 @@ enum HEIFMetadata {
             )
         }
         var bytes = [UInt8](repeating: 0, count: size)
-        guard heif_image_handle_get_raw_color_profile(handle.pointer, &bytes).code == heif_error_Ok else {
+        guard libheif.heif_image_handle_get_raw_color_profile(handle.pointer, &bytes).code == heif_error_Ok else {
             return (nil, nil)
         }
         return (ICCProfile(bytes: bytes), nil)

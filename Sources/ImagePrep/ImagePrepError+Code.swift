@@ -15,6 +15,7 @@ extension ImagePrepError {
         case .corruptHEIF: "corrupt_heif"
         case .unsupportedHEIF: "unsupported_heif"
         case .heifWithoutImage: "no_image"
+        case .heifUnavailable: "heif_unavailable"
         case .encodingFailed: "encoding_failed"
         case .invalidSetting: "invalid_setting"
         }

@@ -36,6 +36,9 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case unsupportedHEIF(file: String, reason: String)
     /// A HEIF file that holds no image to prepare: no primary item, or one that is not an image.
     case heifWithoutImage(file: String)
+    /// A HEIF file, where libheif, which reads HEIF, cannot be loaded (it is loaded at the first
+    /// HEIF file, so JPEGs never need it): `reason` is the dynamic loader's, for each name tried.
+    case heifUnavailable(file: String, reason: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)
     /// A setting of `PhotoPreparer.Configuration` is outside what it allows: `setting` names it,
@@ -50,7 +53,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
             .tooManyPixels(let file, _, _), .tooManyScans(let file, _), .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
-            .heifWithoutImage(let file), .encodingFailed(let file, _):
+            .heifWithoutImage(let file), .heifUnavailable(let file, _), .encodingFailed(let file, _):
             return file
         }
     }
@@ -79,6 +82,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is a HEIF file that cannot be decoded here: \(reason)."
         case .heifWithoutImage(let file):
             return "'\(file)' is a HEIF file with no image in it."
+        case .heifUnavailable(let file, let reason):
+            return "'\(file)' is a HEIF file, and \(Self.libheifNeeded)\(reason)."
         case .encodingFailed(let file, let detail):
             return "Encoding a copy of '\(file)' failed: \(detail)."
         case .invalidSetting(let setting, let value, let allowed):
@@ -88,4 +93,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
 
     /// The same sentence as `description`, for `error.localizedDescription`.
     public var errorDescription: String? { description }
+
+    /// What `.heifUnavailable` says before the loader's reason.
+    static let libheifNeeded = "HEIF support needs libheif (Debian package libheif1), which could not be loaded: "
 }

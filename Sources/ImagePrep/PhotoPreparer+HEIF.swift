@@ -30,9 +30,10 @@ extension PreparationRun {
         guard plan.tilesCoverGrids else {
             throw .corruptHEIF(file: file, detail: "its grid's tiles do not cover its image")
         }
-        try HEIFDecoder.checkDecoders(for: plan.codecs, file: file)
+        let libheif = try Libheif.shared(for: file)
+        try HEIFDecoder.checkDecoders(for: plan.codecs, file: file, hasDecoder: libheif.hasDecoder)
         let context = try HEIFContext(
-            bytes, decodingThreads: configuration.splitsWorkAcrossCores ? 2 : 0, file: file)
+            bytes, libheif: libheif, decodingThreads: configuration.splitsWorkAcrossCores ? 2 : 0, file: file)
         let handle = try context.primaryImage(file: file)
         let (metadata, tiff, metadataWarnings) = HEIFMetadata.read(handle, plan: plan)
         warnings += metadataWarnings

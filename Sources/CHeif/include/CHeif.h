@@ -1,0 +1,75 @@
+#ifndef CHEIF_H
+#define CHEIF_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <libheif/heif.h>
+#if defined(__GLIBC__)
+// mallopt(M_PERTURB): libheif's decoders leave what they never write as malloc gave it
+// (FreshMemory in HEIFDecoder.swift).
+#include <malloc.h>
+#endif
+
+/// libheif, loaded when the first HEIF file is decoded rather than when the process starts.
+///
+/// Linking libheif maps it and what it needs (libde265 and its static initialisers, libx265,
+/// dav1d, libaom, libstdc++) into every process: about 9 ms a start, paid by every JPEG. So
+/// nothing links it: its header gives the types and the functions' signatures, and the functions
+/// are called through a table that `dlsym` fills. No function here has a libheif name, so no
+/// definition of ours can stand in for libheif's.
+
+#pragma clang assume_nonnull begin
+
+/// Every libheif function ImagePrep calls (libheif 1.15 has them all).
+#define CHEIF_FUNCTIONS(X)                                                                                           \
+    X(heif_init)                                                                                                     \
+    X(heif_have_decoder_for_format)                                                                                  \
+    X(heif_context_alloc)                                                                                            \
+    X(heif_context_free)                                                                                             \
+    X(heif_context_set_max_decoding_threads)                                                                         \
+    X(heif_context_set_maximum_image_size_limit)                                                                     \
+    X(heif_context_read_from_memory_without_copy)                                                                    \
+    X(heif_context_get_primary_image_handle)                                                                         \
+    X(heif_image_handle_release)                                                                                     \
+    X(heif_image_handle_get_width)                                                                                   \
+    X(heif_image_handle_get_height)                                                                                  \
+    X(heif_image_handle_get_nclx_color_profile)                                                                      \
+    X(heif_nclx_color_profile_free)                                                                                  \
+    X(heif_image_handle_get_color_profile_type)                                                                      \
+    X(heif_image_handle_get_raw_color_profile_size)                                                                  \
+    X(heif_image_handle_get_raw_color_profile)                                                                       \
+    X(heif_image_handle_get_list_of_metadata_block_IDs)                                                              \
+    X(heif_image_handle_get_metadata_size)                                                                           \
+    X(heif_image_handle_get_metadata)                                                                                \
+    X(heif_decoding_options_alloc)                                                                                   \
+    X(heif_decoding_options_free)                                                                                    \
+    X(heif_decode_image)                                                                                             \
+    X(heif_image_release)                                                                                            \
+    X(heif_image_get_colorspace)                                                                                     \
+    X(heif_image_get_chroma_format)                                                                                  \
+    X(heif_image_get_width)                                                                                          \
+    X(heif_image_get_height)                                                                                         \
+    X(heif_image_get_bits_per_pixel_range)                                                                           \
+    X(heif_image_get_plane_readonly)                                                                                 \
+    X(heif_image_get_decoding_warnings)
+
+/// libheif's functions, each field named and typed as the function in `heif.h`.
+typedef struct {
+#define CHEIF_FIELD(name) __typeof__(name) *name;
+    CHEIF_FUNCTIONS(CHEIF_FIELD)
+#undef CHEIF_FIELD
+} cheif_functions;
+
+/// The process's libheif, loaded and started (`heif_init`) by the first call, from any thread;
+/// the later calls give the same answer. Null when it cannot be loaded, and then `*reason` says
+/// why for every name tried (the dynamic loader's words). The table and the reason last as long
+/// as the process.
+const cheif_functions *_Nullable cheif_library(const char *_Nullable *_Nonnull reason);
+
+/// Loads the library `name` (as `dlopen` takes it) into `table`, without starting it: false,
+/// with the reason in `reason`, when it cannot be opened or lacks one of the functions (then it
+/// is closed again). A library loaded stays loaded for the process. `cheif_library` tries the
+/// platform's names with it; tests try names of their own.
+bool cheif_load(const char *name, cheif_functions *table, char *reason, size_t capacity);
+
+#pragma clang assume_nonnull end
+#endif
