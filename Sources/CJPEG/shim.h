@@ -127,20 +127,66 @@ static inline void cjpeg_survey_decode(
     jpeg_destroy_decompress(&info);
 }
 
+/// How many strips a decoder can hold at once, so that one thread can decode the next strips
+/// while another still reads the earlier ones.
+enum { CJPEG_STRIP_SLOTS = 4 };
+
 /// A libjpeg decode that hands over its YCbCr or gray planes one strip (an iMCU row: 8 or 16
-/// rows of luma, fewer at a DCT scale) at a time, never as a whole image.
+/// rows of luma, fewer at a DCT scale) at a time, never as a whole image. Each strip goes into
+/// one of `CJPEG_STRIP_SLOTS` slots, which the caller chooses.
 ///
 /// Every function that calls into libjpeg sets its own `setjmp` and returns a status, so a
 /// `longjmp` never leaves C. After a failure the decoder must only be destroyed. Its memory
 /// (the strip included) belongs to libjpeg's pool and goes with `cjpeg_strip_decoder_destroy`.
+/// A source of JPEG bytes in two parts, read one after the other: the headers made for the
+/// bottom of a photo cut at a restart marker, then the original's entropy-coded data from the
+/// cut on, which is not copied. Past the end it gives an EOI with a warning, as `jpeg_mem_src`.
+typedef struct {
+    struct jpeg_source_mgr manager;
+    const JOCTET *tail;
+    size_t tailSize;
+    int isInTail;
+} cjpeg_two_part_source;
+
+static inline void cjpeg_source_nothing(j_decompress_ptr info) { (void)info; }
+
+static inline boolean cjpeg_source_fill(j_decompress_ptr info) {
+    static const JOCTET endOfImage[2] = {0xFF, (JOCTET)JPEG_EOI};
+    cjpeg_two_part_source *source = (cjpeg_two_part_source *)info->src;
+    if (!source->isInTail && source->tailSize > 0) {
+        source->isInTail = 1;
+        source->manager.next_input_byte = source->tail;
+        source->manager.bytes_in_buffer = source->tailSize;
+        return TRUE;
+    }
+    source->isInTail = 1;
+    WARNMS(info, JWRN_JPEG_EOF);
+    source->manager.next_input_byte = endOfImage;
+    source->manager.bytes_in_buffer = 2;
+    return TRUE;
+}
+
+/// As libjpeg's own memory source skips (jdatasrc.c).
+static inline void cjpeg_source_skip(j_decompress_ptr info, long count) {
+    struct jpeg_source_mgr *source = info->src;
+    if (count <= 0) return;
+    while (count > (long)source->bytes_in_buffer) {
+        count -= (long)source->bytes_in_buffer;
+        (void)(*source->fill_input_buffer)(info);
+    }
+    source->next_input_byte += (size_t)count;
+    source->bytes_in_buffer -= (size_t)count;
+}
+
 typedef struct {
     struct jpeg_decompress_struct info;
     cjpeg_errors errors;
     cjpeg_progress progress;
     /// The warnings and the fatal error, as a survey gives them.
     cjpeg_survey report;
+    cjpeg_two_part_source source;
     int isCreated;
-    JSAMPARRAY strip[3];
+    JSAMPARRAY strips[CJPEG_STRIP_SLOTS][3];
 } cjpeg_strip_decoder;
 
 /// The shape of one component's samples, as the decoder delivers them.
@@ -169,14 +215,19 @@ static inline void cjpeg_strip_decoder_destroy(cjpeg_strip_decoder *decoder) {
 }
 
 /// Reads the headers of `size` bytes of JPEG and starts a decode at 1/`scaleDenominator`
-/// (1, 2, 4 or 8), as TurboJPEG's planar decode does it (raw data, the accurate integer DCT).
+/// (1, 2, 4 or 8), as TurboJPEG's planar decode does it (raw data, the accurate integer DCT),
+/// into `slots` (1 to `CJPEG_STRIP_SLOTS`) strip slots. `tail`, when not NULL, is read after
+/// the `size` bytes of `jpeg` as their continuation (`cjpeg_two_part_source`). Both must stay
+/// valid until the decoder is destroyed.
 ///
 /// Returns 0 when started; 1 when the image is not YCbCr or gray with every chroma sample once
 /// per MCU (the caller decodes it otherwise); -1 when libjpeg failed (`report.fatal`).
 static inline int cjpeg_strip_decoder_start(
-    cjpeg_strip_decoder *decoder, const unsigned char *jpeg, unsigned long size, int scaleDenominator,
-    int scanLimit) {
+    cjpeg_strip_decoder *decoder, const unsigned char *jpeg, unsigned long size, const unsigned char *tail,
+    unsigned long tailSize, int scaleDenominator, int scanLimit, int slots) {
     struct jpeg_decompress_struct *info = &decoder->info;
+    if (slots < 1) slots = 1;
+    if (slots > CJPEG_STRIP_SLOTS) slots = CJPEG_STRIP_SLOTS;
     decoder->report = (cjpeg_survey){0};
     decoder->report.fatal.code = -1;
     info->err = jpeg_std_error(&decoder->errors.manager);
@@ -191,7 +242,25 @@ static inline int cjpeg_strip_decoder_start(
     decoder->progress.errors = &decoder->errors;
     decoder->progress.scanLimit = scanLimit;
     info->progress = &decoder->progress.manager;
-    jpeg_mem_src(info, jpeg, size);
+    if (tail == NULL) {
+        jpeg_mem_src(info, jpeg, size);
+    } else {
+        decoder->source = (cjpeg_two_part_source){
+            .manager =
+                {
+                    .next_input_byte = jpeg,
+                    .bytes_in_buffer = size,
+                    .init_source = cjpeg_source_nothing,
+                    .fill_input_buffer = cjpeg_source_fill,
+                    .skip_input_data = cjpeg_source_skip,
+                    .resync_to_restart = jpeg_resync_to_restart,
+                    .term_source = cjpeg_source_nothing,
+                },
+            .tail = tail,
+            .tailSize = tailSize,
+        };
+        info->src = &decoder->source.manager;
+    }
     jpeg_read_header(info, TRUE);
     int isGray = info->num_components == 1 && info->jpeg_color_space == JCS_GRAYSCALE;
     int isYCbCr = info->num_components == 3 && info->jpeg_color_space == JCS_YCbCr;
@@ -210,11 +279,13 @@ static inline int cjpeg_strip_decoder_start(
     info->dct_method = JDCT_ISLOW;
     jpeg_start_decompress(info);
     decoder->report.height = info->output_height;
-    for (int component = 0; component < info->num_components; component++) {
-        jpeg_component_info *compptr = &info->comp_info[component];
-        decoder->strip[component] = (*info->mem->alloc_sarray)(
-            (j_common_ptr)info, JPOOL_IMAGE, compptr->width_in_blocks * (JDIMENSION)compptr->DCT_scaled_size,
-            (JDIMENSION)(compptr->v_samp_factor * compptr->DCT_scaled_size));
+    for (int slot = 0; slot < slots; slot++) {
+        for (int component = 0; component < info->num_components; component++) {
+            jpeg_component_info *compptr = &info->comp_info[component];
+            decoder->strips[slot][component] = (*info->mem->alloc_sarray)(
+                (j_common_ptr)info, JPOOL_IMAGE, compptr->width_in_blocks * (JDIMENSION)compptr->DCT_scaled_size,
+                (JDIMENSION)(compptr->v_samp_factor * compptr->DCT_scaled_size));
+        }
     }
     return 0;
 }
@@ -239,20 +310,21 @@ static inline cjpeg_component_shape cjpeg_strip_decoder_component(
     };
 }
 
-/// Row `row` of component `component` in the strip last read.
+/// Row `row` of component `component` in the strip last read into `slot`.
 static inline const unsigned char *cjpeg_strip_decoder_row(
-    const cjpeg_strip_decoder *decoder, int component, int row) {
-    return decoder->strip[component][row];
+    const cjpeg_strip_decoder *decoder, int slot, int component, int row) {
+    return decoder->strips[slot][component][row];
 }
 
-/// Decodes the next strip. Returns how many output rows it spans (the last strip may reach past
-/// the image's end), 0 when every row is delivered, -1 when libjpeg failed (`report.fatal`).
-static inline int cjpeg_strip_decoder_read(cjpeg_strip_decoder *decoder) {
+/// Decodes the next strip into `slot` (one of those started). Returns how many output rows it
+/// spans (the last strip may reach past the image's end), 0 when every row is delivered, -1
+/// when libjpeg failed (`report.fatal`).
+static inline int cjpeg_strip_decoder_read(cjpeg_strip_decoder *decoder, int slot) {
     struct jpeg_decompress_struct *info = &decoder->info;
     if (setjmp(decoder->errors.jump)) return -1;
     if (info->output_scanline >= info->output_height) return 0;
     JDIMENSION lines = (JDIMENSION)(info->max_v_samp_factor * info->min_DCT_scaled_size);
-    JDIMENSION read = jpeg_read_raw_data(info, decoder->strip, lines);
+    JDIMENSION read = jpeg_read_raw_data(info, decoder->strips[slot], lines);
     decoder->report.rowsDecoded = info->output_scanline < info->output_height ? info->output_scanline
                                                                              : info->output_height;
     return (int)read;

@@ -1,11 +1,13 @@
 import Dispatch
+import Synchronization
 
-/// Runs two pieces of one photo's work at once on libdispatch's threads.
+/// Runs two pieces of one photo's work at once: on libdispatch's threads, or as a pipeline.
 ///
 /// The closures share no mutable state: each works on its own `CopyLane` and its own bands of
-/// the planes, and reads only what neither writes. Swift cannot see that disjointness, so the
-/// closures travel in an `@unchecked Sendable` box; this is the only place in the module that
-/// steps around the compiler's checks.
+/// the planes, and reads only what neither writes; a pipeline's stages meet only at the items
+/// handed over. Swift cannot see that disjointness, so the closures travel in an
+/// `@unchecked Sendable` box; this is the only place in the module that steps around the
+/// compiler's checks.
 enum Parallel {
     private struct Unchecked<Value>: @unchecked Sendable {
         var value: Value
@@ -42,5 +44,56 @@ enum Parallel {
             }
         }
         return (results.value.0!, results.value.1!)
+    }
+
+    /// Runs a pipeline of two stages: `produce` makes items on the calling thread, one after
+    /// another into `slots` reusable slots (it is told which to fill), until it returns nil;
+    /// `consume` takes them in order on a thread of its own, while the next ones are made. The
+    /// producer waits when every slot holds an item not yet consumed.
+    ///
+    /// The consumer is a thread of its own rather than a libdispatch work item because the
+    /// producer waits for it: libdispatch may run its items one after another. Without a thread
+    /// to be had, both stages run on the calling thread in turn.
+    static func pipeline<Item>(slots: Int, produce: (_ slot: Int) -> Item?, consume: (Item) -> Void) {
+        withoutActuallyEscaping(consume) { consume in
+            // Item `i` goes through `handedOver[i % slots]`; the semaphores order each write
+            // before its read, and each read before the slot's next write.
+            // Made at 0 and raised, because libdispatch traps on freeing a semaphore below the
+            // value it was made with.
+            let free = DispatchSemaphore(value: 0)
+            for _ in 0..<slots { free.signal() }
+            let filled = DispatchSemaphore(value: 0)
+            let handedOver = Unchecked(value: UnsafeMutablePointer<Item?>.allocate(capacity: slots))
+            handedOver.value.initialize(repeating: nil, count: slots)
+            defer {
+                handedOver.value.deinitialize(count: slots)
+                handedOver.value.deallocate()
+            }
+            let consumer = Unchecked(value: consume)
+            let thread = Platform.startThread {
+                var slot = 0
+                while true {
+                    filled.wait()
+                    guard let item = handedOver.value[slot] else { return }
+                    consumer.value(item)
+                    free.signal()
+                    slot = (slot + 1) % slots
+                }
+            }
+            var slot = 0
+            guard let thread else {
+                while let item = produce(slot) { consume(item) }
+                return
+            }
+            while true {
+                free.wait()
+                let item = produce(slot)
+                handedOver.value[slot] = item
+                filled.signal()
+                guard item != nil else { break }
+                slot = (slot + 1) % slots
+            }
+            Platform.join(thread)
+        }
     }
 }

@@ -262,10 +262,10 @@ struct PreparationRun {
         var uploadSize = header.size.fitting(longEdge: configuration.maxEdge)
         let extent: (width: Double, height: Double)
         var stripUpload: PlanarImage?
-        if let (strips, resampleTime) = try stripDecoded(bytes, header: header, to: uploadSize) {
-            timings.resample += resampleTime
-            timings.decode += clock.now - start - resampleTime
-            workspace.lastDecode = (strips.decodedSize, true)
+        if let strips = try stripDecoded(bytes, header: header, layout: layout, to: uploadSize) {
+            timings.resample += strips.resampleTime
+            timings.decode += strips.decodeTime
+            workspace.lastDecode = (strips.decodedSize, true, strips.isCutInTwo)
             uploadSize = strips.size
             extent = (Double(uploadSize.width), Double(uploadSize.height))  // Already resampled.
             stripUpload = strips.image
@@ -283,7 +283,7 @@ struct PreparationRun {
                 bytes, header: header, options: options, decompressor: decompressor, into: workspace.decoded,
                 scratch: workspace.scratch, file: file)
             workspace.decoded.fillRows(from: decode.rowsWritten)
-            workspace.lastDecode = (decodedSize, false)
+            workspace.lastDecode = (decodedSize, false, false)
             warnings += decode.warnings
             timings.decode += clock.now - start
             // A side that the DCT scale does not divide decodes to one pixel more than its share
@@ -388,80 +388,6 @@ struct PreparationRun {
             metadata: decoded.metadata, warnings: warnings)
     }
 
-    /// The upload copy made from the strips of a `JPEGStripDecoder`, resampled as they come,
-    /// with the time the resampler took; nil when the photo cannot go this way or libjpeg had
-    /// anything to say about it. It is then decoded whole (`JPEGDecoder`), which reports in our
-    /// words what was lost; a strip decode stopped halfway leaves nothing that is read.
-    ///
-    /// Without a whole image to hold, the DCT scale can be a larger one than a whole decode
-    /// takes: as libvips does, it is the smallest that leaves the resampler a reduction of 2 or
-    /// more (or none at all), so the 4608 px photos are shrunk by Lanczos3 alone, not by the
-    /// DCT's blurrier halving first. Speed mode keeps the whole decode's rule.
-    private func stripDecoded(
-        _ bytes: UnsafeRawBufferPointer, header: JPEGHeader, to exactSize: PixelSize
-    ) throws(ImagePrepError) -> (image: StripDecodedUpload, resampleTime: Duration)? {
-        guard header.colorModel == .ycbcr || header.colorModel == .gray else { return nil }
-        var size = exactSize
-        let denominator: Int
-        if configuration.dctScaleTolerance > 0 {
-            denominator = JPEGDecoder.scaleDenominator(
-                from: header.size, to: size, tolerance: configuration.dctScaleTolerance)
-        } else {
-            denominator =
-                JPEGDecoder.scaleDenominators.first { denominator in
-                    let scaled = JPEGDecoder.scaled(header.size, by: denominator)
-                    return scaled == size
-                        || (scaled.width >= 2 * size.width && scaled.height >= 2 * size.height)
-                } ?? 1
-        }
-        let decodedSize = JPEGDecoder.scaled(header.size, by: denominator)
-        if decodedSize.longEdge < size.longEdge { size = decodedSize }
-        var decoder = try JPEGStripDecoder(file: file)
-        guard decoder.start(bytes, scaleDenominator: denominator), decoder.size == decodedSize,
-            decoder.components.count == (header.colorModel == .gray ? 1 : 3)
-        else { return nil }
-
-        let target = workspace.upload
-        let isGray = header.colorModel == .gray
-        target.reshape(size: size, isGray: isGray, subsampling: .quarter)
-        // A side that the DCT scale does not divide decodes to one pixel more than its share.
-        let extent = (
-            width: Double(header.size.width) / Double(denominator),
-            height: Double(header.size.height) / Double(denominator)
-        )
-        let resamplers = workspace.stripResamplers
-        for (index, component) in decoder.components.enumerated() {
-            guard component.size.width > 0, component.size.height > 0 else { return nil }
-            let targetFactor = index == 0 ? ChromaSubsampling.full : target.subsampling
-            let targetReal = PixelSize(
-                width: (size.width + targetFactor.horizontal - 1) / targetFactor.horizontal,
-                height: (size.height + targetFactor.vertical - 1) / targetFactor.vertical)
-            resamplers[index].start(
-                sourceSize: component.size, into: target.planes[index], size: targetReal,
-                scaleX: extent.width / Double(size.width) * Double(targetFactor.horizontal)
-                    * component.samplesPerPixel.horizontal,
-                scaleY: extent.height / Double(size.height) * Double(targetFactor.vertical)
-                    * component.samplesPerPixel.vertical,
-                rows: 0..<targetReal.height)
-        }
-        var resampleTime = Duration.zero
-        while decoder.readStrip({ component, row, index in
-            let start = clock.now
-            resamplers[component].push(row, at: index)
-            resampleTime += clock.now - start
-        }) {}
-        guard decoder.finish(), resamplers.prefix(decoder.components.count).allSatisfy(\.isFinished) else {
-            return nil
-        }
-        for (index, plane) in target.activePlanes.enumerated() {
-            let factor = index == 0 ? ChromaSubsampling.full : target.subsampling
-            plane.replicateEdges(
-                fromWidth: (size.width + factor.horizontal - 1) / factor.horizontal,
-                height: (size.height + factor.vertical - 1) / factor.vertical)
-        }
-        return (StripDecodedUpload(image: target, size: size, decodedSize: decodedSize), resampleTime)
-    }
-
     func checkPixelLimit(_ size: PixelSize) throws(ImagePrepError) {
         guard size.pixelCount <= configuration.maxPixels else {
             throw .tooManyPixels(file: file, size: size, limit: configuration.maxPixels)
@@ -470,14 +396,6 @@ struct PreparationRun {
             throw .corruptJPEG(file: file, detail: "the frame header gives a size of \(size)")
         }
     }
-}
-
-/// The upload copy's planes as a strip decode made them.
-private struct StripDecodedUpload {
-    let image: PlanarImage
-    let size: PixelSize
-    /// The size libjpeg decoded at (a DCT scale of the original).
-    let decodedSize: PixelSize
 }
 
 /// `source` at `size` as 4:2:0 (or gray) planes: `source` itself when it already is that, else

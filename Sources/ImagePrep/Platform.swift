@@ -26,4 +26,50 @@ enum Platform {
         _ = madvise(start, count, MADV_HUGEPAGE)
         #endif
     }
+
+    /// A thread started by `startThread`, which must be joined.
+    struct Thread {
+        fileprivate let handle: pthread_t
+    }
+
+    /// Starts `body` on a new thread; nil when the system gives none (its thread limit).
+    static func startThread(_ body: @escaping @Sendable () -> Void) -> Thread? {
+        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        #if canImport(Darwin)
+        var handle: pthread_t?
+        let status = pthread_create(
+            &handle, nil,
+            { context in
+                Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue().body()
+                return nil
+            }, context)
+        guard status == 0, let handle else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            return nil
+        }
+        #else
+        var handle = pthread_t()
+        let status = pthread_create(
+            &handle, nil,
+            { context in
+                Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
+        guard status == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            return nil
+        }
+        #endif
+        return Thread(handle: handle)
+    }
+
+    /// Waits for `thread` to end.
+    static func join(_ thread: Thread) {
+        pthread_join(thread.handle, nil)
+    }
+
+    private final class ThreadBody: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
 }

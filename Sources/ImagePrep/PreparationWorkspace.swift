@@ -11,8 +11,9 @@ public final class PreparationWorkspace {
 
     /// How long each stage of the last photo took.
     public internal(set) var lastTimings = StageTimings()
-    /// The size the last photo was decoded at, and whether strip by strip (never whole).
-    var lastDecode = (size: PixelSize(width: 0, height: 0), isStripWise: false)
+    /// The size the last photo was decoded at, whether strip by strip (never whole), and
+    /// whether by two decoders at once (`RestartSplit`).
+    var lastDecode = (size: PixelSize(width: 0, height: 0), isStripWise: false, isCutInTwo: false)
 
     let decoded = PlanarImage()
     let upload = PlanarImage()
@@ -22,6 +23,8 @@ public final class PreparationWorkspace {
     let lanes = [CopyLane(), CopyLane()]
     /// One per plane, for a decode that hands over its planes' rows strip by strip.
     let stripResamplers = [Resampler(), Resampler(), Resampler()]
+    /// The same for the bottom band, when a photo's two halves are decoded at once.
+    let bottomBandResamplers = [Resampler(), Resampler(), Resampler()]
 
     public init(keepsBuffersBetweenPhotos: Bool = true) {
         self.keepsBuffersBetweenPhotos = keepsBuffersBetweenPhotos

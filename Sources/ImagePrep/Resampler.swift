@@ -175,6 +175,19 @@ final class Resampler {
             vertical: vertical, paddedWidth: paddedWidth, ringRows: ringRows, neededRows: neededRows)
     }
 
+    /// The first of `targetHeight` target rows whose filter reads no source row above
+    /// `sourceRow`: where a band can start whose source begins there.
+    static func firstTargetRow(readingFrom sourceRow: Int, sourceHeight: Int, targetHeight: Int, scaleY: Double)
+        -> Int
+    {
+        let boxY = boxFactor(for: scaleY, length: sourceHeight)
+        let vertical = FilterBank(
+            inputCount: (sourceHeight + boxY - 1) / boxY, outputCount: targetHeight, scale: scaleY / Double(boxY))
+        // The first row of the box stage made only of source rows from `sourceRow` on.
+        let firstBoxRow = (sourceRow + boxY - 1) / boxY
+        return (0..<targetHeight).first { vertical.taps(of: $0).lowerBound >= firstBoxRow } ?? targetHeight
+    }
+
     /// The source rows the started job reads; others may be pushed and are passed over.
     var neededSourceRows: Range<Int> {
         guard let job else { return 0..<0 }

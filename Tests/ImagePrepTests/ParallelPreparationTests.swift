@@ -5,19 +5,28 @@ import Testing
 
 @Suite("One photo on two threads")
 struct ParallelPreparationTests {
-    /// Splitting the resample into bands and making the copies on two lanes must change nothing:
-    /// every output row is computed the same way whichever thread makes it.
+    /// Splitting the work must change nothing: every output row is computed the same way
+    /// whichever thread makes it, whether the strips are resampled on a second thread, or two
+    /// decoders each make a band of a photo cut at a restart marker, or the copies are made on
+    /// two lanes.
     @Test(
         "splitting a photo's work across cores gives byte-identical copies",
         arguments: [
             "corpus/phone-orientation6-samsung-j3.jpg",  // turned, downscaled
-            "corpus/gps-north-west-display-p3-nikon.jpg",  // colour-converted
+            "corpus/gps-north-west-display-p3-nikon.jpg",  // colour-converted, restart markers
+            "corpus/xmp-bluesquare-adobe-sample.jpg",  // 4:2:0 with restart markers
             "decode/ycc422-odd-223x149.jpg",  // odd size, 4:2:2
-        ])
-    func splitWorkIsIdentical(path: String) throws {
+            "decode/gray-224x150.jpg",
+            "decode/restart-every-row-224x300.jpg",
+            "decode/restart-every-row-422-odd-223x149.jpg",
+            "decode/restart-every-2-rows-gray-224x150.jpg",
+            "decode/restart-7-mcus-224x150.jpg",
+        ], [100, 40])
+    func splitWorkIsIdentical(path: String, maxEdge: Int) throws {
         let data = try Fixtures.data(path)
         var configuration = PhotoPreparer.Configuration()
-        configuration.maxEdge = path.hasPrefix("decode") ? 100 : 1024
+        // 40 px decodes at a DCT scale of 1/2 or less, 100 px mostly at full size.
+        configuration.maxEdge = path.hasPrefix("decode") ? maxEdge : maxEdge * 10
         let alone = try PhotoPreparer(configuration: configuration).prepare(data, name: path)
         configuration.splitsWorkAcrossCores = true
         let split = try PhotoPreparer(configuration: configuration).prepare(data, name: path)
@@ -25,5 +34,93 @@ struct ParallelPreparationTests {
         #expect(split.display == alone.display)
         #expect(split.thumbnail == alone.thumbnail)
         #expect(split.warnings == alone.warnings)
+    }
+
+    /// The photos whose restart markers allow a cut are decoded by two decoders at once, and
+    /// only when the work may take two cores; the others, and a photo damaged below the cut,
+    /// decode as one (the damaged one whole, with the same warning as without a cut).
+    @Test(
+        "a photo with restart markers at MCU rows is decoded in two bands at once",
+        arguments: [
+            ("decode/restart-every-row-224x300.jpg", true),
+            ("decode/restart-every-row-422-odd-223x149.jpg", true),
+            ("decode/restart-every-2-rows-gray-224x150.jpg", true),
+            ("corpus/gps-north-west-display-p3-nikon.jpg", true),
+            ("decode/restart-7-mcus-224x150.jpg", false),
+            ("decode/ycc420-224x150.jpg", false),
+            ("decode/restart-every-row-corrupt-bottom-224x300.jpg", false),
+        ])
+    func restartMarkersCutThePhoto(path: String, isCut: Bool) throws {
+        let data = try Fixtures.data(path)
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = 100
+        configuration.acceptsIncompleteData = true
+        let workspace = PreparationWorkspace()
+        let alone = try PhotoPreparer(configuration: configuration).prepare(data, name: path, workspace: workspace)
+        #expect(!workspace.lastDecode.isCutInTwo)
+        configuration.splitsWorkAcrossCores = true
+        let split = try PhotoPreparer(configuration: configuration).prepare(data, name: path, workspace: workspace)
+        #expect(workspace.lastDecode.isCutInTwo == isCut)
+        #expect(split.upload == alone.upload)
+        #expect(split.warnings == alone.warnings)
+        if path.contains("corrupt") {
+            #expect(!workspace.lastDecode.isStripWise)
+            #expect(split.warnings.contains { $0.kind == .incompleteImageData || $0.kind == .imageData })
+        }
+    }
+
+    /// Where the cut falls, and that a restart marker out of sequence before it means no cut:
+    /// libjpeg would have resynchronised there, which the bottom's decoder could not know.
+    @Test("the cut is at a multiple of 8 intervals, after markers in sequence")
+    func cutFollowsMarkers() throws {
+        var bytes = [UInt8](try Fixtures.data("decode/restart-every-row-224x300.jpg"))
+        let cut = bytes.withUnsafeBytes { RestartSplit.find(in: $0, layout: SegmentWalker.walk($0)) }
+        #expect(cut?.mcuRow == 8)
+        // The bottom is a JPEG of its own: libjpeg-turbo reads its header as 224x(300 - 8 * 16).
+        if let cut {
+            let bottom = cut.bottomHead + bytes[cut.bottomDataStart...]
+            let header = try bottom.withUnsafeBytes { bytes in
+                try JPEGDecoder.readHeader(bytes, decompressor: Decompressor(file: "bottom"), file: "bottom")
+            }
+            #expect(header.size == PixelSize(width: 224, height: 172))
+        }
+        // RST3, the fourth marker, turned into RST4.
+        var markers = 0
+        let scanStart = bytes.withUnsafeBytes { SegmentWalker.walk($0).segments.last!.bytes.upperBound }
+        for index in scanStart..<(bytes.count - 1)
+        where bytes[index] == 0xFF && (0xD0...0xD7).contains(bytes[index + 1]) {
+            markers += 1
+            if markers == 4 {
+                #expect(bytes[index + 1] == 0xD3)
+                bytes[index + 1] = 0xD4
+                break
+            }
+        }
+        #expect(bytes.withUnsafeBytes { RestartSplit.find(in: $0, layout: SegmentWalker.walk($0)) } == nil)
+    }
+
+    /// The pipeline hands every item over once, in order, and never lets the producer refill a
+    /// slot before the consumer is done with it.
+    @Test("a pipeline's consumer sees every item in order, its slot untouched")
+    func pipelineKeepsOrderAndSlots() {
+        let slots = 3
+        let count = 2000
+        // What each slot holds, written by the producer and read by the consumer.
+        var contents = [Int](repeating: -1, count: slots)
+        var seen: [Int] = []
+        var made = 0
+        contents.withUnsafeMutableBufferPointer { contents in
+            Parallel.pipeline(slots: slots) { slot -> (slot: Int, value: Int)? in
+                guard made < count else { return nil }
+                contents[slot] = made
+                made += 1
+                return (slot, made - 1)
+            } consume: { item in
+                // Slow down now and then, so that the producer runs ahead and waits.
+                if item.value % 97 == 0 { usleep(200) }
+                seen.append(contents[item.slot] == item.value ? item.value : -1)
+            }
+        }
+        #expect(seen == Array(0..<count))
     }
 }

@@ -45,6 +45,21 @@ cjpeg -quality 90 -progressive -sample 1x1 "$work/even.ppm" >progressive-444-224
 # (cjpeg -restart 1: DRI plus RST0..RST7 in the scan).
 cjpeg -quality 90 -restart 1 "$work/even.ppm" >restart-every-row-224x150.jpg
 
+# The photos that one photo's decode cuts in two at a restart marker (RestartSplit), and those
+# it must not cut. restart-every-row-224x300.jpg: 4:2:0 with a marker after each of its 19 MCU
+# rows, from the corpus photo at 1/4 scale (450x300) cut to 224x300; its -corrupt-bottom twin
+# has 64 bytes XOR FF at the middle of the scan, below the cut at MCU row 8.
+# restart-every-row-422-odd-223x149.jpg: 4:2:2 at an odd size. restart-every-2-rows-gray-224x150.jpg:
+# one component, a marker every second MCU row. restart-7-mcus-224x150.jpg: intervals of 7 MCUs,
+# half a row, where no cut can be made.
+djpeg -scale 1/4 -ppm "$source_jpeg" >"$work/quarter.ppm"
+craft crop "$work/quarter.ppm" 0 0 224 300 "$work/tall.ppm"
+cjpeg -quality 90 -restart 1 "$work/tall.ppm" >restart-every-row-224x300.jpg
+craft xor-mid-scan restart-every-row-224x300.jpg 64 0xFF restart-every-row-corrupt-bottom-224x300.jpg
+cjpeg -quality 90 -restart 1 -sample 2x1 "$work/odd.ppm" >restart-every-row-422-odd-223x149.jpg
+cjpeg -quality 90 -restart 2 -grayscale "$work/even.ppm" >restart-every-2-rows-gray-224x150.jpg
+cjpeg -quality 90 -restart 7B "$work/even.ppm" >restart-7-mcus-224x150.jpg
+
 # extraneous-bytes-before-dqt.jpg: ycc420-224x150.jpg with the bytes 00 11 22 put between APP0
 # and the first DQT. libjpeg warns "Corrupt JPEG data: 3 extraneous bytes before marker 0xdb"
 # and decodes every pixel.
