@@ -77,6 +77,9 @@ final class BatchRunner: Sendable {
     private let photos: [PlannedPhoto]
     private let inputIdentities: Set<FileIdentity>
     private let preparer: PhotoPreparer
+    /// The same, splitting each photo's work across cores: for the last photos of a batch,
+    /// which would otherwise leave the cores of the workers already done idle.
+    private let lastPhotosPreparer: PhotoPreparer
     private let settings: Settings
     private let writer: OutputWriter
     private let signals: StopSignals
@@ -103,6 +106,9 @@ final class BatchRunner: Sendable {
         photos = plan.photos
         inputIdentities = plan.inputIdentities
         self.preparer = preparer
+        var splitting = preparer
+        splitting.configuration.splitsWorkAcrossCores = true
+        lastPhotosPreparer = splitting
         self.settings = settings
         self.writer = writer
         self.signals = signals
@@ -134,11 +140,17 @@ final class BatchRunner: Sendable {
         while signals.stopSignal == nil {
             let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < photos.count else { return }
-            record(prepare(photos[index], workspace: workspace), at: index)
+            // Once fewer photos are left than workers, the other workers run out of work.
+            let isAmongLast = index >= photos.count - (workers - 1)
+            record(
+                prepare(photos[index], with: isAmongLast ? lastPhotosPreparer : preparer, workspace: workspace),
+                at: index)
         }
     }
 
-    private func prepare(_ photo: PlannedPhoto, workspace: PreparationWorkspace) -> PhotoOutcome {
+    private func prepare(_ photo: PlannedPhoto, with preparer: PhotoPreparer, workspace: PreparationWorkspace)
+        -> PhotoOutcome
+    {
         switch photo.verdict {
         case .skipped(let leftOut): return .skipped(leftOut)
         case .failed(let code, let message): return .failed(code: code, message: message)
