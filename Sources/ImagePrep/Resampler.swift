@@ -1,4 +1,5 @@
 internal import CPixelKernels
+import Synchronization
 
 /// Which build of the C pixel kernels runs (`CPixelKernels`): the fastest this CPU has, or the
 /// baseline build that runs on every CPU of the architecture, which the tests compare it with.
@@ -19,8 +20,8 @@ struct PixelKernels: @unchecked Sendable {
 ///
 /// Weights are stored `stride` apart and zero past each sample's count; `stride` is even, so that
 /// the horizontal pass can run two sums over it.
-struct FilterBank {
-    struct Key: Hashable {
+struct FilterBank: Sendable {
+    struct Key: Hashable, Sendable {
         let inputCount: Int
         let outputCount: Int
         let scale: Double
@@ -94,7 +95,9 @@ final class Resampler {
     private var transposed = AlignedFloats()
     /// One row of box sums before the columns are averaged.
     private var boxRow = GrowableBuffer<Float>()
-    private var filterBanks: [FilterBank.Key: FilterBank] = [:]
+    /// The filters made so far, shared by every resampler: a batch's photos mostly share their
+    /// sizes, and the two bands of one photo and its planes' resamplers the same filters.
+    private static let filterBanks = Mutex<[FilterBank.Key: FilterBank]>([:])
     private var job: Job?
 
     init(kernels: PixelKernels = .best) {
@@ -153,8 +156,9 @@ final class Resampler {
             x: Self.boxFactor(for: scaleX, length: sourceSize.width),
             y: Self.boxFactor(for: scaleY, length: sourceSize.height), sourceWidth: sourceSize.width,
             sourceHeight: sourceSize.height)
-        let horizontal = filterBank(inputCount: box.width, outputCount: targetSize.width, scale: scaleX / Double(box.x))
-        let vertical = filterBank(
+        let horizontal = Self.filterBank(
+            inputCount: box.width, outputCount: targetSize.width, scale: scaleX / Double(box.x))
+        let vertical = Self.filterBank(
             inputCount: box.height, outputCount: targetSize.height, scale: scaleY / Double(box.y))
         // Rows are padded so that vector loads past the last sample read zeros, never other memory.
         let paddedWidth = (box.width + horizontal.stride + 31) / 32 * 32
@@ -181,7 +185,7 @@ final class Resampler {
         -> Int
     {
         let boxY = boxFactor(for: scaleY, length: sourceHeight)
-        let vertical = FilterBank(
+        let vertical = filterBank(
             inputCount: (sourceHeight + boxY - 1) / boxY, outputCount: targetHeight, scale: scaleY / Double(boxY))
         // The first row of the box stage made only of source rows from `sourceRow` on.
         let firstBoxRow = (sourceRow + boxY - 1) / boxY
@@ -271,13 +275,15 @@ final class Resampler {
         }
     }
 
-    /// The filter for one axis, kept because a batch's photos mostly share their sizes.
-    private func filterBank(inputCount: Int, outputCount: Int, scale: Double) -> FilterBank {
+    /// The filter for one axis, made once for all resamplers (a few milliseconds of `sin`).
+    private static func filterBank(inputCount: Int, outputCount: Int, scale: Double) -> FilterBank {
         let key = FilterBank.Key(inputCount: inputCount, outputCount: outputCount, scale: scale)
-        if let bank = filterBanks[key] { return bank }
-        if filterBanks.count >= 32 { filterBanks.removeAll() }
+        if let bank = filterBanks.withLock({ $0[key] }) { return bank }
         let bank = FilterBank(inputCount: inputCount, outputCount: outputCount, scale: scale)
-        filterBanks[key] = bank
+        filterBanks.withLock { banks in
+            if banks.count >= 32 { banks.removeAll() }
+            banks[key] = bank
+        }
         return bank
     }
 
