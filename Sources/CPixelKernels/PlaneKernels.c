@@ -68,13 +68,6 @@ void pk_apply_table(uint8_t *samples, ptrdiff_t count, const uint8_t *table) {
     for (ptrdiff_t index = 0; index < count; index++) samples[index] = table[samples[index]];
 }
 
-static double pk_lanczos3(double x) {
-    if (x == 0) return 1;
-    if (fabs(x) >= 3) return 0;
-    double px = M_PI * x;
-    return 3 * sin(px) * sin(px / 3) / (px * px);
-}
-
 int pk_lanczos3_weights(
     ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, int32_t *starts, int32_t *counts,
     float *weights) {
@@ -93,10 +86,33 @@ int pk_lanczos3_weights(
         if (end > inputCount) end = inputCount;
         double total = 0;
         int count = 0;
+        // The taps are evenly spaced, so sin(πx) and sin(πx/3) advance by a rotation each: two
+        // sincos per output sample instead of two sin per tap, which made the weights of one
+        // photo's filters cost milliseconds.
+        double x = ((double)first + 0.5 - center) / filterScale;
+        double step = 1 / filterScale;
+        double sine = sin(M_PI * x), cosine = cos(M_PI * x);
+        double sineThird = sin(M_PI * x / 3), cosineThird = cos(M_PI * x / 3);
+        const double stepSine = sin(M_PI * step), stepCosine = cos(M_PI * step);
+        const double stepSineThird = sin(M_PI * step / 3), stepCosineThird = cos(M_PI * step / 3);
         for (ptrdiff_t input = first; input < end && count < maxTaps; input++) {
-            double weight = pk_lanczos3(((double)input + 0.5 - center) / filterScale);
+            double weight;
+            if (fabs(x) < 1e-9) {
+                weight = 1;
+            } else if (fabs(x) >= 3) {
+                weight = 0;
+            } else {
+                weight = 3 * sine * sineThird / (M_PI * M_PI * x * x);
+            }
             taps[count++] = weight;
             total += weight;
+            double nextSine = sine * stepCosine + cosine * stepSine;
+            cosine = cosine * stepCosine - sine * stepSine;
+            sine = nextSine;
+            double nextSineThird = sineThird * stepCosineThird + cosineThird * stepSineThird;
+            cosineThird = cosineThird * stepCosineThird - sineThird * stepSineThird;
+            sineThird = nextSineThird;
+            x = ((double)input + 1.5 - center) / filterScale;
         }
         // Taps past the edge are dropped and the rest renormalised (as Pillow does), so the edge
         // keeps its brightness.
