@@ -90,7 +90,7 @@ extension PreparationRun {
             if splitsWork {
                 decodePipelined(decoder, into: resamplers, times: &times)
             } else {
-                decodeBand(decoder, into: resamplers[...], rowOffsets: nil, times: &times)
+                decodeBand(decoder, into: resamplers[...], times: &times)
             }
             isDecoded = decoder.finish() && resamplers.prefix(planes.count).allSatisfy(\.isFinished)
         }
@@ -105,20 +105,24 @@ extension PreparationRun {
             resampleTime: times.resampling, isCutInTwo: isCutInTwo)
     }
 
-    /// Decodes strips into `resamplers` on this thread until the strips end, or, with
-    /// `rowOffsets` (a band that stops before the image's end), until every resampler is
-    /// finished. Each strip's rows are pushed at their index plus the component's offset.
+    /// Decodes strips into `resamplers` on this thread until the strips end, or, for the top of
+    /// a photo cut in two, until every resampler is finished and the strips above the cut are
+    /// all read (so that damage there is found as a whole decode would find it). Each strip's
+    /// rows are pushed at their index plus the component's offset.
     private func decodeBand(
-        _ decoder: borrowing JPEGStripDecoder, into resamplers: ArraySlice<Resampler>, rowOffsets: [Int]?,
-        times: inout StripTimes
+        _ decoder: borrowing JPEGStripDecoder, into resamplers: ArraySlice<Resampler>, rowOffsets: [Int]? = nil,
+        stoppingAfter stripsAboveCut: Int? = nil, times: inout StripTimes
     ) {
         let loopStart = clock.now
         defer { times.loops += clock.now - loopStart }
-        while rowOffsets == nil || !resamplers.allSatisfy(\.isFinished) {
+        var stripsRead = 0
+        while true {
+            if let stripsAboveCut, stripsRead >= stripsAboveCut, resamplers.allSatisfy(\.isFinished) { break }
             var start = clock.now
             let strip = decoder.read(into: 0)
             times.reading += clock.now - start
             guard let strip else { break }
+            stripsRead += 1
             start = clock.now
             decoder.rows(of: strip) { component, row, index in
                 resamplers[resamplers.startIndex + component].push(row, at: index + (rowOffsets?[component] ?? 0))
@@ -152,7 +156,7 @@ extension PreparationRun {
 
     /// Decodes the photo's top and bottom at once, each into the target rows that need only
     /// its own source rows: the top band's decoder goes on past the cut until its resamplers
-    /// have every row they read, which is a strip or so.
+    /// have every row they read, which is a strip or so; the bottom's reads to the end.
     ///
     /// - Returns: whether both bands decoded without a complaint and every target row is made.
     private func decodeInTwoBands(
@@ -170,8 +174,7 @@ extension PreparationRun {
         var bottomTimes = StripTimes()
         let (topDone, bottomDone) = Parallel.run(
             { () -> Bool in
-                decodeBand(
-                    top, into: topResamplers, rowOffsets: Array(repeating: 0, count: planes.count), times: &topTimes)
+                decodeBand(top, into: topResamplers, stoppingAfter: bottom.mcuRow, times: &topTimes)
                 return topResamplers.allSatisfy(\.isFinished)
             },
             { () -> Bool in
@@ -202,12 +205,16 @@ struct PlaneResample {
 /// The bottom part of a photo cut at a restart marker, started, and where its rows go.
 private struct SplitDecoder: ~Copyable {
     let decoder: JPEGStripDecoder
+    /// The first strip (MCU row) of the bottom part.
+    let mcuRow: Int
     /// Per component, the index in the whole image of the bottom part's first row.
     let rowOffsets: [Int]
     /// Per plane, the first target row that reads no source row above the cut.
     let firstTargetRows: [Int]
 
-    /// Nil when libjpeg does not decode the bottom part as the rest of the whole image.
+    /// Nil when libjpeg does not decode the bottom part as the rest of the whole image, or
+    /// when no target row can be made from the bottom part alone (a large reduction of a small
+    /// bottom), which would leave the second decoder nothing to do but check the data.
     ///
     /// - Parameter bytes: the whole photo, which must outlive the decoder.
     init?(
@@ -234,7 +241,9 @@ private struct SplitDecoder: ~Copyable {
                     readingFrom: offset, sourceHeight: plane.source.height, targetHeight: plane.size.height,
                     scaleY: plane.scaleY))
         }
+        guard zip(firstTargetRows, planes).contains(where: { $0 < $1.size.height }) else { return nil }
         self.decoder = decoder
+        mcuRow = cut.mcuRow
         self.rowOffsets = rowOffsets
         self.firstTargetRows = firstTargetRows
     }
