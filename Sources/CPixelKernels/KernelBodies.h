@@ -237,19 +237,78 @@ static inline __attribute__((always_inline)) pk_v8i PK_NAME(clamp_sample)(pk_v8i
     return __builtin_elementwise_min(__builtin_elementwise_max(v, (pk_v8i){0}), (pk_v8i){0} + 255);
 }
 
+/// One block of 4:2:0 planes converted in place: sixteen pixels in each of two rows (`y0`, `y1`)
+/// and the eight Cb and Cr samples they share.
+static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
+    uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr, const float *matrix, const float *linearize,
+    const uint8_t *encode, int steps) {
+    // libjpeg-turbo's h2v2 downsampling rounds its 2x2 sums with a bias of 1 and 2 in turn.
+    const pk_v8i bias = {1, 2, 1, 2, 1, 2, 1, 2};
+    pk_v8i cbv = __builtin_convertvector(PK_NAME(load_bytes)(cb), pk_v8i) - 128;
+    pk_v8i crv = __builtin_convertvector(PK_NAME(load_bytes)(cr), pk_v8i) - 128;
+    pk_v8i redOffset = (PK_FIX(1.40200) * crv + PK_HALF) >> 16;
+    pk_v8i blueOffset = (PK_FIX(1.77200) * cbv + PK_HALF) >> 16;
+    pk_v8i greenOffset = (-PK_FIX(0.34414) * cbv - PK_FIX(0.71414) * crv + PK_HALF) >> 16;
+    uint8_t *rows[2] = {y0, y1};
+    pk_v8i chromaSums[2][2] = {{{0}}};
+    for (int half = 0; half < 2; half++) {
+        pk_v8i redHalf, greenHalf, blueHalf;
+        if (half == 0) {
+            redHalf = __builtin_shufflevector(redOffset, redOffset, 0, 0, 1, 1, 2, 2, 3, 3);
+            greenHalf = __builtin_shufflevector(greenOffset, greenOffset, 0, 0, 1, 1, 2, 2, 3, 3);
+            blueHalf = __builtin_shufflevector(blueOffset, blueOffset, 0, 0, 1, 1, 2, 2, 3, 3);
+        } else {
+            redHalf = __builtin_shufflevector(redOffset, redOffset, 4, 4, 5, 5, 6, 6, 7, 7);
+            greenHalf = __builtin_shufflevector(greenOffset, greenOffset, 4, 4, 5, 5, 6, 6, 7, 7);
+            blueHalf = __builtin_shufflevector(blueOffset, blueOffset, 4, 4, 5, 5, 6, 6, 7, 7);
+        }
+        for (int row = 0; row < 2; row++) {
+            uint8_t *luma = rows[row] + half * 8;
+            pk_v8i yv = __builtin_convertvector(PK_NAME(load_bytes)(luma), pk_v8i);
+            pk_v8i r = PK_NAME(clamp_sample)(yv + redHalf);
+            pk_v8i g = PK_NAME(clamp_sample)(yv + greenHalf);
+            pk_v8i b = PK_NAME(clamp_sample)(yv + blueHalf);
+            PK_NAME(transform_rgb)(&r, &g, &b, matrix, linearize, encode, steps);
+            pk_v8i outY = (PK_FIX(0.29900) * r + PK_FIX(0.58700) * g + PK_FIX(0.11400) * b + PK_HALF) >> 16;
+            pk_v8i outCb =
+                (-PK_FIX(0.16874) * r - PK_FIX(0.33126) * g + PK_FIX(0.5) * b + (128 << 16) + PK_HALF - 1) >> 16;
+            pk_v8i outCr =
+                (PK_FIX(0.5) * r - PK_FIX(0.41869) * g - PK_FIX(0.08131) * b + (128 << 16) + PK_HALF - 1) >> 16;
+            PK_NAME(store_bytes)(luma, __builtin_convertvector(outY, pk_v8b));
+            chromaSums[half][0] += outCb;
+            chromaSums[half][1] += outCr;
+        }
+    }
+    for (int plane = 0; plane < 2; plane++) {
+        // Adjacent lanes are the two columns of one 2x2 block.
+        pk_v8i pairs =
+            __builtin_shufflevector(chromaSums[0][plane], chromaSums[1][plane], 0, 2, 4, 6, 8, 10, 12, 14) +
+            __builtin_shufflevector(chromaSums[0][plane], chromaSums[1][plane], 1, 3, 5, 7, 9, 11, 13, 15);
+        PK_NAME(store_bytes)(plane == 0 ? cb : cr, __builtin_convertvector((pairs + bias) >> 2, pk_v8b));
+    }
+}
+
 static void PK_NAME(convert_color)(
     uint8_t *luma, ptrdiff_t lumaStride, uint8_t *cb, uint8_t *cr, ptrdiff_t chromaStride, ptrdiff_t width,
     ptrdiff_t rows, const float *matrix, const float *linearize, const uint8_t *encode, int steps) {
     const ptrdiff_t chromaWidth = (width + 1) / 2;
-    // libjpeg-turbo's h2v2 downsampling rounds its 2x2 sums with a bias of 1 and 2 in turn.
-    const pk_v8i bias = {1, 2, 1, 2, 1, 2, 1, 2};
     for (ptrdiff_t top = 0; top < rows; top += 2) {
         uint8_t *lumaRows[2] = {luma + top * lumaStride, luma + (top + 1 < rows ? top + 1 : top) * lumaStride};
         int lumaRowCount = top + 1 < rows ? 2 : 1;
         uint8_t *cbRow = cb + top / 2 * chromaStride, *crRow = cr + top / 2 * chromaStride;
-        for (ptrdiff_t first = 0; first < chromaWidth; first += 8) {
-            // Sixteen pixels across two rows share eight chroma samples; at the right edge the
-            // last real column stands in for the missing ones, as libjpeg-turbo pads the edge.
+        ptrdiff_t first = 0;
+        // Whole blocks are converted where they lie.
+        if (lumaRowCount == 2) {
+            for (; first * 2 + 16 <= width; first += 8) {
+                PK_NAME(convert_block)(
+                    lumaRows[0] + first * 2, lumaRows[1] + first * 2, cbRow + first, crRow + first, matrix, linearize,
+                    encode, steps);
+            }
+        }
+        // The rest through a copy: at the right edge the last real column stands in for the
+        // missing ones, as libjpeg-turbo pads the edge, and the second row of an odd image's last
+        // pair is the first one again.
+        for (; first < chromaWidth; first += 8) {
             int chromaCount = chromaWidth - first < 8 ? (int)(chromaWidth - first) : 8;
             ptrdiff_t lumaFirst = first * 2;
             int lumaCount = width - lumaFirst < 16 ? (int)(width - lumaFirst) : 16;
@@ -261,57 +320,10 @@ static void PK_NAME(convert_color)(
                 u[i] = cbRow[first + (i < chromaCount ? i : chromaCount - 1)];
                 v[i] = crRow[first + (i < chromaCount ? i : chromaCount - 1)];
             }
-            pk_v8i cbv = __builtin_convertvector(PK_NAME(load_bytes)(u), pk_v8i) - 128;
-            pk_v8i crv = __builtin_convertvector(PK_NAME(load_bytes)(v), pk_v8i) - 128;
-            pk_v8i redOffset = (PK_FIX(1.40200) * crv + PK_HALF) >> 16;
-            pk_v8i blueOffset = (PK_FIX(1.77200) * cbv + PK_HALF) >> 16;
-            pk_v8i greenOffset = (-PK_FIX(0.34414) * cbv - PK_FIX(0.71414) * crv + PK_HALF) >> 16;
-            pk_v8i chromaSums[2][2] = {{{0}}};
-            for (int half = 0; half < 2; half++) {
-                pk_v8i redHalf, greenHalf, blueHalf;
-                if (half == 0) {
-                    redHalf = __builtin_shufflevector(redOffset, redOffset, 0, 0, 1, 1, 2, 2, 3, 3);
-                    greenHalf = __builtin_shufflevector(greenOffset, greenOffset, 0, 0, 1, 1, 2, 2, 3, 3);
-                    blueHalf = __builtin_shufflevector(blueOffset, blueOffset, 0, 0, 1, 1, 2, 2, 3, 3);
-                } else {
-                    redHalf = __builtin_shufflevector(redOffset, redOffset, 4, 4, 5, 5, 6, 6, 7, 7);
-                    greenHalf = __builtin_shufflevector(greenOffset, greenOffset, 4, 4, 5, 5, 6, 6, 7, 7);
-                    blueHalf = __builtin_shufflevector(blueOffset, blueOffset, 4, 4, 5, 5, 6, 6, 7, 7);
-                }
-                for (int row = 0; row < 2; row++) {
-                    pk_v8i yv = __builtin_convertvector(PK_NAME(load_bytes)(y[row] + half * 8), pk_v8i);
-                    pk_v8i r = PK_NAME(clamp_sample)(yv + redHalf);
-                    pk_v8i g = PK_NAME(clamp_sample)(yv + greenHalf);
-                    pk_v8i b = PK_NAME(clamp_sample)(yv + blueHalf);
-                    PK_NAME(transform_rgb)(&r, &g, &b, matrix, linearize, encode, steps);
-                    pk_v8i outY = (PK_FIX(0.29900) * r + PK_FIX(0.58700) * g + PK_FIX(0.11400) * b + PK_HALF) >> 16;
-                    pk_v8i outCb =
-                        (-PK_FIX(0.16874) * r - PK_FIX(0.33126) * g + PK_FIX(0.5) * b + (128 << 16) + PK_HALF - 1) >>
-                        16;
-                    pk_v8i outCr =
-                        (PK_FIX(0.5) * r - PK_FIX(0.41869) * g - PK_FIX(0.08131) * b + (128 << 16) + PK_HALF - 1) >>
-                        16;
-                    // The second row of an odd image's last pair is the first one again.
-                    if (row < lumaRowCount) {
-                        uint8_t spill[8];
-                        PK_NAME(store_bytes)(spill, __builtin_convertvector(outY, pk_v8b));
-                        int start = half * 8, end = lumaCount < start + 8 ? lumaCount : start + 8;
-                        if (end > start) memcpy(lumaRows[row] + lumaFirst + start, spill, (size_t)(end - start));
-                    }
-                    chromaSums[half][0] += outCb;
-                    chromaSums[half][1] += outCr;
-                }
-            }
-            for (int plane = 0; plane < 2; plane++) {
-                // Adjacent lanes are the two columns of one 2x2 block.
-                pk_v8i pairs = __builtin_shufflevector(
-                                   chromaSums[0][plane], chromaSums[1][plane], 0, 2, 4, 6, 8, 10, 12, 14) +
-                               __builtin_shufflevector(
-                                   chromaSums[0][plane], chromaSums[1][plane], 1, 3, 5, 7, 9, 11, 13, 15);
-                uint8_t spill[8];
-                PK_NAME(store_bytes)(spill, __builtin_convertvector((pairs + bias) >> 2, pk_v8b));
-                memcpy((plane == 0 ? cbRow : crRow) + first, spill, (size_t)chromaCount);
-            }
+            PK_NAME(convert_block)(y[0], y[1], u, v, matrix, linearize, encode, steps);
+            for (int row = 0; row < lumaRowCount; row++) memcpy(lumaRows[row] + lumaFirst, y[row], (size_t)lumaCount);
+            memcpy(cbRow + first, u, (size_t)chromaCount);
+            memcpy(crRow + first, v, (size_t)chromaCount);
         }
     }
 }
