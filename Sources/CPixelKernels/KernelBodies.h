@@ -5,10 +5,6 @@
 
 #include <string.h>
 
-#if PK_AVX2
-#include <immintrin.h>
-#endif
-
 // Eight-lane vectors pass between the helpers below by value; every helper is static and always
 // inlined, so no such value crosses a call boundary, whose ABI would differ without AVX.
 #pragma clang diagnostic ignored "-Wpsabi"
@@ -166,70 +162,48 @@ static void PK_NAME(horizontal8)(
 // every build computes the same bytes as the interleaved conversion the tests hold to lcms2.
 #pragma clang fp contract(off)
 
-/// `table[index[i]]` for the eight lanes.
-static inline __attribute__((always_inline)) pk_v8f PK_NAME(gather_floats)(const float *table, pk_v8i index) {
-#if PK_AVX2
-    return (pk_v8f)_mm256_i32gather_ps(table, (__m256i)index, 4);
-#else
-    pk_v8f result;
-    for (int i = 0; i < 8; i++) result[i] = table[index[i]];
-    return result;
-#endif
-}
-
-/// `table[index[i]]` for the eight lanes of a byte table with three bytes to spare at its end.
-static inline __attribute__((always_inline)) pk_v8i PK_NAME(gather_bytes)(const uint8_t *table, pk_v8i index) {
-#if PK_AVX2
-    return (pk_v8i)_mm256_i32gather_epi32((const int *)table, (__m256i)index, 1) & 0xFF;
-#else
-    pk_v8i result;
-    for (int i = 0; i < 8; i++) result[i] = table[index[i]];
-    return result;
-#endif
-}
-
-/// The sRGB-encoded byte of linear values, through `encode`: clipped to 0 below, rounded to the
-/// nearest of `steps` steps, clipped to the last step above.
-static inline __attribute__((always_inline)) pk_v8i PK_NAME(encode_linear)(
-    pk_v8f linear, const uint8_t *encode, int steps) {
-    const pk_v8f zero = {0};
-    pk_v8f scaled = __builtin_elementwise_max(linear, zero) * (float)(steps - 1) + 12582912.0f;
-    pk_v8i step = (pk_v8i)scaled & 0x3FFFFF;
-    return PK_NAME(gather_bytes)(encode, __builtin_elementwise_min(step, (pk_v8i){0} + (steps - 1)));
-}
-
-/// Linear RGB through the matrix, each channel encoded.
-static inline __attribute__((always_inline)) void PK_NAME(transform_rgb)(
-    pk_v8i *r, pk_v8i *g, pk_v8i *b, const float *m, const float *linearize, const uint8_t *encode, int steps) {
-    pk_v8f lr = PK_NAME(gather_floats)(linearize, *r);
-    pk_v8f lg = PK_NAME(gather_floats)(linearize + 256, *g);
-    pk_v8f lb = PK_NAME(gather_floats)(linearize + 512, *b);
-    *r = PK_NAME(encode_linear)(m[0] * lr + m[1] * lg + m[2] * lb, encode, steps);
-    *g = PK_NAME(encode_linear)(m[3] * lr + m[4] * lg + m[5] * lb, encode, steps);
-    *b = PK_NAME(encode_linear)(m[6] * lr + m[7] * lg + m[8] * lb, encode, steps);
-}
-
 // libjpeg's fixed-point YCbCr constants (jdcolor.c, jccolor.c): FIX(x) = x * 2^16 rounded.
 #define PK_FIX(x) ((int32_t)((x) * 65536.0 + 0.5))
 #define PK_HALF (1 << 15)
 
+typedef float pk_v4f __attribute__((vector_size(16)));
+typedef int32_t pk_v4i __attribute__((vector_size(16)));
+
+/// The matrix folded into the curves: entry `256 * c + v` holds column `c` of the matrix times
+/// channel `c`'s linear value for `v`, so that a pixel's linear RGB is the sum of three entries,
+/// rounded as `m[0] * r + m[1] * g + m[2] * b` is rounded.
+static void PK_NAME(fold_matrix)(const float *m, const float *linearize, pk_v4f *products) {
+    for (int c = 0; c < 3; c++) {
+        for (int v = 0; v < 256; v++) {
+            float l = linearize[c * 256 + v];
+            products[c * 256 + v] = (pk_v4f){m[c] * l, m[3 + c] * l, m[6 + c] * l, 0};
+        }
+    }
+}
+
+/// One pixel through the folded matrix, each channel encoded: clipped to 0 below, rounded to the
+/// nearest of `steps` steps of `encode`, clipped to the last step above.
+///
+/// Three vector loads and three byte loads a pixel, one pixel at a time: the eight-lane form
+/// takes six gathers for eight pixels, which cost more than that on AMD's cores (about one
+/// gather per 8 cycles on Zen 3) and are a loop of scalar loads anyway on SSE2 and NEON.
+static inline __attribute__((always_inline)) void PK_NAME(transform_pixel)(
+    uint32_t r, uint32_t g, uint32_t b, const pk_v4f *products, const uint8_t *encode, int steps, uint8_t *outR,
+    uint8_t *outG, uint8_t *outB) {
+    pk_v4f linear = products[r] + products[256 + g] + products[512 + b];
+    pk_v4f scaled = __builtin_elementwise_max(linear, (pk_v4f){0}) * (float)(steps - 1) + 12582912.0f;
+    pk_v4i step = __builtin_elementwise_min((pk_v4i)scaled & 0x3FFFFF, (pk_v4i){0} + (steps - 1));
+    *outR = encode[(uint32_t)step[0]];
+    *outG = encode[(uint32_t)step[1]];
+    *outB = encode[(uint32_t)step[2]];
+}
+
 static void PK_NAME(matrix_shaper_rgb)(
     uint8_t *pixels, ptrdiff_t count, const float *matrix, const float *linearize, const uint8_t *encode, int steps) {
-    for (ptrdiff_t first = 0; first < count; first += 8) {
-        int n = count - first < 8 ? (int)(count - first) : 8;
-        pk_v8i r = {0}, g = {0}, b = {0};
-        uint8_t *pixel = pixels + first * 3;
-        for (int i = 0; i < n; i++) {
-            r[i] = pixel[3 * i];
-            g[i] = pixel[3 * i + 1];
-            b[i] = pixel[3 * i + 2];
-        }
-        PK_NAME(transform_rgb)(&r, &g, &b, matrix, linearize, encode, steps);
-        for (int i = 0; i < n; i++) {
-            pixel[3 * i] = (uint8_t)r[i];
-            pixel[3 * i + 1] = (uint8_t)g[i];
-            pixel[3 * i + 2] = (uint8_t)b[i];
-        }
+    pk_v4f products[768];
+    PK_NAME(fold_matrix)(matrix, linearize, products);
+    for (uint8_t *pixel = pixels; pixel < pixels + count * 3; pixel += 3) {
+        PK_NAME(transform_pixel)(pixel[0], pixel[1], pixel[2], products, encode, steps, pixel, pixel + 1, pixel + 2);
     }
 }
 
@@ -238,10 +212,9 @@ static inline __attribute__((always_inline)) pk_v8i PK_NAME(clamp_sample)(pk_v8i
 }
 
 /// One block of 4:2:0 planes converted in place: sixteen pixels in each of two rows (`y0`, `y1`)
-/// and the eight Cb and Cr samples they share.
+/// and the eight Cb and Cr samples they share. Group `2 * half + row` holds eight pixels of a row.
 static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
-    uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr, const float *matrix, const float *linearize,
-    const uint8_t *encode, int steps) {
+    uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr, const pk_v4f *products, const uint8_t *encode, int steps) {
     // libjpeg-turbo's h2v2 downsampling rounds its 2x2 sums with a bias of 1 and 2 in turn.
     const pk_v8i bias = {1, 2, 1, 2, 1, 2, 1, 2};
     pk_v8i cbv = __builtin_convertvector(PK_NAME(load_bytes)(cb), pk_v8i) - 128;
@@ -250,7 +223,7 @@ static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
     pk_v8i blueOffset = (PK_FIX(1.77200) * cbv + PK_HALF) >> 16;
     pk_v8i greenOffset = (-PK_FIX(0.34414) * cbv - PK_FIX(0.71414) * crv + PK_HALF) >> 16;
     uint8_t *rows[2] = {y0, y1};
-    pk_v8i chromaSums[2][2] = {{{0}}};
+    int32_t red[32], green[32], blue[32];
     for (int half = 0; half < 2; half++) {
         pk_v8i redHalf, greenHalf, blueHalf;
         if (half == 0) {
@@ -263,18 +236,32 @@ static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
             blueHalf = __builtin_shufflevector(blueOffset, blueOffset, 4, 4, 5, 5, 6, 6, 7, 7);
         }
         for (int row = 0; row < 2; row++) {
-            uint8_t *luma = rows[row] + half * 8;
-            pk_v8i yv = __builtin_convertvector(PK_NAME(load_bytes)(luma), pk_v8i);
-            pk_v8i r = PK_NAME(clamp_sample)(yv + redHalf);
-            pk_v8i g = PK_NAME(clamp_sample)(yv + greenHalf);
-            pk_v8i b = PK_NAME(clamp_sample)(yv + blueHalf);
-            PK_NAME(transform_rgb)(&r, &g, &b, matrix, linearize, encode, steps);
+            int group = (2 * half + row) * 8;
+            pk_v8i yv = __builtin_convertvector(PK_NAME(load_bytes)(rows[row] + half * 8), pk_v8i);
+            *(pk_v8i_u *)(red + group) = PK_NAME(clamp_sample)(yv + redHalf);
+            *(pk_v8i_u *)(green + group) = PK_NAME(clamp_sample)(yv + greenHalf);
+            *(pk_v8i_u *)(blue + group) = PK_NAME(clamp_sample)(yv + blueHalf);
+        }
+    }
+    uint8_t outRed[32], outGreen[32], outBlue[32];
+    for (int i = 0; i < 32; i++) {
+        PK_NAME(transform_pixel)(
+            (uint32_t)red[i], (uint32_t)green[i], (uint32_t)blue[i], products, encode, steps, outRed + i, outGreen + i,
+            outBlue + i);
+    }
+    pk_v8i chromaSums[2][2] = {{{0}}};
+    for (int half = 0; half < 2; half++) {
+        for (int row = 0; row < 2; row++) {
+            int group = (2 * half + row) * 8;
+            pk_v8i r = __builtin_convertvector(PK_NAME(load_bytes)(outRed + group), pk_v8i);
+            pk_v8i g = __builtin_convertvector(PK_NAME(load_bytes)(outGreen + group), pk_v8i);
+            pk_v8i b = __builtin_convertvector(PK_NAME(load_bytes)(outBlue + group), pk_v8i);
             pk_v8i outY = (PK_FIX(0.29900) * r + PK_FIX(0.58700) * g + PK_FIX(0.11400) * b + PK_HALF) >> 16;
             pk_v8i outCb =
                 (-PK_FIX(0.16874) * r - PK_FIX(0.33126) * g + PK_FIX(0.5) * b + (128 << 16) + PK_HALF - 1) >> 16;
             pk_v8i outCr =
                 (PK_FIX(0.5) * r - PK_FIX(0.41869) * g - PK_FIX(0.08131) * b + (128 << 16) + PK_HALF - 1) >> 16;
-            PK_NAME(store_bytes)(luma, __builtin_convertvector(outY, pk_v8b));
+            PK_NAME(store_bytes)(rows[row] + half * 8, __builtin_convertvector(outY, pk_v8b));
             chromaSums[half][0] += outCb;
             chromaSums[half][1] += outCr;
         }
@@ -292,6 +279,8 @@ static void PK_NAME(convert_color)(
     uint8_t *luma, ptrdiff_t lumaStride, uint8_t *cb, uint8_t *cr, ptrdiff_t chromaStride, ptrdiff_t width,
     ptrdiff_t rows, const float *matrix, const float *linearize, const uint8_t *encode, int steps) {
     const ptrdiff_t chromaWidth = (width + 1) / 2;
+    pk_v4f products[768];
+    PK_NAME(fold_matrix)(matrix, linearize, products);
     for (ptrdiff_t top = 0; top < rows; top += 2) {
         uint8_t *lumaRows[2] = {luma + top * lumaStride, luma + (top + 1 < rows ? top + 1 : top) * lumaStride};
         int lumaRowCount = top + 1 < rows ? 2 : 1;
@@ -301,8 +290,8 @@ static void PK_NAME(convert_color)(
         if (lumaRowCount == 2) {
             for (; first * 2 + 16 <= width; first += 8) {
                 PK_NAME(convert_block)(
-                    lumaRows[0] + first * 2, lumaRows[1] + first * 2, cbRow + first, crRow + first, matrix, linearize,
-                    encode, steps);
+                    lumaRows[0] + first * 2, lumaRows[1] + first * 2, cbRow + first, crRow + first, products, encode,
+                    steps);
             }
         }
         // The rest through a copy: at the right edge the last real column stands in for the
@@ -320,7 +309,7 @@ static void PK_NAME(convert_color)(
                 u[i] = cbRow[first + (i < chromaCount ? i : chromaCount - 1)];
                 v[i] = crRow[first + (i < chromaCount ? i : chromaCount - 1)];
             }
-            PK_NAME(convert_block)(y[0], y[1], u, v, matrix, linearize, encode, steps);
+            PK_NAME(convert_block)(y[0], y[1], u, v, products, encode, steps);
             for (int row = 0; row < lumaRowCount; row++) memcpy(lumaRows[row] + lumaFirst, y[row], (size_t)lumaCount);
             memcpy(cbRow + first, u, (size_t)chromaCount);
             memcpy(crRow + first, v, (size_t)chromaCount);

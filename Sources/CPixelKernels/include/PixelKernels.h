@@ -50,8 +50,7 @@ typedef struct {
     /// Converts `count` interleaved RGB pixels in place through a matrix-and-curves transform:
     /// each channel to linear through `linearize` (256 floats per channel), the 3x3 `matrix`
     /// (row-major), clipped to 0 below, rounded to the nearest of the `encodeSteps` steps of
-    /// `encode` (sRGB-encoded bytes for linear 0...1; three bytes more must be readable after
-    /// the last) and clipped to its last step above.
+    /// `encode` (sRGB-encoded bytes for linear 0...1) and clipped to its last step above.
     void (*matrixShaperRGB)(
         uint8_t *pixels, ptrdiff_t count, const float *matrix, const float *linearize, const uint8_t *encode,
         int encodeSteps);
