@@ -78,37 +78,49 @@ enum ColorConverter {
             return true
         }
 
-        /// Converts 4:2:0 YCbCr or gray planes in place.
+        /// Converts a band of rows of 4:2:0 YCbCr or gray planes in place, so that bands can be
+        /// converted on several threads. A band starts on an even row; the luma plane's padding
+        /// is the caller's to replicate once every band is done.
         ///
         /// A matrix-and-curves profile (Display P3 and most phone profiles) converts in one C
-        /// pass over the planes (`MatrixShaperTransform`), computing what the path below does.
-        /// Other profiles go through RGB a strip of rows at a time, with libjpeg-turbo's own
-        /// (SIMD) conversions both ways, so no full-size RGB image is ever made. Chroma is
-        /// upsampled by replication, so strips join without seams, and downsampled again by
-        /// averaging each 2x2 block, which is what a 4:2:0 encoder does.
+        /// pass over the planes (`MatrixShaperTransform`), computing the same bytes as
+        /// `convertThroughRGB`, which other profiles go through.
         func apply(
-            to image: PlanarImage, stripBuffer: ScratchBuffer, compressor: borrowing Compressor,
+            to image: PlanarImage, rows: Range<Int>, stripBuffer: ScratchBuffer, compressor: borrowing Compressor,
             decompressor: borrowing Decompressor, file: String
         ) throws(ImagePrepError) {
-            guard isNeeded else { return }
+            guard isNeeded, !rows.isEmpty else { return }
             if image.isGray {
-                for y in 0..<image.size.height { apply(image.planes[0].row(y), count: image.size.width) }
+                for y in rows { apply(image.planes[0].row(y), count: image.size.width) }
                 return
             }
             precondition(image.subsampling == .quarter, "stripped copies are 4:2:0")
+            precondition(rows.lowerBound % 2 == 0, "a band of 4:2:0 rows starts on an even row")
             if case .matrixShaper(let transform) = self {
                 transform.apply(
                     luma: image.planes[0], cb: image.planes[1], cr: image.planes[2], width: image.size.width,
-                    rows: image.size.height)
-                image.replicateLumaEdges()
+                    rows: rows.count, top: rows.lowerBound)
                 return
             }
+            try convertThroughRGB(
+                image, rows: rows, stripBuffer: stripBuffer, compressor: compressor, decompressor: decompressor,
+                file: file)
+        }
+
+        /// Converts a band of rows of 4:2:0 planes in place through RGB a strip of rows at a
+        /// time, with libjpeg-turbo's own (SIMD) conversions both ways, so no full-size RGB
+        /// image is ever made. Chroma is upsampled by replication, so strips join without seams,
+        /// and downsampled again by averaging each 2x2 block, which is what a 4:2:0 encoder does.
+        func convertThroughRGB(
+            _ image: PlanarImage, rows band: Range<Int>, stripBuffer: ScratchBuffer, compressor: borrowing Compressor,
+            decompressor: borrowing Decompressor, file: String
+        ) throws(ImagePrepError) {
             let stripRows = 32
             let width = image.size.width
             stripBuffer.reserve(width * stripRows * 3)
             let rgb = stripBuffer.pointer
-            for top in stride(from: 0, to: image.size.height, by: stripRows) {
-                let rows = min(stripRows, image.size.height - top)
+            for top in stride(from: band.lowerBound, to: band.upperBound, by: stripRows) {
+                let rows = min(stripRows, band.upperBound - top)
                 let planes = image.activePlanes
                 var pointers: [UnsafeMutablePointer<UInt8>?] = planes.enumerated().map { index, plane in
                     plane.row(index == 0 ? top : top / 2)

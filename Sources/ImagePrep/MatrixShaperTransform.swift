@@ -10,8 +10,7 @@ final class MatrixShaperTransform: Sendable {
     private let matrix: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
     /// 256 linear values per input channel, channel-major.
     private let linearize: [Float]
-    /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps, and three bytes more,
-    /// as the kernels that gather four bytes at a time need.
+    /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps.
     private let encode: [UInt8]
     private static let encodeSteps = 4096
 
@@ -36,28 +35,28 @@ final class MatrixShaperTransform: Sendable {
                 let linear = Double(step) / Double(Self.encodeSteps - 1)
                 let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
                 return UInt8((encoded * 255).rounded())
-            } + [0, 0, 0]
+            }
     }
 
-    /// Converts `count` interleaved RGB pixels in place.
-    ///
-    /// Plain scalar arithmetic: the work is table lookups around a 3x3 matrix, and Swift's
-    /// generic SIMD masks and clamps cost more here than they save.
+    /// Converts `count` interleaved RGB pixels in place: table lookups around a 3x3 matrix, in C
+    /// (`matrixShaperRGB`).
     func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int, kernels: PixelKernels = .best) {
         withTables { matrix, linearize, encode, steps in
             kernels.table.pointee.matrixShaperRGB(pixels, count, matrix, linearize, encode, steps)
         }
     }
 
-    /// Converts 4:2:0 planes in place, `rows` image rows of `width` from the top: to RGB as
-    /// libjpeg-turbo decodes them (chroma replicated), through the transform, and back as its
-    /// encoder converts and downsamples, in one pass with no RGB buffer.
+    /// Converts 4:2:0 planes in place, `rows` image rows of `width` from row `top` (even): to
+    /// RGB as libjpeg-turbo decodes them (chroma replicated), through the transform, and back as
+    /// its encoder converts and downsamples, in one pass with no RGB buffer.
     func apply(
-        luma: PixelPlane, cb: PixelPlane, cr: PixelPlane, width: Int, rows: Int, kernels: PixelKernels = .best
+        luma: PixelPlane, cb: PixelPlane, cr: PixelPlane, width: Int, rows: Int, top: Int = 0,
+        kernels: PixelKernels = .best
     ) {
         withTables { matrix, linearize, encode, steps in
             kernels.table.pointee.convertColor(
-                luma.pixels, luma.width, cb.pixels, cr.pixels, cb.width, width, rows, matrix, linearize, encode, steps)
+                luma.row(top), luma.width, cb.row(top / 2), cr.row(top / 2), cb.width, width, rows, matrix, linearize,
+                encode, steps)
         }
     }
 

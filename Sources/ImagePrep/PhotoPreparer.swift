@@ -353,13 +353,24 @@ struct PreparationRun {
         let comments = decoded.comments
         let uploadSegments = decoded.uploadSegments
 
-        // Two lines of work, each with its own codec handles and buffers: the upload copy (and the
-        // display copy when it shares the upload's data) then the thumbnail, and the display copy.
         let copies = CopyMaker(
             quality: configuration.quality, orientation: decoded.strippedTurn, conversion: conversion,
             comments: comments, file: file)
-        var uploadTimings = StageTimings()
+        // The display copy's pixels first, in bands on both lanes when the work is split: turning
+        // and converting them would otherwise all fall on the display's lane, which also has the
+        // longest encode, while the other lane has only the upload's encode and the thumbnail.
         var displayTimings = StageTimings()
+        let displayPixels = try displaySize.flatMap { size throws(ImagePrepError) -> PlanarImage? in
+            guard !displaySharesUpload else { return nil }
+            return try copies.uprightPixels(
+                of: upload, size: size, lane: lanes[1],
+                workers: configuration.splitsWorkAcrossCores ? lanes : [lanes[1]], timings: &displayTimings)
+        }
+
+        // Then two lines of work, each with its own codec handles and buffers: the upload copy
+        // (and the display copy when it shares the upload's data) then the thumbnail, and the
+        // display copy's encode.
+        var uploadTimings = StageTimings()
         let uploadLine = {
             (timings: inout StageTimings) throws(ImagePrepError) -> (files: [Data], thumbnail: EncodedJPEG?) in
             let files = try copies.encodeUpload(
@@ -371,8 +382,9 @@ struct PreparationRun {
             return (files, thumbnail)
         }
         let displayLine = { (timings: inout StageTimings) throws(ImagePrepError) -> EncodedJPEG? in
-            guard !displaySharesUpload, let displaySize else { return nil }
-            return try copies.strippedCopy(of: upload, size: displaySize, lane: lanes[1], timings: &timings)
+            try displayPixels.map { pixels throws(ImagePrepError) in
+                try copies.encodeStripped(pixels, lane: lanes[1], timings: &timings)
+            }
         }
         let (uploadResult, displayResult) = Parallel.run(
             { () throws(ImagePrepError) in try uploadLine(&uploadTimings) },
@@ -466,38 +478,75 @@ private struct CopyMaker {
     }
 
     /// A stripped copy of `upload` at `size`: turned upright, in sRGB, with only the comments.
+    func strippedCopy(
+        of upload: PlanarImage, size: PixelSize, lane: CopyLane, timings: inout StageTimings
+    ) throws(ImagePrepError) -> EncodedJPEG {
+        let pixels = try uprightPixels(of: upload, size: size, lane: lane, workers: [lane], timings: &timings)
+        return try encodeStripped(pixels, lane: lane, timings: &timings)
+    }
+
+    /// The pixels of a stripped copy of `upload` at `size`, turned upright and in sRGB, in
+    /// `lane`'s buffers, made in bands of rows by `workers` (one or two lanes) at once.
     ///
     /// The colour conversion works on the planes in place, so it needs a copy of its own: the
     /// turned copy when the photo is turned, else a plain copy (the upload's pixels may still be
     /// read by the other lane).
-    func strippedCopy(
-        of upload: PlanarImage, size: PixelSize, lane: CopyLane, timings: inout StageTimings
-    ) throws(ImagePrepError) -> EncodedJPEG {
-        let clock = ContinuousClock()
+    func uprightPixels(
+        of upload: PlanarImage, size: PixelSize, lane: CopyLane, workers: [CopyLane], timings: inout StageTimings
+    ) throws(ImagePrepError) -> PlanarImage {
         let source = resampled(
-            upload, extent: upload.extent, to: size, into: lane.resized, lanes: [lane], timings: &timings)
+            upload, extent: upload.extent, to: size, into: lane.resized, lanes: workers, timings: &timings)
+        guard orientation != .up || conversion.isNeeded else { return source }
+        let upright = lane.oriented
+        source.reshape(upright, toHold: orientation)
+        // Bands of whole 16-row blocks, so that the chroma bands start on even rows too.
+        let height = upright.size.height
+        let split = workers.count == 1 ? height : min(height, (height / 2 + 15) / 16 * 16)
+        var topTimings = StageTimings()
+        var bottomTimings = StageTimings()
+        let results = Parallel.run(
+            { () throws(ImagePrepError) in
+                try makeUpright(source, into: upright, rows: 0..<split, lane: workers[0], timings: &topTimings)
+            },
+            { () throws(ImagePrepError) in
+                try makeUpright(
+                    source, into: upright, rows: split..<height, lane: workers.last!, timings: &bottomTimings)
+            }, concurrently: workers.count > 1)
+        timings.add(topTimings)
+        timings.add(bottomTimings)
+        try results.0.get()
+        try results.1.get()
+        upright.replicateEdges()
+        return upright
+    }
+
+    /// One band of rows of `upright`: turned from `source` and converted, with `lane`'s scratch.
+    private func makeUpright(
+        _ source: PlanarImage, into upright: PlanarImage, rows: Range<Int>, lane: CopyLane,
+        timings: inout StageTimings
+    ) throws(ImagePrepError) {
+        guard !rows.isEmpty else { return }
+        let clock = ContinuousClock()
         var start = clock.now
-        var upright = source
-        if orientation != .up || conversion.isNeeded {
-            source.orient(orientation, into: lane.oriented)
-            upright = lane.oriented
-        }
+        source.orient(orientation, into: upright, rows: rows)
         timings.rotate += clock.now - start
-
+        guard conversion.isNeeded else { return }
         start = clock.now
-        let compressor = try Compressor(file: file)
-        if conversion.isNeeded {
-            let decompressor = try Decompressor(file: file)
-            try conversion.apply(
-                to: upright, stripBuffer: lane.scratch, compressor: compressor, decompressor: decompressor, file: file)
-        }
+        try conversion.apply(
+            to: upright, rows: rows, stripBuffer: lane.scratch, compressor: Compressor(file: file),
+            decompressor: Decompressor(file: file), file: file)
         timings.color += clock.now - start
+    }
 
-        start = clock.now
+    /// Encodes a stripped copy's upright pixels with only the comments.
+    func encodeStripped(_ pixels: PlanarImage, lane: CopyLane, timings: inout StageTimings) throws(ImagePrepError)
+        -> EncodedJPEG
+    {
+        let start = ContinuousClock.now
         let data = try JPEGEncoder.encode(
-            upright, quality: quality, carrying: [CarriedSegments(segments: comments)], compressor: compressor,
-            buffer: lane.encodeBuffer, file: file)[0]
-        timings.encode += clock.now - start
-        return EncodedJPEG(data: data, size: upright.size)
+            pixels, quality: quality, carrying: [CarriedSegments(segments: comments)],
+            compressor: Compressor(file: file), buffer: lane.encodeBuffer, file: file)[0]
+        timings.encode += ContinuousClock.now - start
+        return EncodedJPEG(data: data, size: pixels.size)
     }
 }

@@ -96,6 +96,48 @@ struct KernelDispatchTests {
         }
         #expect(zip(converted[0], converted[1]).allSatisfy { abs(Int($0) - Int($1)) <= 1 })
     }
+
+    /// The planar kernel converts whole blocks of 16x2 pixels where they lie and the right and
+    /// bottom edges through a padded copy, and folds the matrix into its curve tables. All of it
+    /// must compute what the strip path computes: libjpeg-turbo's decode to RGB, the interleaved
+    /// transform, libjpeg-turbo's encode. Odd sizes put every kind of edge in the picture.
+    @Test(
+        "the planar colour conversion makes the bytes of libjpeg-turbo's conversions around the RGB transform",
+        arguments: [(333, 47), (32, 2), (48, 17), (31, 33), (17, 5), (2, 3), (1, 1)])
+    func planarConversionIsTheStripPath(width: Int, height: Int) throws {
+        let profile = try ColorConverterTests.profile(of: "gps-north-west-display-p3-nikon.jpg")
+        let (conversion, _) = ColorConverter.displayConversion(for: profile, isGray: false)
+        guard case .matrixShaper(let transform) = conversion else {
+            Issue.record("Display P3 converts through the matrix-and-curves transform")
+            return
+        }
+        let size = PixelSize(width: width, height: height)
+        func randomImage() -> PlanarImage {
+            let image = PlanarImage()
+            image.reshape(size: size, isGray: false, subsampling: .quarter)
+            for (index, plane) in image.planes.enumerated() {
+                let random = Self.randomPlane(width: plane.width, height: plane.height, seed: UInt64(width + index))
+                plane.pixels.update(from: random.pixels, count: plane.width * plane.height)
+            }
+            return image
+        }
+        let expected = randomImage()
+        try conversion.convertThroughRGB(
+            expected, rows: 0..<height, stripBuffer: ScratchBuffer(), compressor: Compressor(file: "random"),
+            decompressor: Decompressor(file: "random"), file: "random")
+        let chroma = PixelSize(width: (width + 1) / 2, height: (height + 1) / 2)
+        for kernels in [PixelKernels.best, .portable] {
+            let image = randomImage()
+            transform.apply(
+                luma: image.planes[0], cb: image.planes[1], cr: image.planes[2], width: width, rows: height,
+                kernels: kernels)
+            for (index, real) in [size, chroma, chroma].enumerated() {
+                #expect(
+                    Self.largestDifference(image.planes[index], expected.planes[index], size: real) == 0,
+                    "\(kernels.name), plane \(index)")
+            }
+        }
+    }
 }
 
 /// SplitMix64 (Steele, Lea and Flood): a random sequence that depends only on its seed.
