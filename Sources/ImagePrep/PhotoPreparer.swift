@@ -368,35 +368,42 @@ struct PreparationRun {
         }
 
         // Then two lines of work, each with its own codec handles and buffers: the upload copy
-        // (and the display copy when it shares the upload's data) then the thumbnail, and the
-        // display copy's encode.
+        // (and the display copy when it shares the upload's data), and the display copy's
+        // encode. The thumbnail goes on the line with less to do: the upload's when the display
+        // copy has its own pixels, else the other, which would have nothing.
+        let thumbnailLane = displayPixels == nil ? 1 : 0
+        let thumbnail = { (lane: Int, timings: inout StageTimings) throws(ImagePrepError) -> EncodedJPEG? in
+            guard lane == thumbnailLane, let thumbnailSize else { return nil }
+            return try copies.strippedCopy(of: upload, size: thumbnailSize, lane: lanes[lane], timings: &timings)
+        }
         var uploadTimings = StageTimings()
         let uploadLine = {
             (timings: inout StageTimings) throws(ImagePrepError) -> (files: [Data], thumbnail: EncodedJPEG?) in
             let files = try copies.encodeUpload(
                 upload, segments: uploadSegments, sharingDisplay: displaySharesUpload, lane: lanes[0], timings: &timings
             )
-            let thumbnail = try thumbnailSize.map { size throws(ImagePrepError) in
-                try copies.strippedCopy(of: upload, size: size, lane: lanes[0], timings: &timings)
-            }
-            return (files, thumbnail)
+            return (files, try thumbnail(0, &timings))
         }
-        let displayLine = { (timings: inout StageTimings) throws(ImagePrepError) -> EncodedJPEG? in
-            try displayPixels.map { pixels throws(ImagePrepError) in
+        let displayLine = {
+            (timings: inout StageTimings) throws(ImagePrepError) -> (display: EncodedJPEG?, thumbnail: EncodedJPEG?) in
+            let display = try displayPixels.map { pixels throws(ImagePrepError) in
                 try copies.encodeStripped(pixels, lane: lanes[1], timings: &timings)
             }
+            return (display, try thumbnail(1, &timings))
         }
         let (uploadResult, displayResult) = Parallel.run(
             { () throws(ImagePrepError) in try uploadLine(&uploadTimings) },
             { () throws(ImagePrepError) in try displayLine(&displayTimings) },
             concurrently: configuration.splitsWorkAcrossCores)
-        let (files, thumbnail) = try uploadResult.get()
-        let display = try displaySharesUpload ? EncodedJPEG(data: files[1], size: uploadSize) : displayResult.get()
+        let (files, uploadLineThumbnail) = try uploadResult.get()
+        let (ownDisplay, displayLineThumbnail) = try displayResult.get()
+        let display = displaySharesUpload ? EncodedJPEG(data: files[1], size: uploadSize) : ownDisplay
+        let thumbnailCopy = uploadLineThumbnail ?? displayLineThumbnail
         timings.add(uploadTimings)
         timings.add(displayTimings)
         workspace.lastTimings = timings
         return PreparedPhoto(
-            upload: EncodedJPEG(data: files[0], size: uploadSize), display: display, thumbnail: thumbnail,
+            upload: EncodedJPEG(data: files[0], size: uploadSize), display: display, thumbnail: thumbnailCopy,
             metadata: decoded.metadata, warnings: warnings)
     }
 
