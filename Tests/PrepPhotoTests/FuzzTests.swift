@@ -17,8 +17,9 @@ import Testing
 struct FuzzTests {
     /// Small real files that between them take every decode path and every metadata reader: EXIF
     /// in both byte orders with IFD1 thumbnails and GPS, ICC profiles (RGB, gray, Display P3),
-    /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers, odd-sized
-    /// 4:2:2, a truncated file; and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
+    /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers (one
+    /// photo tall enough that `prep-photo` on one worker cuts it in two), odd-sized 4:2:2, a
+    /// truncated file; and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
     /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit. Every mutation is
     /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
     static let seedFiles = [
@@ -26,7 +27,8 @@ struct FuzzTests {
         "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/comment-gimp-nikon-d70-xmp-icc.jpg",
         "corpus/ycck-adobe-pillow.jpg", "corpus/grayscale-gray-gamma-icc.jpg", "corpus/truncated-progressive.jpg",
         "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
-        "decode/restart-every-row-224x150.jpg", "decode/ycc422-odd-223x149.jpg",
+        "decode/restart-every-row-224x150.jpg", "decode/restart-every-row-224x300.jpg",
+        "decode/ycc422-odd-223x149.jpg",
         "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
         "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic",
     ]
