@@ -188,13 +188,14 @@ struct HostileStoreTests {
             let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
             let id = try #require(try OutboxProcess.run(["--store", store, "add"] + photos).lines.first)
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            // The PUT is held for 25 s (below the transport's 30 s idle timeout), so a loaded
-            // machine still sees the capture in SYNCING before the signal.
-            try await engine.inject(["mode": "delay", "seconds": 25, "method": "PUT"])
+            // The PUT is held for 90 s, within the drain's idle timeout, so that a loaded machine
+            // (each `outbox list` a process of its own) still sees the capture in SYNCING before
+            // the signal; at 25 s it once did not, at a load average of 8.
+            try await engine.inject(["mode": "delay", "seconds": 90, "method": "PUT"])
             let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
 
-            let draining = try OutboxProcess(drain)
-            #expect(try await waitUntil(seconds: 25) { try Self.listed(store).first?["state"] as? String == "SYNCING" })
+            let draining = try OutboxProcess(drain + ["--timeout", "120"])
+            #expect(try await waitUntil(seconds: 85) { try Self.listed(store).first?["state"] as? String == "SYNCING" })
             draining.send(SIGTERM)
             let stopped = draining.wait()
             #expect(!stopped.wasKilled)
