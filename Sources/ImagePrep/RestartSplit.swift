@@ -27,7 +27,11 @@ struct RestartSplit: Equatable {
             let frameSegment = layout.segments.first(where: { $0.isStartOfFrame }),
             let scan = layout.segments.last, scan.marker == JPEGSegment.startOfScan,
             let restart = layout.segments.last(where: { $0.marker == defineRestartInterval }),
-            restart.payload.count == 2, frame.size.height > 0
+            restart.payload.count == 2, frame.size.height > 0,
+            // The segment whose height is cut must be the frame header read, whole.
+            frameSegment.payload.count >= 6,
+            Int(bytes[frameSegment.payload.lowerBound + 1]) << 8 | Int(bytes[frameSegment.payload.lowerBound + 2])
+                == frame.size.height
         else { return nil }
         let interval = Int(bytes[restart.payload.lowerBound]) << 8 | Int(bytes[restart.payload.lowerBound + 1])
         // The frame's components and their sampling factors; the scan must hold all of them.
