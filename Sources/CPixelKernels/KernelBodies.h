@@ -115,6 +115,28 @@ static void PK_NAME(vertical)(const float *const *rows, const float *weights, in
     }
 }
 
+/// The vertical pass straight from rows of bytes, which hold a quarter of the floats' cache: a
+/// Lanczos3 ring of a 4,000 px plane stays in L2. Each byte widens exactly, so the sums are those
+/// of `vertical` on the same rows widened.
+static void PK_NAME(vertical_bytes)(
+    const uint8_t *const *rows, const float *weights, int taps, ptrdiff_t width, float *out) {
+    for (ptrdiff_t x = 0; x < width; x += 32) {
+        pk_v8f a = {0}, b = {0}, c = {0}, d = {0};
+        for (int k = 0; k < taps; k++) {
+            const uint8_t *row = rows[k] + x;
+            float weight = weights[k];
+            a += weight * __builtin_convertvector(PK_NAME(load_bytes)(row), pk_v8f);
+            b += weight * __builtin_convertvector(PK_NAME(load_bytes)(row + 8), pk_v8f);
+            c += weight * __builtin_convertvector(PK_NAME(load_bytes)(row + 16), pk_v8f);
+            d += weight * __builtin_convertvector(PK_NAME(load_bytes)(row + 24), pk_v8f);
+        }
+        PK_NAME(store)(out + x, a);
+        PK_NAME(store)(out + x + 8, b);
+        PK_NAME(store)(out + x + 16, c);
+        PK_NAME(store)(out + x + 24, d);
+    }
+}
+
 static void PK_NAME(horizontal8)(
     const float *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const float *weights,
     int taps, ptrdiff_t outWidth, uint8_t *const *outRows, int rowCount, float *transposed) {
@@ -326,6 +348,7 @@ const pk_kernels *PK_NAME(pk_kernels)(void) {
         .accumulate = PK_NAME(accumulate),
         .boxColumns = PK_NAME(box_columns),
         .vertical = PK_NAME(vertical),
+        .verticalBytes = PK_NAME(vertical_bytes),
         .horizontal8 = PK_NAME(horizontal8),
         .matrixShaperRGB = PK_NAME(matrix_shaper_rgb),
         .convertColor = PK_NAME(convert_color),

@@ -65,9 +65,11 @@ struct FilterBank: Sendable {
 /// (`start`, then `push` each row), or from a whole plane (`resample`).
 ///
 /// Output rows are made eight at a time, as soon as the source rows they reach have come. The
-/// vertical pass runs first: each of the eight rows sums its input rows (turned into floats once
-/// each, in a ring that holds only what one block reaches) across the whole width. The eight
-/// results are then transposed, so that the horizontal pass makes the eight rows' samples at one
+/// vertical pass runs first: each of the eight rows sums its input rows across the whole width,
+/// from a ring that holds only what one block reaches. The ring keeps the source's bytes, which
+/// the kernel widens as it reads them: as floats, a 4,032 px plane's ring is 500 KB, a whole L2
+/// cache, and the batch ran 12 % slower (the box stage's averages, not whole, stay floats). The
+/// eight results are then transposed, so that the horizontal pass makes the eight rows' samples at one
 /// column together: one 8-lane multiply-add per tap, no horizontal reductions. Both passes, and
 /// every other loop over samples, are C kernels (`CPixelKernels`), AVX2 where the CPU has it. No
 /// image-sized buffer is ever allocated; the buffers and the filter weights stay for the next
@@ -89,6 +91,9 @@ final class Resampler {
     static let boxReductionThreshold = 8.0
 
     let kernels: PixelKernels
+    /// The Lanczos3 stage's input rows: the source's bytes as they come, or the box stage's
+    /// averages, which are not whole numbers.
+    private var byteRing = GrowableBuffer<UInt8>()
     private var ring = GrowableBuffer<Float>()
     /// The eight vertical sums of a block, and their transpose (32-byte aligned).
     private var sums = GrowableBuffer<Float>()
@@ -165,8 +170,13 @@ final class Resampler {
         // The ring holds every input row that one block of output rows reaches.
         let ringRows =
             vertical.stride + Int((Double(Self.rowsPerBlock) * max(scaleY / Double(box.y), 1)).rounded(.up)) + 2
-        ring.reserve(paddedWidth * ringRows)
-        ring.pointer.initialize(repeating: 0, count: paddedWidth * ringRows)
+        if box.x > 1 || box.y > 1 {
+            ring.reserve(paddedWidth * ringRows)
+            ring.pointer.initialize(repeating: 0, count: paddedWidth * ringRows)
+        } else {
+            byteRing.reserve(paddedWidth * ringRows)
+            byteRing.pointer.initialize(repeating: 0, count: paddedWidth * ringRows)
+        }
         sums.reserve(paddedWidth * Self.rowsPerBlock)
         sums.pointer.initialize(repeating: 0, count: paddedWidth * Self.rowsPerBlock)
         transposed.reserve(paddedWidth * Self.rowsPerBlock)
@@ -205,8 +215,7 @@ final class Resampler {
     /// Takes source row `y` (rows come in order, each once) and makes every block of target rows
     /// that it completes.
     func push(_ row: UnsafePointer<UInt8>, at y: Int) {
-        guard var job else { return }
-        defer { self.job = job }
+        guard let job else { return }
         guard let box = job.box else {
             // Same size: the row is the target row.
             if job.rows.contains(y) { job.target.row(y).update(from: row, count: job.targetWidth) }
@@ -217,7 +226,7 @@ final class Resampler {
         let lanczosRow: Int
         if box.x == 1 && box.y == 1 {
             guard job.neededRows.contains(y) else { return }
-            table.widen(row, box.sourceWidth, ringRow(y, of: job))
+            byteRingRow(y, of: job).update(from: row, count: box.sourceWidth)
             lanczosRow = y
         } else {
             let averaged = y / box.y
@@ -246,19 +255,31 @@ final class Resampler {
         ring.pointer + (row % job.ringRows) * job.paddedWidth
     }
 
+    private func byteRingRow(_ row: Int, of job: Job) -> UnsafeMutablePointer<UInt8> {
+        byteRing.pointer + (row % job.ringRows) * job.paddedWidth
+    }
+
     /// Makes target rows `first` to `first + 7` (fewer at the end of the job's rows).
     private func makeBlock(at first: Int, of job: Job) {
         let table = kernels.table.pointee
         let rowsHere = min(Self.rowsPerBlock, job.rows.upperBound - first)
-        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: job.vertical.stride) { tapRows in
-            job.vertical.weights.withUnsafeBufferPointer { weights in
-                for r in 0..<rowsHere {
-                    let y = first + r
-                    let taps = job.vertical.taps(of: y)
-                    for (k, input) in taps.enumerated() { tapRows[k] = UnsafePointer(ringRow(input, of: job)) }
-                    table.vertical(
-                        tapRows.baseAddress!, weights.baseAddress! + y * job.vertical.stride, Int32(taps.count),
-                        job.paddedWidth, sums.pointer + r * job.paddedWidth)
+        let isBoxed = job.box.map { $0.x > 1 || $0.y > 1 } ?? false
+        job.vertical.weights.withUnsafeBufferPointer { weights in
+            for r in 0..<rowsHere {
+                let y = first + r
+                let taps = job.vertical.taps(of: y)
+                let rowWeights = weights.baseAddress! + y * job.vertical.stride
+                let out = sums.pointer + r * job.paddedWidth
+                if isBoxed {
+                    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps.count) { rows in
+                        for (k, input) in taps.enumerated() { rows[k] = UnsafePointer(ringRow(input, of: job)) }
+                        table.vertical(rows.baseAddress!, rowWeights, Int32(taps.count), job.paddedWidth, out)
+                    }
+                } else {
+                    withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: taps.count) { rows in
+                        for (k, input) in taps.enumerated() { rows[k] = UnsafePointer(byteRingRow(input, of: job)) }
+                        table.verticalBytes(rows.baseAddress!, rowWeights, Int32(taps.count), job.paddedWidth, out)
+                    }
                 }
             }
         }
@@ -287,8 +308,8 @@ final class Resampler {
         return bank
     }
 
-    /// One plane's resample in progress.
-    private struct Job {
+    /// One plane's resample in progress: a class, so that pushing a row copies no filter arrays.
+    private final class Job {
         let target: PixelPlane
         let targetWidth: Int
         let rows: Range<Int>

@@ -35,6 +35,11 @@ typedef struct {
     /// `x < width`, where `width` is a multiple of 32 and every row holds that many floats.
     void (*vertical)(const float *_Nonnull const *_Nonnull rows, const float *weights, int taps, ptrdiff_t width, float *out);
 
+    /// `vertical` on rows of bytes: `out[x] = Σ weights[k] · rows[k][x]`, the same sums as
+    /// `vertical` gives for the rows widened to floats.
+    void (*verticalBytes)(
+        const uint8_t *_Nonnull const *_Nonnull rows, const float *weights, int taps, ptrdiff_t width, float *out);
+
     /// The horizontal pass for a block of eight rows, written as bytes.
     ///
     /// `sums` holds eight rows of `paddedWidth` floats, `rowStride` apart (a multiple of 8, with
