@@ -107,11 +107,14 @@ enum JPEGEncoder {
         if encoded.count > 6, encoded[2] == 0xFF, encoded[3] == JPEGSegment.app0 {
             headerEnd = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
         }
+        headerEnd = min(headerEnd, encoded.count)
         var file = Data(capacity: encoded.count + carried.segments.reduce(0) { $0 + $1.count })
-        // Through the pointer, not a slice: see `UnsafeRawBufferPointer.data(in:)`.
-        file.append(encoded.data(in: 0..<headerEnd))
+        guard let base = encoded.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return file }
+        // Straight from the pointer: no intermediate copy (a megabyte of fresh pages a copy), and
+        // no slice (see `UnsafeRawBufferPointer.data(in:)`).
+        file.append(base, count: headerEnd)
         for segment in carried.segments { file.append(segment) }
-        file.append(encoded.data(in: headerEnd..<encoded.count))
+        file.append(base + headerEnd, count: encoded.count - headerEnd)
         return file
     }
 }
