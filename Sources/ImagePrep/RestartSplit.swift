@@ -8,7 +8,8 @@
 /// interleaved scan of a baseline frame whose height is in its header, intervals of whole MCU
 /// rows, and a cut at an interval whose number is a multiple of 8, so that the bottom's first
 /// marker is the RST0 that libjpeg expects first. Every marker before the cut is checked to be
-/// the one expected; anything else and there is no split (the photo decodes as one).
+/// the one expected; anything else and there is no split (the photo decodes as one). Of the
+/// intervals allowed, the cut is the one that halves the entropy-coded bytes.
 struct RestartSplit: Equatable {
     /// The first MCU row of the bottom part.
     let mcuRow: Int
@@ -19,7 +20,7 @@ struct RestartSplit: Equatable {
     /// restart marker before it. The bottom part is `bottomHead` then the original from here on.
     let bottomDataStart: Int
 
-    /// The split nearest `fraction` of the MCU rows down, or nil when the file allows none.
+    /// The split nearest `fraction` of the entropy-coded bytes, or nil when the file allows none.
     static func find(in bytes: UnsafeRawBufferPointer, layout: JPEGLayout, near fraction: Double = 0.5)
         -> RestartSplit?
     {
@@ -56,22 +57,38 @@ struct RestartSplit: Equatable {
         let rowsPerInterval = interval / mcusPerRow
         let intervals = (mcuRows + rowsPerInterval - 1) / rowsPerInterval
 
-        // The interval to cut at: a multiple of 8, nearest the fraction asked for.
-        let wanted = Double(intervals) * fraction / 8
-        let cut = 8 * Int(wanted.rounded())
-        guard cut > 0, cut < intervals else { return nil }
-
-        // The cut's interval starts after the `cut`th marker, which must be RST((cut - 1) % 8).
+        // Where each interval that may start the bottom (a multiple of 8) starts, up to the first
+        // marker out of sequence, and where the entropy-coded data ends: the first marker that is
+        // not a restart marker (the EOI), or the end of the bytes.
+        var candidates: [(interval: Int, start: Int)] = []
         var markersSeen = 0
+        var inSequence = true
         var position = scan.bytes.upperBound
-        let end = bytes.count
-        while markersSeen < cut {
-            guard let found = nextMarker(in: bytes, from: position, to: end) else { return nil }
+        var dataEnd = bytes.count
+        while let found = nextMarker(in: bytes, from: position, to: bytes.count) {
             let marker = bytes[found + 1]
-            guard marker == 0xD0 + UInt8(markersSeen % 8) else { return nil }
+            guard (0xD0...0xD7).contains(marker) else {
+                dataEnd = found
+                break
+            }
+            // libjpeg resynchronises at a marker out of sequence, which a bottom decoder cut
+            // below it could not know: no cut there or further down.
+            inSequence = inSequence && marker == 0xD0 + UInt8(markersSeen % 8)
             markersSeen += 1
             position = found + 2
+            if inSequence, markersSeen % 8 == 0, markersSeen < intervals {
+                candidates.append((markersSeen, position))
+            }
         }
+        // Decoding time follows the entropy-coded bytes more than the rows (a sky is cheaper than
+        // foliage): the cut nearest `fraction` of the bytes gives both decoders the same work.
+        let scanStart = scan.bytes.upperBound
+        let wanted = scanStart + Int(Double(dataEnd - scanStart) * fraction)
+        guard let chosen = candidates.min(by: { abs($0.start - wanted) < abs($1.start - wanted) }) else {
+            return nil
+        }
+        let cut = chosen.interval
+        position = chosen.start
 
         let mcuRow = cut * rowsPerInterval
         let bottomHeight = frame.size.height - mcuRow * mcuHeight
@@ -87,8 +104,7 @@ struct RestartSplit: Equatable {
     private static let defineRestartInterval: UInt8 = 0xDD
 
     /// The offset of the next marker in entropy-coded data: an 0xFF followed by neither a
-    /// stuffed 0x00 nor a fill byte 0xFF. Nil at any marker other than RST0–RST7 (the scan or
-    /// the image ends, or something unexpected is there), or at the end of the bytes.
+    /// stuffed 0x00 nor a fill byte 0xFF. Nil at the end of the bytes.
     private static func nextMarker(in bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
         guard let base = bytes.baseAddress else { return nil }
         var index = start
@@ -102,7 +118,7 @@ struct RestartSplit: Equatable {
             } else if next == 0xFF {
                 index += 1
             } else {
-                return (0xD0...0xD7).contains(next) ? index : nil
+                return index
             }
         }
         return nil
