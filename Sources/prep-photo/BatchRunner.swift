@@ -137,20 +137,25 @@ final class BatchRunner: Sendable {
     private func work(workers: Int) {
         // A worker with one photo keeps no buffers for a next one, which lowers its peak memory.
         let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: photoCount > workers)
+        // The bytes of the photo being read, reused like the workspace: a fresh buffer is a few
+        // hundred page faults a photo.
+        var readBuffer = Data()
         while signals.stopSignal == nil {
             let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < photos.count else { return }
             // Once fewer photos are left than workers, the other workers run out of work.
             let isAmongLast = index >= photos.count - (workers - 1)
             record(
-                prepare(photos[index], with: isAmongLast ? lastPhotosPreparer : preparer, workspace: workspace),
+                prepare(
+                    photos[index], with: isAmongLast ? lastPhotosPreparer : preparer, workspace: workspace,
+                    readBuffer: &readBuffer),
                 at: index)
         }
     }
 
-    private func prepare(_ photo: PlannedPhoto, with preparer: PhotoPreparer, workspace: PreparationWorkspace)
-        -> PhotoOutcome
-    {
+    private func prepare(
+        _ photo: PlannedPhoto, with preparer: PhotoPreparer, workspace: PreparationWorkspace, readBuffer: inout Data
+    ) -> PhotoOutcome {
         switch photo.verdict {
         case .skipped(let leftOut): return .skipped(leftOut)
         case .failed(let code, let message): return .failed(code: code, message: message)
@@ -170,7 +175,7 @@ final class BatchRunner: Sendable {
         do throws(ImagePrepError) {
             let data: Data
             do throws(ReadFailure) {
-                data = try FileSystem.contents(of: input)
+                data = try FileSystem.contents(of: input, reusing: &readBuffer)
             } catch {
                 switch error {
                 case .system(let error):
