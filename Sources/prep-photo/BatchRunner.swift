@@ -85,6 +85,13 @@ final class BatchRunner: Sendable {
     private let signals: StopSignals
     private let photoCount: Int
     private let nextIndex = Atomic<Int>(0)
+    /// Writes and flushes prepared photos' copies, so that a worker goes on to its next photo
+    /// instead of waiting for the disk (3–5 ms a photo in fsync and rename, 5 % of a batch). A
+    /// serial queue of its own runs on a thread of its own even while every worker is busy.
+    private let writing = DispatchQueue(label: "prep-photo.writing")
+    private let writesInFlight = DispatchGroup()
+    /// At most one photo a worker waits to be written, which bounds the memory they hold.
+    private let writingRoom: DispatchSemaphore
     private let state: Mutex<State>
     private let started = ContinuousClock.now
 
@@ -113,6 +120,7 @@ final class BatchRunner: Sendable {
         self.writer = writer
         self.signals = signals
         photoCount = plan.photos.count { $0.isPhoto }
+        writingRoom = DispatchSemaphore(value: max(1, min(settings.jobs, photoCount)))
         var state = State()
         state.tally.photos = photoCount
         self.state = Mutex(state)
@@ -126,6 +134,7 @@ final class BatchRunner: Sendable {
             DispatchQueue.global().async(group: group) { [self] in work(workers: jobs) }
         }
         group.wait()
+        writesInFlight.wait()
         return state.withLock { state in
             if settings.showsProgress { Terminal.writeError("\r\u{1B}[K") }
             if !settings.isQuiet { Terminal.writeError(state.warnings.lines.joined()) }
@@ -145,30 +154,46 @@ final class BatchRunner: Sendable {
             guard index < photos.count else { return }
             // Once fewer photos are left than workers, the other workers run out of work.
             let isAmongLast = index >= photos.count - (workers - 1)
-            record(
-                prepare(
-                    photos[index], with: isAmongLast ? lastPhotosPreparer : preparer, workspace: workspace,
-                    readBuffer: &readBuffer),
-                at: index)
+            switch prepare(
+                photos[index], with: isAmongLast ? lastPhotosPreparer : preparer, workspace: workspace,
+                readBuffer: &readBuffer)
+            {
+            case .decided(let outcome):
+                record(outcome, at: index)
+            case .toWrite(let prepared):
+                writingRoom.wait()
+                writing.async(group: writesInFlight) { [self] in
+                    record(write(prepared, of: photos[index]), at: index)
+                    writingRoom.signal()
+                }
+            }
         }
+    }
+
+    /// A photo's outcome, or its copies made and still to be written.
+    private enum Prepared {
+        case decided(PhotoOutcome)
+        case toWrite(PreparedPhoto)
     }
 
     private func prepare(
         _ photo: PlannedPhoto, with preparer: PhotoPreparer, workspace: PreparationWorkspace, readBuffer: inout Data
-    ) -> PhotoOutcome {
+    ) -> Prepared {
         switch photo.verdict {
-        case .skipped(let leftOut): return .skipped(leftOut)
-        case .failed(let code, let message): return .failed(code: code, message: message)
+        case .skipped(let leftOut): return .decided(.skipped(leftOut))
+        case .failed(let code, let message): return .decided(.failed(code: code, message: message))
         case nil: break
         }
         let input = photo.input
         let destinations = photo.copies(
             writesDisplay: settings.writesDisplay, writesThumbnail: settings.writesThumbnail)
-        if let decided = checkExisting(destinations, of: photo) { return decided }
+        if let decided = checkExisting(destinations, of: photo) { return .decided(decided) }
         if let folder = destinations[0].parent, let error = FileSystem.makeFolders(folder) {
-            return .failed(
-                code: "write_failed",
-                message: "'\(input)' was not prepared: could not create the folder '\(folder)': \(error.reason).")
+            return .decided(
+                .failed(
+                    code: "write_failed",
+                    message: "'\(input)' was not prepared: could not create the folder '\(folder)': \(error.reason)."
+                ))
         }
 
         let prepared: PreparedPhoto
@@ -188,9 +213,14 @@ final class BatchRunner: Sendable {
             }
             prepared = try preparer.prepare(data, name: input.description, workspace: workspace)
         } catch {
-            return .failed(code: error.code, message: error.description)
+            return .decided(.failed(code: error.code, message: error.description))
         }
+        return .toWrite(prepared)
+    }
 
+    /// Writes a prepared photo's copies, each complete and all together or none.
+    private func write(_ prepared: PreparedPhoto, of photo: PlannedPhoto) -> PhotoOutcome {
+        let input = photo.input
         // The copies made, each with its place; a copy not asked for is nil and not written.
         let made = [prepared.upload, prepared.display, prepared.thumbnail]
         let suffixes = [BatchPlan.uploadSuffix, BatchPlan.displaySuffix, BatchPlan.thumbnailSuffix]
