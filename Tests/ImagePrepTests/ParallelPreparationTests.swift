@@ -49,6 +49,7 @@ struct ParallelPreparationTests {
         "a photo with restart markers at MCU rows is decoded in two bands at once",
         arguments: [
             ("decode/restart-every-row-224x300.jpg", true),
+            ("decode/restart-every-row-flat-top-224x300.jpg", true),
             ("decode/restart-every-row-422-odd-223x149.jpg", true),
             ("decode/restart-every-2-rows-gray-224x150.jpg", true),
             ("corpus/gps-north-west-display-p3-nikon.jpg", true),
@@ -103,6 +104,34 @@ struct ParallelPreparationTests {
             }
         }
         #expect(bytes.withUnsafeBytes { RestartSplit.find(in: $0, layout: SegmentWalker.walk($0)) } == nil)
+    }
+
+    /// Decoding time follows the entropy-coded bytes, not the rows: a photo flat in its top two
+    /// thirds is cut where its bytes halve (MCU row 16 of 19), not where its rows do (row 8).
+    @Test("the cut is the allowed interval nearest half the entropy-coded bytes")
+    func cutHalvesTheBytes() throws {
+        let bytes = [UInt8](try Fixtures.data("decode/restart-every-row-flat-top-224x300.jpg"))
+        // Where each interval starts (after its marker) and where the scan ends (the EOI).
+        let scanStart = bytes.withUnsafeBytes { SegmentWalker.walk($0).segments.last!.bytes.upperBound }
+        var intervalStarts: [Int] = []
+        var scanEnd = bytes.count
+        var index = scanStart
+        while index + 1 < bytes.count {
+            if bytes[index] == 0xFF, bytes[index + 1] != 0x00 {
+                guard (0xD0...0xD7).contains(bytes[index + 1]) else {
+                    scanEnd = index
+                    break
+                }
+                intervalStarts.append(index + 2)
+            }
+            index += 1
+        }
+        let half = scanStart + (scanEnd - scanStart) / 2
+        let nearest = [8, 16].min { abs(intervalStarts[$0 - 1] - half) < abs(intervalStarts[$1 - 1] - half) }
+        #expect(nearest == 16)
+        let cut = bytes.withUnsafeBytes { RestartSplit.find(in: $0, layout: SegmentWalker.walk($0)) }
+        #expect(cut?.mcuRow == 16)
+        #expect(cut?.bottomDataStart == intervalStarts[15])
     }
 
     /// The pipeline hands every item over once, in order, and never lets the producer refill a

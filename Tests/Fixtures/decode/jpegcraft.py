@@ -6,6 +6,7 @@ libjpeg-turbo's command-line tools and a Python 3. Each subcommand writes one fi
 deterministic: the same input gives the same bytes.
 
     jpegcraft.py crop IN.ppm X Y W H OUT.ppm          a rectangle of a binary PPM (P6)
+    jpegcraft.py flatten-top IN.ppm ROWS OUT.ppm      a PPM with its top ROWS rows mid grey
     jpegcraft.py gray IN.ppm OUT.pgm                  BT.601 luma of a PPM, as a PGM (P5)
     jpegcraft.py insert-after-app0 IN.jpg HEX OUT.jpg bytes between APP0 and the next marker
     jpegcraft.py overwrite-mid-scan IN.jpg HEX OUT.jpg  the bytes at the middle of the first scan
@@ -74,6 +75,13 @@ def crop(src, x, y, w, h, dst):
     assert x + w <= width and y + h <= height
     rows = [pixels[((y + r) * width + x) * 3:((y + r) * width + x + w) * 3] for r in range(h)]
     write(dst, b"P6\n%d %d\n255\n" % (w, h) + b"".join(rows))
+
+
+def flatten_top(src, rows, dst):
+    width, height, pixels = read_ppm(src)
+    assert rows <= height
+    flat = bytes([128]) * (rows * width * 3)
+    write(dst, b"P6\n%d %d\n255\n" % (width, height) + flat + pixels[len(flat):])
 
 
 def gray(src, dst):
@@ -197,6 +205,8 @@ def main(argv):
     command, args = argv[1], argv[2:]
     if command == "crop":
         crop(args[0], *map(int, args[1:5]), args[5])
+    elif command == "flatten-top":
+        flatten_top(args[0], int(args[1]), args[2])
     elif command == "gray":
         gray(*args)
     elif command == "insert-after-app0":

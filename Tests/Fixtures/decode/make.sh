@@ -59,6 +59,11 @@ craft xor-mid-scan restart-every-row-224x300.jpg 64 0xFF restart-every-row-corru
 cjpeg -quality 90 -restart 1 -sample 2x1 "$work/odd.ppm" >restart-every-row-422-odd-223x149.jpg
 cjpeg -quality 90 -restart 2 -grayscale "$work/even.ppm" >restart-every-2-rows-gray-224x150.jpg
 cjpeg -quality 90 -restart 7B "$work/even.ppm" >restart-7-mcus-224x150.jpg
+# restart-every-row-flat-top-224x300.jpg: the tall picture with its top 200 rows flat grey, so
+# that most of its entropy-coded bytes lie in the bottom third: the cut that halves the bytes
+# (MCU row 16) is not the one that halves the rows (MCU row 8).
+craft flatten-top "$work/tall.ppm" 200 "$work/flat-top.ppm"
+cjpeg -quality 90 -restart 1 "$work/flat-top.ppm" >restart-every-row-flat-top-224x300.jpg
 
 # extraneous-bytes-before-dqt.jpg: ycc420-224x150.jpg with the bytes 00 11 22 put between APP0
 # and the first DQT. libjpeg warns "Corrupt JPEG data: 3 extraneous bytes before marker 0xdb"
