@@ -123,3 +123,24 @@ int pk_lanczos3_weights(
     }
     return largest;
 }
+
+void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, int16_t *fixed) {
+    for (ptrdiff_t output = 0; output < outputCount; output++) {
+        const float *row = weights + output * stride;
+        int16_t *fixedRow = fixed + output * stride;
+        int32_t total = 0;
+        int largest = 0;
+        for (int k = 0; k < stride; k++) {
+            double value = round((double)row[k] * PK_FIXED_ONE);
+            // Normalised Lanczos3 weights stay within ±1.3; the clamp only keeps a value in range.
+            if (value > 32767) value = 32767;
+            if (value < -32767) value = -32767;
+            fixedRow[k] = (int16_t)value;
+            total += fixedRow[k];
+            if (fabsf(row[k]) > fabsf(row[largest])) largest = k;
+        }
+        // The rounding's remainder goes to the largest weight, where it weighs least.
+        int32_t corrected = fixedRow[largest] + (PK_FIXED_ONE - total);
+        if (corrected <= 32767 && corrected >= -32767) fixedRow[largest] = (int16_t)corrected;
+    }
+}

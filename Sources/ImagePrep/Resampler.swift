@@ -31,6 +31,8 @@ struct FilterBank: Sendable {
     let starts: [Int32]
     let counts: [Int32]
     let weights: [Float]
+    /// The same weights in the 2^14 fixed point of the vertical pass over bytes.
+    let fixedWeights: [Int16]
 
     /// - Parameters:
     ///   - scale: input samples per output sample (greater than 1 when shrinking).
@@ -50,10 +52,19 @@ struct FilterBank: Sendable {
                 }
             }
         }
+        var fixedWeights = [Int16](repeating: 0, count: outputCount * stride)
+        weights.withUnsafeBufferPointer { weights in
+            fixedWeights.withUnsafeMutableBufferPointer { fixed in
+                if let weights = weights.baseAddress, let fixed = fixed.baseAddress {
+                    pk_fixed_weights(weights, outputCount, Int32(stride), fixed)
+                }
+            }
+        }
         self.stride = stride
         self.starts = starts
         self.counts = counts
         self.weights = weights
+        self.fixedWeights = fixedWeights
     }
 
     /// The input samples that output `index` reads.
@@ -67,9 +78,10 @@ struct FilterBank: Sendable {
 /// Output rows are made eight at a time, as soon as the source rows they reach have come. The
 /// vertical pass runs first: each of the eight rows sums its input rows across the whole width,
 /// from a ring that holds only what one block reaches. The ring keeps the source's bytes, which
-/// the kernel widens as it reads them: as floats, a 4,032 px plane's ring is 500 KB, a whole L2
-/// cache, and the batch ran 12 % slower (the box stage's averages, not whole, stay floats). The
-/// eight results are then transposed, so that the horizontal pass makes the eight rows' samples at one
+/// the kernel sums with 2^14 fixed-point weights, two taps an instruction: as floats, a 4,032 px
+/// plane's ring is 500 KB, a whole L2 cache, and the batch ran 12 % slower (the box stage's
+/// averages, not whole, stay floats and are summed as floats). The eight results are then
+/// transposed, so that the horizontal pass makes the eight rows' samples at one
 /// column together: one 8-lane multiply-add per tap, no horizontal reductions. Both passes, and
 /// every other loop over samples, are C kernels (`CPixelKernels`), AVX2 where the CPU has it. No
 /// image-sized buffer is ever allocated; the buffers and the filter weights stay for the next
@@ -264,21 +276,31 @@ final class Resampler {
         let table = kernels.table.pointee
         let rowsHere = min(Self.rowsPerBlock, job.rows.upperBound - first)
         let isBoxed = job.box.map { $0.x > 1 || $0.y > 1 } ?? false
-        job.vertical.weights.withUnsafeBufferPointer { weights in
-            for r in 0..<rowsHere {
-                let y = first + r
-                let taps = job.vertical.taps(of: y)
-                let rowWeights = weights.baseAddress! + y * job.vertical.stride
-                let out = sums.pointer + r * job.paddedWidth
-                if isBoxed {
+        let stride = job.vertical.stride
+        for r in 0..<rowsHere {
+            let y = first + r
+            let taps = job.vertical.taps(of: y)
+            let out = sums.pointer + r * job.paddedWidth
+            if isBoxed {
+                job.vertical.weights.withUnsafeBufferPointer { weights in
                     withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps.count) { rows in
                         for (k, input) in taps.enumerated() { rows[k] = UnsafePointer(ringRow(input, of: job)) }
-                        table.vertical(rows.baseAddress!, rowWeights, Int32(taps.count), job.paddedWidth, out)
+                        table.vertical(
+                            rows.baseAddress!, weights.baseAddress! + y * stride, Int32(taps.count), job.paddedWidth,
+                            out)
                     }
-                } else {
-                    withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: taps.count) { rows in
+                }
+            } else {
+                // Taps go in pairs; an odd count's last pair repeats its row at weight 0 (the
+                // stride is even, and the weights are zero past the count).
+                let pairedCount = (taps.count + 1) / 2 * 2
+                job.vertical.fixedWeights.withUnsafeBufferPointer { weights in
+                    withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: pairedCount) { rows in
                         for (k, input) in taps.enumerated() { rows[k] = UnsafePointer(byteRingRow(input, of: job)) }
-                        table.verticalBytes(rows.baseAddress!, rowWeights, Int32(taps.count), job.paddedWidth, out)
+                        if pairedCount > taps.count { rows[taps.count] = rows[taps.count - 1] }
+                        table.verticalFixed(
+                            rows.baseAddress!, weights.baseAddress! + y * stride, Int32(pairedCount),
+                            job.paddedWidth, out)
                     }
                 }
             }

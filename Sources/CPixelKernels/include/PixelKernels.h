@@ -35,10 +35,11 @@ typedef struct {
     /// `x < width`, where `width` is a multiple of 32 and every row holds that many floats.
     void (*vertical)(const float *_Nonnull const *_Nonnull rows, const float *weights, int taps, ptrdiff_t width, float *out);
 
-    /// `vertical` on rows of bytes: `out[x] = Σ weights[k] · rows[k][x]`, the same sums as
-    /// `vertical` gives for the rows widened to floats.
-    void (*verticalBytes)(
-        const uint8_t *_Nonnull const *_Nonnull rows, const float *weights, int taps, ptrdiff_t width, float *out);
+    /// `vertical` on rows of bytes with weights in 2^14 fixed point (`PK_FIXED_ONE` is 1):
+    /// `out[x] = Σ weights[k] · rows[k][x] / 2^14`, exactly, for `x < width` (a multiple of
+    /// 32; every row holds that many bytes). `taps` is even.
+    void (*verticalFixed)(
+        const uint8_t *_Nonnull const *_Nonnull rows, const int16_t *weights, int taps, ptrdiff_t width, float *out);
 
     /// The horizontal pass for a block of eight rows, written as bytes.
     ///
@@ -84,6 +85,13 @@ const pk_kernels *pk_best_kernels(void);
 void pk_orient_plane(
     const uint8_t *source, ptrdiff_t origin, ptrdiff_t stepX, ptrdiff_t stepY, uint8_t *target, ptrdiff_t targetStride,
     ptrdiff_t targetWidth, ptrdiff_t targetHeight);
+
+/// Weight 1 in the fixed point of `verticalFixed`.
+#define PK_FIXED_ONE 16384
+
+/// `fixed[i * stride + k]` is `weights[i * stride + k]` in 2^14 fixed point, rounded so that each
+/// output's weights still sum to exactly `PK_FIXED_ONE` (a flat picture stays flat).
+void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, int16_t *fixed);
 
 /// `samples[i] = table[samples[i]]` for `count` samples.
 void pk_apply_table(uint8_t *samples, ptrdiff_t count, const uint8_t *table);
