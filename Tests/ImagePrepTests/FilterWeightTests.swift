@@ -32,4 +32,43 @@ struct FilterWeightTests {
         }
         #expect(largestError < 1e-6)
     }
+
+    /// The vertical pass over bytes sums with the weights in 2^14 fixed point: each output's
+    /// must still sum to exactly 2^14, or a flat picture would drift by a level. Each weight is
+    /// its float weight rounded, but for the largest, which takes what the rounding left over.
+    @Test(
+        "the fixed-point weights sum to 2^14 at every output and round the float weights",
+        arguments: [(4032, 2048), (3456, 768), (2048, 400), (300, 2048), (12, 7), (3, 1)])
+    func fixedWeightsSumToOne(input: Int, output: Int) {
+        let bank = FilterBank(inputCount: input, outputCount: output, scale: Double(input) / Double(output))
+        for index in 0..<output {
+            let range = index * bank.stride..<(index + 1) * bank.stride
+            #expect(bank.fixedWeights[range].reduce(0) { $0 + Int($1) } == 16384, "output \(index)")
+            let largest = range.max { abs(bank.weights[$0]) < abs(bank.weights[$1]) }!
+            for k in range {
+                let error = abs(Double(bank.fixedWeights[k]) - Double(bank.weights[k]) * 16384)
+                #expect(error <= (k == largest ? Double(bank.stride) / 2 : 0.5), "output \(index), tap \(k)")
+            }
+        }
+    }
+
+    /// A flat plane comes out flat, at every level, through both builds of the kernels: the
+    /// fixed-point sums are exact.
+    @Test("a flat plane stays flat through the resampler, at every level")
+    func flatPlaneStaysFlat() {
+        let source = PixelPlane()
+        source.reshape(width: 403, height: 61)
+        let target = PixelPlane()
+        target.reshape(width: 200, height: 30)
+        for level in [0, 1, 127, 128, 254, 255] {
+            source.pixels.update(repeating: UInt8(level), count: 403 * 61)
+            for kernels in [PixelKernels.best, .portable] {
+                Resampler(kernels: kernels).resample(
+                    source, size: PixelSize(width: 403, height: 61), into: target,
+                    size: PixelSize(width: 200, height: 30), scaleX: 403.0 / 200, scaleY: 61.0 / 30)
+                let samples = (0..<30).flatMap { y in (0..<200).map { target.row(y)[$0] } }
+                #expect(samples.allSatisfy { $0 == UInt8(level) }, "level \(level), \(kernels.name)")
+            }
+        }
+    }
 }
