@@ -131,13 +131,6 @@ static inline void cjpeg_survey_decode(
 /// while another still reads the earlier ones.
 enum { CJPEG_STRIP_SLOTS = 4 };
 
-/// A libjpeg decode that hands over its YCbCr or gray planes one strip (an iMCU row: 8 or 16
-/// rows of luma, fewer at a DCT scale) at a time, never as a whole image. Each strip goes into
-/// one of `CJPEG_STRIP_SLOTS` slots, which the caller chooses.
-///
-/// Every function that calls into libjpeg sets its own `setjmp` and returns a status, so a
-/// `longjmp` never leaves C. After a failure the decoder must only be destroyed. Its memory
-/// (the strip included) belongs to libjpeg's pool and goes with `cjpeg_strip_decoder_destroy`.
 /// A source of JPEG bytes in two parts, read one after the other: the headers made for the
 /// bottom of a photo cut at a restart marker, then the original's entropy-coded data from the
 /// cut on, which is not copied. Past the end it gives an EOI with a warning, as `jpeg_mem_src`.
@@ -178,6 +171,13 @@ static inline void cjpeg_source_skip(j_decompress_ptr info, long count) {
     source->bytes_in_buffer -= (size_t)count;
 }
 
+/// A libjpeg decode that hands over its YCbCr or gray planes one strip (an iMCU row: 8 or 16
+/// rows of luma, fewer at a DCT scale) at a time, never as a whole image. Each strip goes into
+/// one of `CJPEG_STRIP_SLOTS` slots, which the caller chooses.
+///
+/// Every function that calls into libjpeg sets its own `setjmp` and returns a status, so a
+/// `longjmp` never leaves C. After a failure the decoder must only be destroyed. Its memory
+/// (the strips included) belongs to libjpeg's pool and goes with `cjpeg_strip_decoder_destroy`.
 typedef struct {
     struct jpeg_decompress_struct info;
     cjpeg_errors errors;

@@ -182,7 +182,7 @@ final class Resampler {
         // The ring holds every input row that one block of output rows reaches.
         let ringRows =
             vertical.stride + Int((Double(Self.rowsPerBlock) * max(scaleY / Double(box.y), 1)).rounded(.up)) + 2
-        if box.x > 1 || box.y > 1 {
+        if box.averages {
             ring.reserve(paddedWidth * ringRows)
             ring.pointer.initialize(repeating: 0, count: paddedWidth * ringRows)
         } else {
@@ -192,7 +192,7 @@ final class Resampler {
         sums.reserve(paddedWidth * Self.rowsPerBlock)
         sums.pointer.initialize(repeating: 0, count: paddedWidth * Self.rowsPerBlock)
         transposed.reserve(paddedWidth * Self.rowsPerBlock)
-        if box.x > 1 || box.y > 1 { boxRow.reserve(sourceSize.width) }
+        if box.averages { boxRow.reserve(sourceSize.width) }
         let neededRows =
             rows.isEmpty
             ? 0..<0 : vertical.taps(of: rows.lowerBound).lowerBound..<vertical.taps(of: rows.upperBound - 1).upperBound
@@ -236,7 +236,7 @@ final class Resampler {
         }
         let table = kernels.table.pointee
         let lanczosRow: Int
-        if box.x == 1 && box.y == 1 {
+        if !box.averages {
             guard job.neededRows.contains(y) else { return }
             byteRingRow(y, of: job).update(from: row, count: box.sourceWidth)
             lanczosRow = y
@@ -275,13 +275,13 @@ final class Resampler {
     private func makeBlock(at first: Int, of job: Job) {
         let table = kernels.table.pointee
         let rowsHere = min(Self.rowsPerBlock, job.rows.upperBound - first)
-        let isBoxed = job.box.map { $0.x > 1 || $0.y > 1 } ?? false
+        let isAveraged = job.box?.averages ?? false
         let stride = job.vertical.stride
         for r in 0..<rowsHere {
             let y = first + r
             let taps = job.vertical.taps(of: y)
             let out = sums.pointer + r * job.paddedWidth
-            if isBoxed {
+            if isAveraged {
                 job.vertical.weights.withUnsafeBufferPointer { weights in
                     withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps.count) { rows in
                         for (k, input) in taps.enumerated() { rows[k] = UnsafePointer(ringRow(input, of: job)) }
@@ -382,6 +382,9 @@ final class Resampler {
         let y: Int
         let sourceWidth: Int
         let sourceHeight: Int
+
+        /// Whether there is a box stage at all (blocks of more than one sample).
+        var averages: Bool { x > 1 || y > 1 }
 
         /// The size of the averaged image, a partial block at an edge counting as one.
         var width: Int { (sourceWidth + x - 1) / x }

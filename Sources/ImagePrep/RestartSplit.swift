@@ -87,10 +87,7 @@ struct RestartSplit: Equatable {
         guard let chosen = candidates.min(by: { abs($0.start - wanted) < abs($1.start - wanted) }) else {
             return nil
         }
-        let cut = chosen.interval
-        position = chosen.start
-
-        let mcuRow = cut * rowsPerInterval
+        let mcuRow = chosen.interval * rowsPerInterval
         let bottomHeight = frame.size.height - mcuRow * mcuHeight
         guard bottomHeight > 0, bottomHeight <= 0xFFFF else { return nil }
         var head = [UInt8](bytes[0..<scan.bytes.upperBound])
@@ -98,7 +95,7 @@ struct RestartSplit: Equatable {
         let heightOffset = frameSegment.payload.lowerBound + 1
         head[heightOffset] = UInt8(bottomHeight >> 8)
         head[heightOffset + 1] = UInt8(bottomHeight & 0xFF)
-        return RestartSplit(mcuRow: mcuRow, bottomHead: head, bottomDataStart: position)
+        return RestartSplit(mcuRow: mcuRow, bottomHead: head, bottomDataStart: chosen.start)
     }
 
     private static let defineRestartInterval: UInt8 = 0xDD

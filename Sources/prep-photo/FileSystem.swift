@@ -147,9 +147,7 @@ enum FileSystem {
     /// It opens with `O_NONBLOCK` and checks the type on the open descriptor, so that a FIFO or a
     /// device put in a photo's place is refused at once instead of blocking for ever.
     ///
-    /// - Parameter buffer: memory to read into, kept from file to file; it grows to the largest
-    ///   file read.
-    static func contents(of path: BytePath, reusing buffer: inout Data) throws(ReadFailure) -> Data {
+    static func contents(of path: BytePath) throws(ReadFailure) -> Data {
         let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         guard descriptor >= 0 else { throw .system(.current) }
         defer { close(descriptor) }
@@ -158,14 +156,11 @@ enum FileSystem {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw .notRegularFile(info.st_mode & S_IFMT == S_IFDIR ? .folder : .other)
         }
-        let size = Int(info.st_size)
-        // Past `size`, the buffer may hold an earlier file's bytes; only the prefix read is
-        // handed on. A buffer still shared with an earlier photo's data is copied first.
-        if buffer.count < size { buffer = Data(count: size) }
+        var data = Data(count: Int(info.st_size))
         var filled = 0
-        let readError: Int32? = buffer.withUnsafeMutableBytes { bytes in
-            while filled < size {
-                let count = Platform.read(descriptor, bytes.baseAddress! + filled, size - filled)
+        let readError: Int32? = data.withUnsafeMutableBytes { bytes in
+            while filled < bytes.count {
+                let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
                 if count < 0, errno == EINTR { continue }
                 if count < 0 { return errno }
                 if count == 0 { break }  // The file shrank while we read it.
@@ -174,7 +169,7 @@ enum FileSystem {
             return nil
         }
         if let readError { throw .system(SystemError(code: readError)) }
-        return buffer.count == filled ? buffer : buffer.prefix(filled)
+        return filled == data.count ? data : data.prefix(filled)
     }
 
     /// Opens a file list for reading: standard input for `-`.
