@@ -146,18 +146,12 @@ final class BatchRunner: Sendable {
     private func work(workers: Int) {
         // A worker with one photo keeps no buffers for a next one, which lowers its peak memory.
         let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: photoCount > workers)
-        // The bytes of the photo being read, reused like the workspace: a fresh buffer is a few
-        // hundred page faults a photo.
-        var readBuffer = Data()
         while signals.stopSignal == nil {
             let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < photos.count else { return }
             // Once fewer photos are left than workers, the other workers run out of work.
             let isAmongLast = index >= photos.count - (workers - 1)
-            switch prepare(
-                photos[index], with: isAmongLast ? lastPhotosPreparer : preparer, workspace: workspace,
-                readBuffer: &readBuffer)
-            {
+            switch prepare(photos[index], with: isAmongLast ? lastPhotosPreparer : preparer, workspace: workspace) {
             case .decided(let outcome):
                 record(outcome, at: index)
             case .toWrite(let prepared):
@@ -176,9 +170,9 @@ final class BatchRunner: Sendable {
         case toWrite(PreparedPhoto)
     }
 
-    private func prepare(
-        _ photo: PlannedPhoto, with preparer: PhotoPreparer, workspace: PreparationWorkspace, readBuffer: inout Data
-    ) -> Prepared {
+    private func prepare(_ photo: PlannedPhoto, with preparer: PhotoPreparer, workspace: PreparationWorkspace)
+        -> Prepared
+    {
         switch photo.verdict {
         case .skipped(let leftOut): return .decided(.skipped(leftOut))
         case .failed(let code, let message): return .decided(.failed(code: code, message: message))
@@ -200,7 +194,7 @@ final class BatchRunner: Sendable {
         do throws(ImagePrepError) {
             let data: Data
             do throws(ReadFailure) {
-                data = try FileSystem.contents(of: input, reusing: &readBuffer)
+                data = try FileSystem.contents(of: input)
             } catch {
                 switch error {
                 case .system(let error):
