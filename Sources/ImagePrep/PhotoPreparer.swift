@@ -150,20 +150,20 @@ public struct PhotoPreparer: Sendable {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw .unreadable(file: name, reason: Self.notRegularFileReason(mode: info.st_mode))
         }
-        var data = Data(count: Int(info.st_size))
-        var filled = 0
-        let readError: Int32? = data.withUnsafeMutableBytes { bytes in
+        if let refusal = PhotoBytes.refusal(forSize: Int(info.st_size)) {
+            throw .unreadable(file: name, reason: refusal)
+        }
+        return try PhotoBytes.read(capacity: Int(info.st_size)) { bytes throws(ImagePrepError) in
+            var filled = 0
             while filled < bytes.count {
                 let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
                 if count < 0, errno == EINTR { continue }
-                if count < 0 { return errno }
+                if count < 0 { throw failure() }
                 if count == 0 { break }  // The file shrank while we read it.
                 filled += count
             }
-            return nil
+            return filled
         }
-        if let readError { throw .unreadable(file: name, reason: String(cString: strerror(readError))) }
-        return filled == data.count ? data : data.prefix(filled)
     }
 
     /// Why a file of this type is not read, naming the type.

@@ -203,6 +203,8 @@ final class BatchRunner: Sendable {
                     throw .unreadable(
                         file: input.description, reason: kind == .folder ? "it is a folder" : "it is not a regular file"
                     )
+                case .tooLarge(let reason):
+                    throw .unreadable(file: input.description, reason: reason)
                 }
             }
             prepared = try preparer.prepare(data, name: input.description, workspace: workspace)
@@ -219,14 +221,10 @@ final class BatchRunner: Sendable {
         let made = [prepared.upload, prepared.display, prepared.thumbnail]
         let suffixes = [BatchPlan.uploadSuffix, BatchPlan.displaySuffix, BatchPlan.thumbnailSuffix]
         let copies = zip(made, suffixes).map { copy, suffix in copy.map { ($0, photo.destination(suffix)) } }
-        var staged: [OutputWriter.StagedCopy] = []
         do throws(OutputWriter.Failure) {
-            for case (let copy, let destination)? in copies {
-                staged.append(try writer.stage(copy.data, for: destination))
-            }
+            let staged = try writer.stage(copies.compactMap { $0.map { (data: $0.0.data, destination: $0.1) } })
             try writer.publish(staged, replacing: settings.existingCopies != .refuse)
         } catch {
-            writer.discard(staged)
             return Self.failure(error, input: input)
         }
         let written = copies.map { copy in

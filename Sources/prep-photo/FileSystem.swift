@@ -1,3 +1,5 @@
+import ImagePrep
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -64,6 +66,8 @@ enum ReadFailure: Error, Sendable {
     case system(SystemError)
     /// It is a folder, a FIFO, a device: refused without reading, so that nothing blocks.
     case notRegularFile(FileStatus.Kind)
+    /// Larger than any photo file is read (`PhotoBytes.largestFile`): the reason, in words.
+    case tooLarge(String)
 }
 
 /// The file system calls of prep-photo, on byte paths, each returning the system's reason when
@@ -145,8 +149,8 @@ enum FileSystem {
     /// Reads a whole regular file.
     ///
     /// It opens with `O_NONBLOCK` and checks the type on the open descriptor, so that a FIFO or a
-    /// device put in a photo's place is refused at once instead of blocking for ever.
-    ///
+    /// device put in a photo's place is refused at once instead of blocking for ever. The bytes go
+    /// into huge pages (`PhotoBytes`): a thousand page faults fewer for a 4 MB photo.
     static func contents(of path: BytePath) throws(ReadFailure) -> Data {
         let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
         guard descriptor >= 0 else { throw .system(.current) }
@@ -156,20 +160,18 @@ enum FileSystem {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw .notRegularFile(info.st_mode & S_IFMT == S_IFDIR ? .folder : .other)
         }
-        var data = Data(count: Int(info.st_size))
-        var filled = 0
-        let readError: Int32? = data.withUnsafeMutableBytes { bytes in
+        if let refusal = PhotoBytes.refusal(forSize: Int(info.st_size)) { throw .tooLarge(refusal) }
+        return try PhotoBytes.read(capacity: Int(info.st_size)) { bytes throws(ReadFailure) in
+            var filled = 0
             while filled < bytes.count {
                 let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
                 if count < 0, errno == EINTR { continue }
-                if count < 0 { return errno }
+                if count < 0 { throw .system(.current) }
                 if count == 0 { break }  // The file shrank while we read it.
                 filled += count
             }
-            return nil
+            return filled
         }
-        if let readError { throw .system(SystemError(code: readError)) }
-        return filled == data.count ? data : data.prefix(filled)
     }
 
     /// Opens a file list for reading: standard input for `-`.
@@ -199,12 +201,12 @@ enum FileSystem {
         return descriptor
     }
 
-    /// Writes all of `data`, then flushes it to the disk.
-    static func writeAndSync(_ data: Data, to descriptor: Int32) throws(SystemError) {
+    /// Writes all of `data` (the caller flushes it with `sync`).
+    static func write(_ data: Data, to descriptor: Int32) throws(SystemError) {
         let writeError: Int32? = data.withUnsafeBytes { bytes in
             var written = 0
             while written < bytes.count {
-                let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+                let count = Platform.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }
                     return errno
@@ -214,12 +216,11 @@ enum FileSystem {
             return nil
         }
         if let writeError { throw SystemError(code: writeError) }
-        guard fsync(descriptor) == 0 else { throw .current }
     }
 
-    /// Closes a file just written; a failure here can mean the data never reached the disk.
-    static func closeWritten(_ descriptor: Int32) throws(SystemError) {
-        guard Platform.close(descriptor) == 0 else { throw .current }
+    /// Waits until what was written to `descriptor` is on the disk.
+    static func sync(_ descriptor: Int32) throws(SystemError) {
+        guard fsync(descriptor) == 0 else { throw .current }
     }
 
     /// Moves `source` to `destination`, replacing what is there.

@@ -129,6 +129,36 @@ struct BadInputTests {
         #expect(error.description == "'/dev/zero' could not be read: it is not a regular file but a character device.")
     }
 
+    /// A sparse file: a gigabyte and a byte on the books, no disk used. Before the bound, its size
+    /// alone decided an allocation, and reading the zeros took seconds.
+    @Test("a file larger than any photo (1 GiB) is refused by its size, before a byte is read")
+    func fileLargerThanAnyPhoto() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ImagePrepTests-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let huge = folder.appendingPathComponent("huge.jpg")
+        let descriptor = open(huge.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        try #require(descriptor >= 0)
+        try #require(ftruncate(descriptor, off_t(PhotoBytes.largestFile + 1)) == 0)
+        close(descriptor)
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: huge) }
+        #expect(
+            error == .unreadable(file: huge.path, reason: "it is 1025 MB, more than the 1024 MB a photo file may be"))
+        #expect(PhotoBytes.refusal(forSize: PhotoBytes.largestFile) == nil)
+    }
+
+    @Test("a photo's bytes read into huge pages are the file's bytes, as many as were filled")
+    func photoBytesHoldWhatWasFilled() throws {
+        for capacity in [0, 3, 4 << 20] {
+            let data = PhotoBytes.read(capacity: capacity) { buffer in
+                for index in buffer.indices { buffer[index] = UInt8(truncatingIfNeeded: index &* 7) }
+                return capacity / 2
+            }
+            #expect(data.count == capacity / 2)
+            #expect(data.elementsEqual((0..<capacity / 2).map { UInt8(truncatingIfNeeded: $0 &* 7) }))
+        }
+    }
+
     /// Run in a child process, so that a trap (as these inputs once caused) fails one test
     /// instead of ending the whole run.
     @Test(

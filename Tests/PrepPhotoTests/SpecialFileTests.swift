@@ -44,6 +44,27 @@ struct SpecialFileTests {
         }
     }
 
+    @Test("a file larger than any photo is refused by its size, and the photo beside it is prepared")
+    func fileLargerThanAnyPhoto() throws {
+        try TemporaryFolder.with { folder in
+            let descriptor = open(folder.path("huge.jpg"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            try #require(descriptor >= 0)
+            // Sparse: a gigabyte and a megabyte on the books, nothing on the disk.
+            try #require(ftruncate(descriptor, off_t((1 << 30) + (1 << 20))) == 0)
+            close(descriptor)
+            try folder.copy("corpus/no-exif.jpg", to: "no-exif.jpg")
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--out", "out", "huge.jpg", "no-exif.jpg"], in: folder.url, timeLimit: Self.timeLimit)
+            #expect(!result.timedOut)
+            #expect(result.status == 1)
+            #expect(
+                result.errorLines == [
+                    "prep-photo: error: 'huge.jpg' could not be read: it is 1025 MB, more than the 1024 MB a photo file may be."
+                ], "\(result.standardError)")
+            #expect(try result.reports().map(\.ok) == [false, true])
+        }
+    }
+
     @Test("a photo with a 240-byte name gets all three copies under their full names, and no temporary file is left")
     func longName() throws {
         try TemporaryFolder.with { folder in
