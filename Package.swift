@@ -64,7 +64,10 @@ let package = Package(
             name: "ImagePrep", dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels"]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser"),
-        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser"]),
+        // Linux's sync_file_range, which Swift's Glibc module leaves out: prep-photo starts the
+        // write-back of a photo's copies together, so that their fsyncs share one journal commit.
+        .target(name: "CWriteBack"),
+        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser", "CWriteBack"]),
         // The queue of operations of any kind; it needs SQLite, and nothing of ImagePrep.
         .target(
             name: "Outbox",

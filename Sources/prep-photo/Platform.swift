@@ -1,6 +1,8 @@
 // The one file of this module that imports the C library by name, re-exported to the module's
 // other files for the POSIX calls that mean the same on every platform; the calls whose name
 // or meaning differs between Apple's platforms and Linux are the functions below.
+internal import CWriteBack
+
 #if canImport(Darwin)
 @_exported import Darwin
 #elseif canImport(Glibc)
@@ -34,6 +36,13 @@ enum Platform {
         #else
         Glibc.close(descriptor)
         #endif
+    }
+
+    /// Starts writing a file's data to the disk without waiting (Linux's `sync_file_range`), so
+    /// that a later `fsync` of several files commits them in one journal transaction. Advice:
+    /// on Apple's platforms, and when it fails, the `fsync` alone does all the work.
+    static func startWriteBack(_ descriptor: Int32) {
+        _ = cwb_start_write_back(descriptor)
     }
 
     /// `rename(2)`.
