@@ -337,4 +337,121 @@ static inline int cjpeg_strip_decoder_finish(cjpeg_strip_decoder *decoder) {
     jpeg_finish_decompress(&decoder->info);
     return 0;
 }
+/// A libjpeg compressor fed one iMCU row (16 rows of luma and 8 of chroma for 4:2:0, 8 for gray)
+/// at a time, so that the upload can be encoded while its rows are still being made. It is set up
+/// as TurboJPEG's `tjCompressFromYUVPlanes` sets up the same libjpeg (turbojpeg.c's
+/// `setCompDefaults`: the defaults, `jpeg_set_quality(q, TRUE)`, the fast DCT below quality 96,
+/// YCbCr or gray, 2x2 or 1x1 sampling, raw data in), so that it writes the same bytes; the tests
+/// hold it to that. The output goes into a buffer the caller owns, which must hold the worst case
+/// (`tjBufSize`); a fuller one is a fatal error, not a reallocation.
+typedef struct {
+    struct jpeg_compress_struct info;
+    struct {
+        struct jpeg_error_mgr manager;
+        jmp_buf jump;
+    } errors;
+    struct jpeg_destination_mgr destination;
+    unsigned char *buffer;
+    size_t capacity;
+    /// The bytes written, once finished.
+    size_t length;
+    /// Whether `info` was created, and so must be destroyed.
+    int isCreated;
+    /// libjpeg's message when it failed.
+    char message[JMSG_LENGTH_MAX];
+} cjpeg_stream_encoder;
+
+static inline void cjpeg_stream_error_exit(j_common_ptr info) {
+    cjpeg_stream_encoder *encoder = (cjpeg_stream_encoder *)info->client_data;
+    (*info->err->format_message)(info, encoder->message);
+    longjmp(encoder->errors.jump, 1);
+}
+
+static inline void cjpeg_stream_silent(j_common_ptr info) { (void)info; }
+
+static inline void cjpeg_stream_destination_start(j_compress_ptr info) {
+    cjpeg_stream_encoder *encoder = (cjpeg_stream_encoder *)info->client_data;
+    encoder->destination.next_output_byte = encoder->buffer;
+    encoder->destination.free_in_buffer = encoder->capacity;
+}
+
+static inline boolean cjpeg_stream_destination_full(j_compress_ptr info) {
+    ERREXIT(info, JERR_BUFFER_SIZE);
+    return FALSE;
+}
+
+static inline void cjpeg_stream_destination_end(j_compress_ptr info) {
+    cjpeg_stream_encoder *encoder = (cjpeg_stream_encoder *)info->client_data;
+    encoder->length = encoder->capacity - encoder->destination.free_in_buffer;
+}
+
+static inline cjpeg_stream_encoder *cjpeg_stream_encoder_create(void) {
+    return (cjpeg_stream_encoder *)calloc(1, sizeof(cjpeg_stream_encoder));
+}
+
+static inline void cjpeg_stream_encoder_destroy(cjpeg_stream_encoder *encoder) {
+    if (encoder == NULL) return;
+    if (encoder->isCreated) jpeg_destroy_compress(&encoder->info);
+    free(encoder);
+}
+
+/// Starts the encode of a `width` x `height` image (`isGray`, else 4:2:0) into `buffer`.
+/// Returns 0, or -1 when libjpeg failed (`message`).
+static inline int cjpeg_stream_encoder_start(
+    cjpeg_stream_encoder *encoder, unsigned char *buffer, size_t capacity, int width, int height, int isGray,
+    int quality) {
+    struct jpeg_compress_struct *info = &encoder->info;
+    encoder->buffer = buffer;
+    encoder->capacity = capacity;
+    info->err = jpeg_std_error(&encoder->errors.manager);
+    encoder->errors.manager.error_exit = cjpeg_stream_error_exit;
+    encoder->errors.manager.output_message = cjpeg_stream_silent;
+    // Before the create, which keeps it, since the error handler reads it.
+    info->client_data = encoder;
+    if (setjmp(encoder->errors.jump)) return -1;
+    jpeg_create_compress(info);
+    encoder->isCreated = 1;
+    encoder->destination.init_destination = cjpeg_stream_destination_start;
+    encoder->destination.empty_output_buffer = cjpeg_stream_destination_full;
+    encoder->destination.term_destination = cjpeg_stream_destination_end;
+    info->dest = &encoder->destination;
+    info->image_width = (JDIMENSION)width;
+    info->image_height = (JDIMENSION)height;
+    // What TurboJPEG sets for planar input (TJPF_RGB); raw data never converts colour.
+    info->in_color_space = JCS_RGB;
+    info->input_components = 3;
+    jpeg_set_defaults(info);
+    jpeg_set_quality(info, quality, TRUE);
+    info->dct_method = quality >= 96 ? JDCT_ISLOW : JDCT_FASTEST;
+    jpeg_set_colorspace(info, isGray ? JCS_GRAYSCALE : JCS_YCbCr);
+    int factor = isGray ? 1 : 2;
+    info->comp_info[0].h_samp_factor = factor;
+    info->comp_info[0].v_samp_factor = factor;
+    if (!isGray) {
+        for (int component = 1; component < 3; component++) {
+            info->comp_info[component].h_samp_factor = 1;
+            info->comp_info[component].v_samp_factor = 1;
+        }
+    }
+    info->raw_data_in = TRUE;
+    jpeg_start_compress(info, TRUE);
+    return 0;
+}
+
+/// Encodes the next iMCU row: `rows[component]` holds its rows (16 and 8, or 8 for gray).
+/// Returns 0, or -1 when libjpeg failed.
+static inline int cjpeg_stream_encoder_write(cjpeg_stream_encoder *encoder, JSAMPARRAY *rows) {
+    struct jpeg_compress_struct *info = &encoder->info;
+    if (setjmp(encoder->errors.jump)) return -1;
+    JDIMENSION lines = (JDIMENSION)(info->max_v_samp_factor * DCTSIZE);
+    return jpeg_write_raw_data(info, rows, lines) == lines ? 0 : -1;
+}
+
+/// Writes the end of the file; `length` then holds its size. Returns 0, or -1 when libjpeg failed.
+static inline int cjpeg_stream_encoder_finish(cjpeg_stream_encoder *encoder) {
+    if (setjmp(encoder->errors.jump)) return -1;
+    jpeg_finish_compress(&encoder->info);
+    return 0;
+}
+
 #endif

@@ -26,7 +26,7 @@ struct Compressor: ~Copyable {
 /// image seen and reused, so encoding never reallocates or page-faults after the first photo.
 final class EncodeBuffer {
     private(set) var bytes: UnsafeMutablePointer<UInt8>?
-    private var capacity = 0
+    private(set) var capacity = 0
 
     deinit { tjFree(bytes) }
 

@@ -56,7 +56,7 @@ extension PreparationRun {
             handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
         warnings += decoded.warnings
         let decodedSize = workspace.decoded.size
-        workspace.lastDecode = (decodedSize, false, false)
+        workspace.lastDecode = (decodedSize, false, false, false)
         if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
         timings.decode += clock.now - start
 

@@ -217,6 +217,9 @@ struct PreparationRun {
         /// The upload, already at `uploadSize`, when a JPEG was decoded strip by strip straight
         /// into the resampler; nil when the copies resample `workspace.decoded`.
         var stripUpload: PlanarImage? = nil
+        /// The upload's file without its metadata, when the strip decode encoded it as it went
+        /// (`JPEGStreamEncoder`): in the first lane's encode buffer, until that lane encodes again.
+        var streamedUpload: UnsafeRawBufferPointer? = nil
     }
 
     mutating func prepare(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> PreparedPhoto {
@@ -262,10 +265,13 @@ struct PreparationRun {
         var uploadSize = header.size.fitting(longEdge: configuration.maxEdge)
         let extent: (width: Double, height: Double)
         var stripUpload: PlanarImage?
+        var streamedUpload: UnsafeRawBufferPointer?
         if let strips = try stripDecoded(bytes, header: header, layout: layout, to: uploadSize) {
             timings.resample += strips.resampleTime
             timings.decode += strips.decodeTime
-            workspace.lastDecode = (strips.decodedSize, true, strips.isCutInTwo)
+            timings.encode += strips.streamTime
+            streamedUpload = strips.streamedUpload
+            workspace.lastDecode = (strips.decodedSize, true, strips.isCutInTwo, strips.streamedUpload != nil)
             uploadSize = strips.size
             extent = (Double(uploadSize.width), Double(uploadSize.height))  // Already resampled.
             stripUpload = strips.image
@@ -283,7 +289,7 @@ struct PreparationRun {
                 bytes, header: header, options: options, decompressor: decompressor, into: workspace.decoded,
                 scratch: workspace.scratch, file: file)
             workspace.decoded.fillRows(from: decode.rowsWritten)
-            workspace.lastDecode = (decodedSize, false, false)
+            workspace.lastDecode = (decodedSize, false, false, false)
             warnings += decode.warnings
             timings.decode += clock.now - start
             // A side that the DCT scale does not divide decodes to one pixel more than its share
@@ -307,7 +313,7 @@ struct PreparationRun {
         return DecodedPhoto(
             metadata: metadata, uploadSize: uploadSize, extent: extent, strippedTurn: metadata.orientation ?? .up,
             profile: header.colorModel == .cmyk ? nil : profile, uploadSegments: uploadSegments, comments: comments,
-            stripUpload: stripUpload)
+            stripUpload: stripUpload, streamedUpload: streamedUpload)
     }
 
     /// Everything after the decode, the same for every format: the upload (resampled, then
@@ -367,21 +373,37 @@ struct PreparationRun {
                 workers: configuration.splitsWorkAcrossCores ? lanes : [lanes[1]], timings: &displayTimings)
         }
 
+        // When the display copy has pixels of its own and the work is split, the thumbnail's are
+        // made now too, in bands on both lanes, in the upload's lane's buffers: only its small
+        // encode is then left, after the display's, and the two lines of work below end together
+        // (made on the upload's line, the thumbnail was 3 ms more work for one of them).
+        var thumbnailTimings = StageTimings()
+        let thumbnailPixels = try thumbnailSize.flatMap { size throws(ImagePrepError) -> PlanarImage? in
+            guard displayPixels != nil, configuration.splitsWorkAcrossCores else { return nil }
+            return try copies.uprightPixels(
+                of: upload, size: size, lane: lanes[0], workers: lanes, timings: &thumbnailTimings)
+        }
+        timings.add(thumbnailTimings)
+
         // Then two lines of work, each with its own codec handles and buffers: the upload copy
         // (and the display copy when it shares the upload's data), and the display copy's
-        // encode. The thumbnail goes on the line with less to do: the upload's when the display
-        // copy has its own pixels, else the other, which would have nothing.
-        let thumbnailLane = displayPixels == nil ? 1 : 0
+        // encode. The thumbnail goes on the line with less to do: the display's when its pixels
+        // are made or the display copy shares the upload's data (that line has nothing else),
+        // else the upload's.
+        let thumbnailLane = displayPixels == nil || thumbnailPixels != nil ? 1 : 0
         let thumbnail = { (lane: Int, timings: inout StageTimings) throws(ImagePrepError) -> EncodedJPEG? in
             guard lane == thumbnailLane, let thumbnailSize else { return nil }
+            if let thumbnailPixels {
+                return try copies.encodeStripped(thumbnailPixels, lane: lanes[lane], timings: &timings)
+            }
             return try copies.strippedCopy(of: upload, size: thumbnailSize, lane: lanes[lane], timings: &timings)
         }
         var uploadTimings = StageTimings()
         let uploadLine = {
             (timings: inout StageTimings) throws(ImagePrepError) -> (files: [Data], thumbnail: EncodedJPEG?) in
             let files = try copies.encodeUpload(
-                upload, segments: uploadSegments, sharingDisplay: displaySharesUpload, lane: lanes[0], timings: &timings
-            )
+                upload, segments: uploadSegments, sharingDisplay: displaySharesUpload,
+                streamed: decoded.uploadTurn == .up ? decoded.streamedUpload : nil, lane: lanes[0], timings: &timings)
             return (files, try thumbnail(0, &timings))
         }
         let displayLine = {
@@ -471,17 +493,21 @@ private struct CopyMaker {
 
     /// Encodes the upload copy with its metadata, and with only the comments as the display copy
     /// too when that shares the upload's pixels.
+    ///
+    /// - Parameter streamed: the upload's file already encoded from these planes, in `lane`'s
+    ///   buffer (`JPEGStreamEncoder`), which only needs the metadata put in.
     func encodeUpload(
-        _ upload: PlanarImage, segments: [Data], sharingDisplay: Bool, lane: CopyLane, timings: inout StageTimings
+        _ upload: PlanarImage, segments: [Data], sharingDisplay: Bool, streamed: UnsafeRawBufferPointer?,
+        lane: CopyLane, timings: inout StageTimings
     ) throws(ImagePrepError) -> [Data] {
         let start = ContinuousClock.now
-        let compressor = try Compressor(file: file)
         let carried =
             [CarriedSegments(segments: segments)] + (sharingDisplay ? [CarriedSegments(segments: comments)] : [])
-        let files = try JPEGEncoder.encode(
-            upload, quality: quality, carrying: carried, compressor: compressor, buffer: lane.encodeBuffer, file: file)
-        timings.encode += ContinuousClock.now - start
-        return files
+        defer { timings.encode += ContinuousClock.now - start }
+        if let streamed { return carried.map { JPEGEncoder.assemble(streamed, carrying: $0) } }
+        return try JPEGEncoder.encode(
+            upload, quality: quality, carrying: carried, compressor: Compressor(file: file), buffer: lane.encodeBuffer,
+            file: file)
     }
 
     /// A stripped copy of `upload` at `size`: turned upright, in sRGB, with only the comments.

@@ -9,6 +9,10 @@ struct StripDecodedUpload {
     let resampleTime: Duration
     /// Whether two decoders made it at once, each a band (`RestartSplit`).
     let isCutInTwo: Bool
+    /// The upload's file as TurboJPEG would encode the planes, when it was encoded as its rows
+    /// were made (`JPEGStreamEncoder`), in the first lane's encode buffer; and that encode's time.
+    let streamedUpload: UnsafeRawBufferPointer?
+    let streamTime: Duration
 }
 
 extension PreparationRun {
@@ -82,13 +86,16 @@ extension PreparationRun {
         }
         let isDecoded: Bool
         let isCutInTwo = split != nil
+        var stream: JPEGStreamEncoder?
         if let split {
             isDecoded = decodeInTwoBands(top: decoder, bottom: split, planes: planes, times: &times)
         } else {
             let resamplers = workspace.stripResamplers
             for (index, plane) in planes.enumerated() { plane.start(resamplers[index], rows: 0..<plane.size.height) }
             if splitsWork {
-                decodePipelined(decoder, into: resamplers, times: &times)
+                stream = JPEGStreamEncoder(
+                    image: target, quality: configuration.quality, buffer: workspace.lanes[0].encodeBuffer)
+                decodePipelined(decoder, into: resamplers, encoding: stream, times: &times)
             } else {
                 decodeBand(decoder, into: resamplers[...], times: &times)
             }
@@ -98,11 +105,16 @@ extension PreparationRun {
         for (index, plane) in target.activePlanes.enumerated() {
             plane.replicateEdges(fromWidth: planes[index].size.width, height: planes[index].size.height)
         }
-        // The decode's own time: all but the strip loops, and the loops' reading.
-        let decodeTime = clock.now - began - times.loops + times.reading
+        let streamStart = clock.now
+        let streamedUpload = stream?.finish()
+        let streamEnd = clock.now - streamStart
+        times.encoding += streamEnd
+        // The decode's own time: all but the strip loops and the stream's end, and the loops' reading.
+        let decodeTime = clock.now - began - times.loops + times.reading - streamEnd
         return StripDecodedUpload(
             image: target, size: size, decodedSize: decodedSize, decodeTime: decodeTime,
-            resampleTime: times.resampling, isCutInTwo: isCutInTwo)
+            resampleTime: times.resampling, isCutInTwo: isCutInTwo, streamedUpload: streamedUpload,
+            streamTime: times.encoding)
     }
 
     /// Decodes strips into `resamplers` on this thread until the strips end, or, for the top of
@@ -132,15 +144,18 @@ extension PreparationRun {
     }
 
     /// Decodes every strip on this thread while a second one resamples the strips already
-    /// decoded.
+    /// decoded, and hands the upload's rows made to `stream` as they come.
     private func decodePipelined(
-        _ decoder: borrowing JPEGStripDecoder, into resamplers: [Resampler], times: inout StripTimes
+        _ decoder: borrowing JPEGStripDecoder, into resamplers: [Resampler], encoding stream: JPEGStreamEncoder?,
+        times: inout StripTimes
     ) {
         let loopStart = clock.now
         defer { times.loops += clock.now - loopStart }
         let slots = decoder.slots
         var reading = Duration.zero
         var resampling = Duration.zero
+        var encoding = Duration.zero
+        let hasChroma = decoder.components.count > 1
         Parallel.pipeline(slots: JPEGStripDecoder.slotCount) { slot in
             let start = clock.now
             defer { reading += clock.now - start }
@@ -148,10 +163,17 @@ extension PreparationRun {
         } consume: { strip in
             let start = clock.now
             slots.rows(of: strip) { component, row, index in resamplers[component].push(row, at: index) }
-            resampling += clock.now - start
+            let resampled = clock.now
+            resampling += resampled - start
+            guard let stream else { return }
+            stream.encodeRows(
+                madeLuma: resamplers[0].madeRowsEnd,
+                chroma: hasChroma ? min(resamplers[1].madeRowsEnd, resamplers[2].madeRowsEnd) : 0)
+            encoding += clock.now - resampled
         }
         times.reading += reading
         times.resampling += resampling
+        times.encoding += encoding
     }
 
     /// Decodes the photo's top and bottom at once, each into the target rows that need only
@@ -255,6 +277,8 @@ private struct StripTimes {
     var reading = Duration.zero
     /// In the resamplers.
     var resampling = Duration.zero
-    /// The wall time of the strip loops, which the two above are part of.
+    /// Encoding the upload as its rows come (`JPEGStreamEncoder`).
+    var encoding = Duration.zero
+    /// The wall time of the strip loops, which the ones above are part of.
     var loops = Duration.zero
 }

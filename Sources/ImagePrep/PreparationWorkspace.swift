@@ -11,9 +11,12 @@ public final class PreparationWorkspace {
 
     /// How long each stage of the last photo took.
     public internal(set) var lastTimings = StageTimings()
-    /// The size the last photo was decoded at, whether strip by strip (never whole), and
-    /// whether by two decoders at once (`RestartSplit`).
-    var lastDecode = (size: PixelSize(width: 0, height: 0), isStripWise: false, isCutInTwo: false)
+    /// The size the last photo was decoded at, whether strip by strip (never whole), whether by
+    /// two decoders at once (`RestartSplit`), and whether its upload was encoded as its rows were
+    /// made (`JPEGStreamEncoder`).
+    var lastDecode = (
+        size: PixelSize(width: 0, height: 0), isStripWise: false, isCutInTwo: false, isUploadStreamed: false
+    )
 
     let decoded = PlanarImage()
     let upload = PlanarImage()

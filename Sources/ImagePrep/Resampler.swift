@@ -224,6 +224,9 @@ final class Resampler {
     /// Whether every target row of the started job is made.
     var isFinished: Bool { job.map { $0.nextBlock >= $0.rows.upperBound } ?? true }
 
+    /// The end of the target rows made so far, which are final: the job's rows up to here.
+    var madeRowsEnd: Int { job.map { min($0.nextBlock, $0.rows.upperBound) } ?? 0 }
+
     /// Takes source row `y` (rows come in order, each once) and makes every block of target rows
     /// that it completes.
     func push(_ row: UnsafePointer<UInt8>, at y: Int) {
