@@ -21,9 +21,14 @@ struct PageMemory: ~Copyable {
         self.byteCount = byteCount
         guard byteCount >= Self.hugePage else {
             // Zeroed, as fresh mapped pages are: memory malloc hands back may hold an earlier
-            // photo's pixels, and a fresh workspace must start from nothing.
-            bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount)
-            bytes.initialize(repeating: 0, count: byteCount)
+            // photo's pixels, and a fresh workspace must start from nothing. calloc, not a
+            // memset: for a buffer it maps afresh (a 4:2:0 upload's chroma planes) it knows the
+            // pages are zero and leaves them untouched, so that their faults fall on the thread
+            // that first writes them, not on the start of every photo (1.3 ms in a new process).
+            guard let zeroed = calloc(max(byteCount, 1), 1) else {
+                preconditionFailure("could not allocate \(byteCount) bytes")
+            }
+            bytes = zeroed.assumingMemoryBound(to: UInt8.self)
             mappedBase = nil
             mappedCount = 0
             return
@@ -49,7 +54,7 @@ struct PageMemory: ~Copyable {
         if let mappedBase {
             munmap(mappedBase, mappedCount)
         } else {
-            bytes.deallocate()
+            free(bytes)
         }
     }
 
@@ -62,7 +67,7 @@ struct PageMemory: ~Copyable {
         let mappedCount = mappedCount
         discard self
         guard let mappedBase else {
-            return Data(bytesNoCopy: bytes, count: count, deallocator: .custom { _, _ in bytes.deallocate() })
+            return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
         }
         return Data(
             bytesNoCopy: bytes, count: count, deallocator: .custom { _, _ in _ = munmap(mappedBase, mappedCount) })
