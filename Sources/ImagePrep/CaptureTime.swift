@@ -107,16 +107,38 @@ public struct LocalDateTime: Sendable, Hashable, Codable, CustomStringConvertibl
 
     public var description: String { iso8601 }
 
-    /// The instant this wall-clock time names at a fixed offset from UTC.
+    /// The instant this wall-clock time names at a fixed offset from UTC, in the proleptic
+    /// Gregorian calendar that `EXIFDateTime` checks dates in.
+    ///
+    /// Counted here rather than by Foundation's `Calendar`, whose first use in a process reads the
+    /// system's time zone (1 ms of every one-photo `prep-photo`), and which turns Julian before
+    /// 1582, where the dates it was given were checked as Gregorian. From 1583 on both agree to the
+    /// bit (`CaptureTimeTests`).
+    /// Nil for a value made with a field out of its range (month 13, hour 24).
     func date(atOffsetSeconds offset: Int) -> Date? {
-        var calendar = Calendar(identifier: .gregorian)
-        guard let zone = TimeZone(secondsFromGMT: offset) else { return nil }
-        calendar.timeZone = zone
-        let components = DateComponents(
-            year: year, month: month, day: day, hour: hour, minute: minute, second: second)
-        guard let whole = calendar.date(from: components) else { return nil }
+        guard abs(offset) < 86_400, Self.isDate(year: year, month: month, day: day),
+            (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
+        else { return nil }
+        let seconds =
+            Self.daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
+            - offset
+        let whole = Date(timeIntervalSinceReferenceDate: Double(seconds - Self.referenceDateSince1970))
         let fraction = fractionDigits.flatMap { Double("0." + $0) } ?? 0
         return whole.addingTimeInterval(fraction)
+    }
+
+    /// 2001-01-01, Foundation's reference date, in seconds since 1970.
+    private static let referenceDateSince1970 = 978_307_200
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
+    /// `days_from_civil`: years of 400 that start on March 1st, so that February is last).
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
+        let yearOfEra = marchYear - era * 400
+        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }
 

@@ -32,6 +32,40 @@ struct CaptureTimeTests {
         #expect(warnings.isEmpty)
     }
 
+    /// The instant is counted in the proleptic Gregorian calendar; Foundation's Calendar, which
+    /// made it before, must agree with it to the bit wherever it is Gregorian too (from 1583).
+    @Test("a wall-clock time's instant is Foundation's Calendar's from 1583 on, and proleptic Gregorian before")
+    func instantsAgreeWithFoundation() throws {
+        var random = KernelTestRandom(seed: 1583)
+        for _ in 0..<2_000 {
+            let year = 1583 + Int(random.next() % 8_417)
+            let month = 1 + Int(random.next() % 12)
+            let day = 1 + Int(random.next() % 28)
+            let (hour, minute, second) = (Int(random.next() % 24), Int(random.next() % 60), Int(random.next() % 60))
+            let offset = (Int(random.next() % (28 * 60)) - 14 * 60) * 60
+            let digits = random.next() % 2 == 0 ? nil : String(random.next() % 1_000)
+            let local = LocalDateTime(
+                year: year, month: month, day: day, hour: hour, minute: minute, second: second, fractionDigits: digits)
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = try #require(TimeZone(secondsFromGMT: offset))
+            let whole = try #require(
+                calendar.date(
+                    from: DateComponents(
+                        year: year, month: month, day: day, hour: hour, minute: minute, second: second)))
+            let expected = whole.addingTimeInterval(digits.flatMap { Double("0." + $0) } ?? 0)
+            #expect(local.date(atOffsetSeconds: offset) == expected, "\(local)")
+        }
+        // Python's datetime, which is proleptic Gregorian: (date(1000, 1, 1) - date(1970, 1, 1)).
+        let old = LocalDateTime(year: 1000, month: 1, day: 1, hour: 0, minute: 0, second: 0)
+        #expect(old.date(atOffsetSeconds: 0)?.timeIntervalSince1970 == -30_610_224_000)
+        let first = LocalDateTime(year: 1, month: 1, day: 1, hour: 0, minute: 0, second: 0)
+        #expect(first.date(atOffsetSeconds: 0)?.timeIntervalSince1970 == -62_135_596_800)
+        #expect(
+            LocalDateTime(year: 2024, month: 13, day: 1, hour: 0, minute: 0, second: 0).date(atOffsetSeconds: 0) == nil)
+        #expect(
+            LocalDateTime(year: .max, month: 1, day: 1, hour: 0, minute: 0, second: 0).date(atOffsetSeconds: 0) == nil)
+    }
+
     @Test("sub-second digits are kept exactly, leading zeros included")
     func subSecondDigits() throws {
         let capture = try #require(
