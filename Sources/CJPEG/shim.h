@@ -337,6 +337,7 @@ static inline int cjpeg_strip_decoder_finish(cjpeg_strip_decoder *decoder) {
     jpeg_finish_decompress(&decoder->info);
     return 0;
 }
+
 /// A libjpeg compressor fed one iMCU row (16 rows of luma and 8 of chroma for 4:2:0, 8 for gray)
 /// at a time, so that the upload can be encoded while its rows are still being made. It is set up
 /// as TurboJPEG's `tjCompressFromYUVPlanes` sets up the same libjpeg (turbojpeg.c's
@@ -357,13 +358,12 @@ typedef struct {
     size_t length;
     /// Whether `info` was created, and so must be destroyed.
     int isCreated;
-    /// libjpeg's message when it failed.
-    char message[JMSG_LENGTH_MAX];
 } cjpeg_stream_encoder;
 
+/// A failed stream is dropped and the upload encoded whole by TurboJPEG, which reports its own
+/// errors: libjpeg's message is not kept.
 static inline void cjpeg_stream_error_exit(j_common_ptr info) {
     cjpeg_stream_encoder *encoder = (cjpeg_stream_encoder *)info->client_data;
-    (*info->err->format_message)(info, encoder->message);
     longjmp(encoder->errors.jump, 1);
 }
 
@@ -396,7 +396,7 @@ static inline void cjpeg_stream_encoder_destroy(cjpeg_stream_encoder *encoder) {
 }
 
 /// Starts the encode of a `width` x `height` image (`isGray`, else 4:2:0) into `buffer`.
-/// Returns 0, or -1 when libjpeg failed (`message`).
+/// Returns 0, or -1 when libjpeg failed.
 static inline int cjpeg_stream_encoder_start(
     cjpeg_stream_encoder *encoder, unsigned char *buffer, size_t capacity, int width, int height, int isGray,
     int quality) {

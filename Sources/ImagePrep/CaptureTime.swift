@@ -111,12 +111,13 @@ public struct LocalDateTime: Sendable, Hashable, Codable, CustomStringConvertibl
     /// Gregorian calendar that `EXIFDateTime` checks dates in.
     ///
     /// Counted here rather than by Foundation's `Calendar`, whose first use in a process reads the
-    /// system's time zone (1 ms of every one-photo `prep-photo`), and which turns Julian before
-    /// 1582, where the dates it was given were checked as Gregorian. From 1583 on both agree to the
-    /// bit (`CaptureTimeTests`).
-    /// Nil for a value made with a field out of its range (month 13, hour 24).
+    /// system's time zone (1 ms of every one-photo `prep-photo`), and which counts Julian days
+    /// before 1582 for dates that were checked as Gregorian. From 1583 on both agree to the bit
+    /// (`CaptureTimeTests`).
+    ///
+    /// - Returns: nil for a value made with a field out of its range (month 13, hour 24).
     func date(atOffsetSeconds offset: Int) -> Date? {
-        guard abs(offset) < 86_400, Self.isDate(year: year, month: month, day: day),
+        guard (-86_399...86_399).contains(offset), Self.isDate(year: year, month: month, day: day),
             (0..<24).contains(hour), (0..<60).contains(minute), (0...60).contains(second)
         else { return nil }
         let seconds =
