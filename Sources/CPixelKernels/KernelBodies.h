@@ -16,10 +16,13 @@
 typedef float pk_v8f __attribute__((vector_size(32)));
 typedef int32_t pk_v8i __attribute__((vector_size(32)));
 typedef uint8_t pk_v8b __attribute__((vector_size(8)));
+typedef int16_t pk_v8s __attribute__((vector_size(16)));
+typedef int16_t pk_v16s __attribute__((vector_size(32)));
 // The same vectors at the alignment of their elements, for loads and stores anywhere.
 typedef float pk_v8f_u __attribute__((vector_size(32), aligned(4)));
 typedef int32_t pk_v8i_u __attribute__((vector_size(32), aligned(4)));
 typedef uint8_t pk_v8b_u __attribute__((vector_size(8), aligned(1)));
+typedef int16_t pk_v8s_u __attribute__((vector_size(16), aligned(2)));
 
 static inline __attribute__((always_inline)) pk_v8f PK_NAME(load)(const float *p) { return *(const pk_v8f_u *)p; }
 
@@ -30,14 +33,6 @@ static inline __attribute__((always_inline)) pk_v8b PK_NAME(load_bytes)(const ui
 }
 
 static inline __attribute__((always_inline)) void PK_NAME(store_bytes)(uint8_t *p, pk_v8b v) { *(pk_v8b_u *)p = v; }
-
-/// Rounds to the nearest integer in 0...255: adding 1.5 * 2^23 leaves the rounded value in the
-/// low mantissa bits.
-static inline __attribute__((always_inline)) pk_v8b PK_NAME(to_bytes)(pk_v8f v) {
-    const pk_v8f zero = {0}, top = zero + 255.0f;
-    v = __builtin_elementwise_min(__builtin_elementwise_max(v, zero), top) + 12582912.0f;
-    return __builtin_convertvector((pk_v8i)v & 0xFF, pk_v8b);
-}
 
 /// Transposes eight vectors of eight (rows in, columns out), as unpack, shuffle and lane swaps.
 static inline __attribute__((always_inline)) void PK_NAME(transpose8)(pk_v8f *r) {
@@ -97,7 +92,17 @@ static void PK_NAME(box_columns)(
     }
 }
 
-static void PK_NAME(vertical)(const float *const *rows, const float *weights, int taps, ptrdiff_t width, float *out) {
+/// Vertical sums as the horizontal pass takes them: times `PK_SUM_ONE`, rounded to the nearest
+/// (adding 1.5 * 2^23 leaves the rounded value in the low mantissa bits) and clamped to 16 bits.
+static inline __attribute__((always_inline)) pk_v8s PK_NAME(to_sums)(pk_v8f v) {
+    const pk_v8f low = {0}, high = low + 32767.0f;
+    v = __builtin_elementwise_min(__builtin_elementwise_max(v * (float)PK_SUM_ONE, low - 32768.0f), high) + 12582912.0f;
+    return __builtin_convertvector((pk_v8i)v - 0x4B400000, pk_v8s);
+}
+
+static inline __attribute__((always_inline)) void PK_NAME(store_sums)(int16_t *p, pk_v8s v) { *(pk_v8s_u *)p = v; }
+
+static void PK_NAME(vertical)(const float *const *rows, const float *weights, int taps, ptrdiff_t width, int16_t *out) {
     for (ptrdiff_t x = 0; x < width; x += 32) {
         pk_v8f a = {0}, b = {0}, c = {0}, d = {0};
         for (int k = 0; k < taps; k++) {
@@ -108,23 +113,23 @@ static void PK_NAME(vertical)(const float *const *rows, const float *weights, in
             c += weight * PK_NAME(load)(row + 16);
             d += weight * PK_NAME(load)(row + 24);
         }
-        PK_NAME(store)(out + x, a);
-        PK_NAME(store)(out + x + 8, b);
-        PK_NAME(store)(out + x + 16, c);
-        PK_NAME(store)(out + x + 24, d);
+        PK_NAME(store_sums)(out + x, PK_NAME(to_sums)(a));
+        PK_NAME(store_sums)(out + x + 8, PK_NAME(to_sums)(b));
+        PK_NAME(store_sums)(out + x + 16, PK_NAME(to_sums)(c));
+        PK_NAME(store_sums)(out + x + 24, PK_NAME(to_sums)(d));
     }
 }
 
 /// The vertical pass straight from rows of bytes, which hold a quarter of the floats' cache (a
 /// Lanczos3 ring of a 4,000 px plane stays in L2), with 2^14 fixed-point weights: the sums are
-/// exact integers, so every build computes the same floats. AVX2 multiplies and adds two taps
+/// exact integers, so every build computes the same samples. AVX2 multiplies and adds two taps
 /// of 16-bit samples in one instruction (`vpmaddwd`, as pillow-simd does).
 static void PK_NAME(vertical_fixed)(
-    const uint8_t *const *rows, const int16_t *weights, int taps, ptrdiff_t width, float *out) {
-    const float unit = 1.0f / PK_FIXED_ONE;
+    const uint8_t *const *rows, const int16_t *weights, int taps, ptrdiff_t width, int16_t *out) {
+    // From 2^14 (the weights) to PK_SUM_ONE, rounding half up as an arithmetic shift does.
+    const int shift = 14 - PK_SUM_BITS, half = 1 << (shift - 1);
 #if PK_AVX2
-    const __m256i zero = _mm256_setzero_si256();
-    const __m256 scale = _mm256_set1_ps(unit);
+    const __m256i zero = _mm256_setzero_si256(), rounding = _mm256_set1_epi32(half);
     for (ptrdiff_t x = 0; x < width; x += 32) {
         __m256i sums[4] = {zero, zero, zero, zero};
         for (int k = 0; k < taps; k += 2) {
@@ -139,11 +144,12 @@ static void PK_NAME(vertical_fixed)(
             sums[2] = _mm256_add_epi32(sums[2], _mm256_madd_epi16(_mm256_unpacklo_epi8(high, zero), pair));
             sums[3] = _mm256_add_epi32(sums[3], _mm256_madd_epi16(_mm256_unpackhi_epi8(high, zero), pair));
         }
-        // sums[i] holds samples 4i...4i+3 in its low half and 16+4i...16+4i+3 in its high half.
-        _mm256_storeu_ps(out + x, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_permute2x128_si256(sums[0], sums[1], 0x20)), scale));
-        _mm256_storeu_ps(out + x + 8, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_permute2x128_si256(sums[2], sums[3], 0x20)), scale));
-        _mm256_storeu_ps(out + x + 16, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_permute2x128_si256(sums[0], sums[1], 0x31)), scale));
-        _mm256_storeu_ps(out + x + 24, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_permute2x128_si256(sums[2], sums[3], 0x31)), scale));
+        for (int i = 0; i < 4; i++) sums[i] = _mm256_srai_epi32(_mm256_add_epi32(sums[i], rounding), shift);
+        // sums[i] holds samples 4i...4i+3 in its low half and 16+4i...16+4i+3 in its high half;
+        // packing (with saturation) keeps the halves apart: samples 0-7 | 16-23, and 8-15 | 24-31.
+        __m256i first = _mm256_packs_epi32(sums[0], sums[1]), second = _mm256_packs_epi32(sums[2], sums[3]);
+        _mm256_storeu_si256((__m256i *)(out + x), _mm256_permute2x128_si256(first, second, 0x20));
+        _mm256_storeu_si256((__m256i *)(out + x + 16), _mm256_permute2x128_si256(first, second, 0x31));
     }
 #else
     for (ptrdiff_t x = 0; x < width; x += 8) {
@@ -151,41 +157,67 @@ static void PK_NAME(vertical_fixed)(
         for (int k = 0; k < taps; k++) {
             sum += __builtin_convertvector(PK_NAME(load_bytes)(rows[k] + x), pk_v8i) * (int32_t)weights[k];
         }
-        PK_NAME(store)(out + x, __builtin_convertvector(sum, pk_v8f) * unit);
+        sum = (sum + half) >> shift;
+        sum = __builtin_elementwise_min(__builtin_elementwise_max(sum, (pk_v8i){0} - 32768), (pk_v8i){0} + 32767);
+        PK_NAME(store_sums)(out + x, __builtin_convertvector(sum, pk_v8s));
     }
 #endif
 }
 
-static void PK_NAME(horizontal8)(
-    const float *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const float *weights,
-    int taps, ptrdiff_t outWidth, uint8_t *const *outRows, int rowCount, float *transposed) {
-    // One vector per input column, its lanes the eight rows.
-    pk_v8f *columns = (pk_v8f *)transposed;
-    for (ptrdiff_t x = 0; x < paddedWidth; x += 8) {
-        pk_v8f block[8];
-        for (int r = 0; r < 8; r++) block[r] = PK_NAME(load)(sums + r * rowStride + x);
-        PK_NAME(transpose8)(block);
-        for (int r = 0; r < 8; r++) columns[x + r] = block[r];
+/// One output column of the horizontal pass for the eight rows: `Σ weights[k] · sums[start + k]`
+/// over `taps` taps, in 32-bit lanes (one per row). `pairs[c]` holds the eight rows' samples at
+/// columns c and c + 1 side by side, so that two taps are one multiply-add of 16-bit pairs.
+static inline __attribute__((always_inline)) pk_v8i PK_NAME(column_sum)(
+    const int32_t *pairs, const int16_t *weights, int taps) {
+#if PK_AVX2
+    __m256i even = _mm256_setzero_si256(), odd = even;
+    for (int k = 0; k < taps; k += 4) {
+        int32_t weightPair;
+        memcpy(&weightPair, weights + k, 4);
+        even = _mm256_add_epi32(
+            even, _mm256_madd_epi16(_mm256_load_si256((const __m256i *)(pairs + k * 8)), _mm256_set1_epi32(weightPair)));
+        if (k + 2 < taps) {
+            memcpy(&weightPair, weights + k + 2, 4);
+            odd = _mm256_add_epi32(
+                odd,
+                _mm256_madd_epi16(_mm256_load_si256((const __m256i *)(pairs + (k + 2) * 8)), _mm256_set1_epi32(weightPair)));
+        }
     }
-    // Eight output columns at a time: one multiply-add per tap and column, two sums in flight.
+    return (pk_v8i)_mm256_add_epi32(even, odd);
+#else
+    pk_v8i sum = {0};
+    for (int k = 0; k < taps; k += 2) {
+        pk_v16s both = *(const pk_v16s *)(pairs + k * 8);
+        pk_v8i left = __builtin_convertvector(__builtin_shufflevector(both, both, 0, 2, 4, 6, 8, 10, 12, 14), pk_v8i);
+        pk_v8i right = __builtin_convertvector(__builtin_shufflevector(both, both, 1, 3, 5, 7, 9, 11, 13, 15), pk_v8i);
+        sum += left * (int32_t)weights[k] + right * (int32_t)weights[k + 1];
+    }
+    return sum;
+#endif
+}
+
+/// The output columns of one block, `taps` a constant where the caller makes it one, so that the
+/// taps' loop unrolls.
+static inline __attribute__((always_inline)) void PK_NAME(horizontal_columns)(
+    const int32_t *pairs, const int32_t *starts, const int16_t *weights, int taps, ptrdiff_t outWidth,
+    uint8_t *const *outRows, int rowCount) {
+    const int shift = 14 + PK_SUM_BITS;
     for (ptrdiff_t first = 0; first < outWidth; first += 8) {
         int count = outWidth - first < 8 ? (int)(outWidth - first) : 8;
         pk_v8f block[8];
         for (int i = 0; i < 8; i++) {
-            pk_v8f even = {0}, odd = {0};
+            pk_v8i sum = {0};
             if (i < count) {
-                const float *w = weights + (first + i) * taps;
-                const pk_v8f *input = columns + starts[first + i];
-                for (int k = 0; k < taps; k += 2) {
-                    even += w[k] * input[k];
-                    odd += w[k + 1] * input[k + 1];
-                }
+                sum = PK_NAME(column_sum)(pairs + (ptrdiff_t)starts[first + i] * 8, weights + (first + i) * taps, taps);
             }
-            block[i] = even + odd;
+            block[i] = (pk_v8f)sum;
         }
+        // The shuffles move bits, never arithmetic: the lanes stay the integers they were.
         PK_NAME(transpose8)(block);
         for (int r = 0; r < rowCount; r++) {
-            pk_v8b bytes = PK_NAME(to_bytes)(block[r]);
+            pk_v8i value = ((pk_v8i)block[r] + (1 << (shift - 1))) >> shift;
+            value = __builtin_elementwise_min(__builtin_elementwise_max(value, (pk_v8i){0}), (pk_v8i){0} + 255);
+            pk_v8b bytes = __builtin_convertvector(value, pk_v8b);
             if (count == 8) {
                 PK_NAME(store_bytes)(outRows[r] + first, bytes);
             } else {
@@ -194,6 +226,28 @@ static void PK_NAME(horizontal8)(
                 memcpy(outRows[r] + first, spill, (size_t)count);
             }
         }
+    }
+}
+
+static void PK_NAME(horizontal8)(
+    const int16_t *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const int16_t *weights,
+    int taps, ptrdiff_t outWidth, uint8_t *const *outRows, int rowCount, int32_t *pairs) {
+    // Row r's samples at columns c and c + 1 are one 32-bit lane: an 8 x 8 transpose of those
+    // lanes from column x makes pairs x, x + 2, ... x + 14, and the same from x + 1 the others.
+    for (ptrdiff_t x = 0; x < paddedWidth; x += 16) {
+        for (int odd = 0; odd < 2; odd++) {
+            pk_v8f block[8];
+            for (int r = 0; r < 8; r++) memcpy(&block[r], sums + r * rowStride + x + odd, sizeof block[r]);
+            PK_NAME(transpose8)(block);
+            for (int i = 0; i < 8; i++) memcpy(pairs + (x + 2 * i + odd) * 8, &block[i], sizeof block[i]);
+        }
+    }
+    // The strides of a halving (14, 16) and of a thumbnail (32) unroll; others loop.
+    switch (taps) {
+    case 14: PK_NAME(horizontal_columns)(pairs, starts, weights, 14, outWidth, outRows, rowCount); break;
+    case 16: PK_NAME(horizontal_columns)(pairs, starts, weights, 16, outWidth, outRows, rowCount); break;
+    case 32: PK_NAME(horizontal_columns)(pairs, starts, weights, 32, outWidth, outRows, rowCount); break;
+    default: PK_NAME(horizontal_columns)(pairs, starts, weights, taps, outWidth, outRows, rowCount); break;
     }
 }
 

@@ -52,6 +52,26 @@ struct FilterWeightTests {
         }
     }
 
+    /// The horizontal pass sums 16-bit samples (at most 32767) times 2^14 weights in 32-bit
+    /// integers: that cannot overflow while each output's weights total at most 4 in absolute
+    /// value. Lanczos3's, normalised after the edge drops taps, stay below 2, at every scale the
+    /// Lanczos3 stage sees (under 16, the box stage taking the rest) and when enlarging.
+    @Test(
+        "every output's fixed-point weights total under 2 in absolute value, so the integer sums never overflow",
+        arguments: [
+            (4032, 2048), (4608, 2048), (2048, 400), (300, 2048), (1, 2048), (2, 2048), (5, 3), (15, 1),
+            (31, 2), (12, 7),
+        ])
+    func fixedWeightsAreBounded(input: Int, output: Int) {
+        let bank = FilterBank(inputCount: input, outputCount: output, scale: Double(input) / Double(output))
+        let largest =
+            (0..<output).map { index in
+                bank.fixedWeights[index * bank.stride..<(index + 1) * bank.stride].reduce(0) { $0 + abs(Int($1)) }
+            }.max() ?? 0
+        #expect(largest < 2 * 16384)
+        #expect(largest * 32767 + (1 << 19) < Int(Int32.max))
+    }
+
     /// A flat plane comes out flat, at every level, through both builds of the kernels: the
     /// fixed-point sums are exact.
     @Test("a flat plane stays flat through the resampler, at every level")

@@ -4,8 +4,10 @@ import Testing
 @testable import ImagePrep
 
 /// The pixel kernels are compiled twice on x86-64, for every CPU and for AVX2 with FMA, and the
-/// faster build is picked at run time. Both must make the same picture: the AVX2 build may fuse
-/// a multiply and an add that the portable one rounds apart, never more than one level apart.
+/// faster build is picked at run time. Both must make the same picture: the resampler's passes
+/// over bytes are integers and give the same bytes; where floats come in (the box stage's
+/// averages, the colour transform) the AVX2 build may fuse a multiply and an add that the
+/// portable one rounds apart, never more than one level apart.
 @Suite("Run-time kernel dispatch")
 struct KernelDispatchTests {
     /// A plane of random samples, reproducible from `seed`.
@@ -37,7 +39,7 @@ struct KernelDispatchTests {
     }
 
     @Test(
-        "the dispatched resampler and the portable one agree within one level on random planes",
+        "the dispatched resampler and the portable one agree on random planes: exactly, or within one level after a box stage",
         arguments: [
             (4032, 24, 2048, 12),  // the upload reduction
             (2048, 40, 400, 8),  // the thumbnail
@@ -57,7 +59,10 @@ struct KernelDispatchTests {
                 scaleX: Double(sourceWidth) / Double(targetWidth), scaleY: Double(sourceHeight) / Double(targetHeight))
             return target
         }
-        #expect(Self.largestDifference(targets[0], targets[1], size: targetSize) <= 1)
+        let hasBoxStage =
+            Double(sourceWidth) / Double(targetWidth) >= Resampler.boxReductionThreshold
+            || Double(sourceHeight) / Double(targetHeight) >= Resampler.boxReductionThreshold
+        #expect(Self.largestDifference(targets[0], targets[1], size: targetSize) <= (hasBoxStage ? 1 : 0))
     }
 
     @Test("the dispatched colour conversion and the portable one agree within one level on random planes")

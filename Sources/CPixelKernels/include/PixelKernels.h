@@ -32,26 +32,29 @@ typedef struct {
     void (*boxColumns)(const float *sums, ptrdiff_t width, int factor, int rows, ptrdiff_t outWidth, float *out);
 
     /// The vertical pass of a separable filter: `out[x] = Σ weights[k] · rows[k][x]` for
-    /// `x < width`, where `width` is a multiple of 32 and every row holds that many floats.
-    void (*vertical)(const float *_Nonnull const *_Nonnull rows, const float *weights, int taps, ptrdiff_t width, float *out);
+    /// `x < width`, where `width` is a multiple of 32 and every row holds that many floats,
+    /// written as the horizontal pass takes its sums: times `PK_SUM_ONE`, rounded, clamped to
+    /// 16 bits.
+    void (*vertical)(const float *_Nonnull const *_Nonnull rows, const float *weights, int taps, ptrdiff_t width, int16_t *out);
 
     /// `vertical` on rows of bytes with weights in 2^14 fixed point (`PK_FIXED_ONE` is 1):
-    /// `out[x] = Σ weights[k] · rows[k][x] / 2^14`, exactly, for `x < width` (a multiple of
-    /// 32; every row holds that many bytes). `taps` is even.
+    /// `out[x] = Σ weights[k] · rows[k][x]` times `PK_SUM_ONE`, rounded half up, exactly, for
+    /// `x < width` (a multiple of 32; every row holds that many bytes). `taps` is even.
     void (*verticalFixed)(
-        const uint8_t *_Nonnull const *_Nonnull rows, const int16_t *weights, int taps, ptrdiff_t width, float *out);
+        const uint8_t *_Nonnull const *_Nonnull rows, const int16_t *weights, int taps, ptrdiff_t width, int16_t *out);
 
-    /// The horizontal pass for a block of eight rows, written as bytes.
+    /// The horizontal pass for a block of eight rows, written as bytes, in integers only: every
+    /// build computes the same bytes.
     ///
-    /// `sums` holds eight rows of `paddedWidth` floats, `rowStride` apart (a multiple of 8, with
-    /// zeros past the real samples). Output column `j < outWidth` of row `r` is
-    /// `Σ weights[j * taps + k] · sums[r][starts[j] + k]` for `k < taps`, rounded and clamped
-    /// to 0...255, and is written to `outRows[r][j]` for `r < rowCount`.
-    /// `transposed` is scratch for `paddedWidth * 8` floats, 32-byte aligned;
-    /// `starts[j] + taps <= paddedWidth` for every `j`.
+    /// `sums` holds eight rows of vertical sums (times `PK_SUM_ONE`), `rowStride` apart, each
+    /// readable to `paddedWidth` inclusive (a multiple of 16, with zeros past the real samples).
+    /// Output column `j < outWidth` of row `r` is `Σ weights[j * taps + k] · sums[r][starts[j] + k]`
+    /// for `k < taps` (even), weights in 2^14 fixed point, rounded and clamped to 0...255, and is
+    /// written to `outRows[r][j]` for `r < rowCount`. `pairs` is scratch for `paddedWidth * 8`
+    /// integers, 32-byte aligned; `starts[j] + taps <= paddedWidth` for every `j`.
     void (*horizontal8)(
-        const float *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const float *weights,
-        int taps, ptrdiff_t outWidth, uint8_t *_Nonnull const *_Nonnull outRows, int rowCount, float *transposed);
+        const int16_t *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const int16_t *weights,
+        int taps, ptrdiff_t outWidth, uint8_t *_Nonnull const *_Nonnull outRows, int rowCount, int32_t *pairs);
 
     /// Converts `count` interleaved RGB pixels in place through a matrix-and-curves transform:
     /// each channel to linear through `linearize` (256 floats per channel), the 3x3 `matrix`
@@ -86,8 +89,13 @@ void pk_orient_plane(
     const uint8_t *source, ptrdiff_t origin, ptrdiff_t stepX, ptrdiff_t stepY, uint8_t *target, ptrdiff_t targetStride,
     ptrdiff_t targetWidth, ptrdiff_t targetHeight);
 
-/// Weight 1 in the fixed point of `verticalFixed`.
+/// Weight 1 in the fixed point of the resampling weights.
 #define PK_FIXED_ONE 16384
+
+/// Sample value 1 in the vertical sums that the horizontal pass takes: six fractional bits leave
+/// room in 16 bits for Lanczos3's overshoot (at most about 1.3 x 255) and its undershoot.
+#define PK_SUM_BITS 6
+#define PK_SUM_ONE (1 << PK_SUM_BITS)
 
 /// `fixed[i * stride + k]` is `weights[i * stride + k]` in 2^14 fixed point, rounded so that each
 /// output's weights still sum to exactly `PK_FIXED_ONE` (a flat picture stays flat).
