@@ -253,52 +253,26 @@ static void PK_NAME(horizontal8)(
 
 // MARK: Colour
 
-// The colour code is compiled without contracting a * b + c into one fused operation, so that
-// every build computes the same bytes as the interleaved conversion the tests hold to lcms2.
-#pragma clang fp contract(off)
-
 // libjpeg's fixed-point YCbCr constants (jdcolor.c, jccolor.c): FIX(x) = x * 2^16 rounded.
 #define PK_FIX(x) ((int32_t)((x) * 65536.0 + 0.5))
 #define PK_HALF (1 << 15)
 
-typedef float pk_v4f __attribute__((vector_size(16)));
-typedef int32_t pk_v4i __attribute__((vector_size(16)));
-
-/// The matrix folded into the curves: entry `256 * c + v` holds column `c` of the matrix times
-/// channel `c`'s linear value for `v`, so that a pixel's linear RGB is the sum of three entries,
-/// rounded as `m[0] * r + m[1] * g + m[2] * b` is rounded.
-static void PK_NAME(fold_matrix)(const float *m, const float *linearize, pk_v4f *products) {
-    for (int c = 0; c < 3; c++) {
-        for (int v = 0; v < 256; v++) {
-            float l = linearize[c * 256 + v];
-            products[c * 256 + v] = (pk_v4f){m[c] * l, m[3 + c] * l, m[6 + c] * l, 0};
-        }
-    }
-}
-
-/// One pixel through the folded matrix, each channel encoded: clipped to 0 below, rounded to the
-/// nearest of `steps` steps of `encode`, clipped to the last step above.
-///
-/// Three vector loads and three byte loads a pixel, one pixel at a time: the eight-lane form
-/// takes six gathers for eight pixels, which cost more than that on AMD's cores (about one
-/// gather per 8 cycles on Zen 3) and are a loop of scalar loads anyway on SSE2 and NEON.
+/// One pixel through a folded matrix-and-curves transform (`pk_fold_matrix_shaper`): the sum of
+/// its three products holds each output channel's step, offset and rounded, in a field of 21
+/// bits. Scalar integers only: a vector form would need a gather per table, which costs more
+/// than this on AMD's cores and is a loop of scalar loads on SSE2 and NEON.
 static inline __attribute__((always_inline)) void PK_NAME(transform_pixel)(
-    uint32_t r, uint32_t g, uint32_t b, const pk_v4f *products, const uint8_t *encode, int steps, uint8_t *outR,
-    uint8_t *outG, uint8_t *outB) {
-    pk_v4f linear = products[r] + products[256 + g] + products[512 + b];
-    pk_v4f scaled = __builtin_elementwise_max(linear, (pk_v4f){0}) * (float)(steps - 1) + 12582912.0f;
-    pk_v4i step = __builtin_elementwise_min((pk_v4i)scaled & 0x3FFFFF, (pk_v4i){0} + (steps - 1));
-    *outR = encode[(uint32_t)step[0]];
-    *outG = encode[(uint32_t)step[1]];
-    *outB = encode[(uint32_t)step[2]];
+    uint32_t r, uint32_t g, uint32_t b, const uint64_t *products, const uint8_t *table, uint8_t *outR, uint8_t *outG,
+    uint8_t *outB) {
+    uint64_t sum = products[r] + products[256 + g] + products[512 + b];
+    *outR = table[(sum >> PK_FOLD_BITS) & (PK_FOLD_TABLE_SIZE - 1)];
+    *outG = table[(sum >> (21 + PK_FOLD_BITS)) & (PK_FOLD_TABLE_SIZE - 1)];
+    *outB = table[(sum >> (42 + PK_FOLD_BITS)) & (PK_FOLD_TABLE_SIZE - 1)];
 }
 
-static void PK_NAME(matrix_shaper_rgb)(
-    uint8_t *pixels, ptrdiff_t count, const float *matrix, const float *linearize, const uint8_t *encode, int steps) {
-    pk_v4f products[768];
-    PK_NAME(fold_matrix)(matrix, linearize, products);
+static void PK_NAME(matrix_shaper_rgb)(uint8_t *pixels, ptrdiff_t count, const uint64_t *products, const uint8_t *table) {
     for (uint8_t *pixel = pixels; pixel < pixels + count * 3; pixel += 3) {
-        PK_NAME(transform_pixel)(pixel[0], pixel[1], pixel[2], products, encode, steps, pixel, pixel + 1, pixel + 2);
+        PK_NAME(transform_pixel)(pixel[0], pixel[1], pixel[2], products, table, pixel, pixel + 1, pixel + 2);
     }
 }
 
@@ -306,19 +280,21 @@ static inline __attribute__((always_inline)) pk_v8i PK_NAME(clamp_sample)(pk_v8i
     return __builtin_elementwise_min(__builtin_elementwise_max(v, (pk_v8i){0}), (pk_v8i){0} + 255);
 }
 
-/// One block of 4:2:0 planes converted in place: sixteen pixels in each of two rows (`y0`, `y1`)
-/// and the eight Cb and Cr samples they share. Group `2 * half + row` holds eight pixels of a row.
-static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
-    uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr, const pk_v4f *products, const uint8_t *encode, int steps) {
-    // libjpeg-turbo's h2v2 downsampling rounds its 2x2 sums with a bias of 1 and 2 in turn.
-    const pk_v8i bias = {1, 2, 1, 2, 1, 2, 1, 2};
+/// The RGB of one block of 4:2:0 planes: sixteen pixels in each of two rows and the eight Cb
+/// and Cr samples they share. Group `2 * half + row` holds eight pixels of a row.
+typedef struct {
+    uint8_t red[32], green[32], blue[32];
+} PK_NAME(rgb_block);
+
+/// A block to RGB as libjpeg-turbo's decoder converts it, with its chroma replicated.
+static inline __attribute__((always_inline)) void PK_NAME(block_to_rgb)(
+    const uint8_t *y0, const uint8_t *y1, const uint8_t *cb, const uint8_t *cr, PK_NAME(rgb_block) *out) {
     pk_v8i cbv = __builtin_convertvector(PK_NAME(load_bytes)(cb), pk_v8i) - 128;
     pk_v8i crv = __builtin_convertvector(PK_NAME(load_bytes)(cr), pk_v8i) - 128;
     pk_v8i redOffset = (PK_FIX(1.40200) * crv + PK_HALF) >> 16;
     pk_v8i blueOffset = (PK_FIX(1.77200) * cbv + PK_HALF) >> 16;
     pk_v8i greenOffset = (-PK_FIX(0.34414) * cbv - PK_FIX(0.71414) * crv + PK_HALF) >> 16;
-    uint8_t *rows[2] = {y0, y1};
-    int32_t red[32], green[32], blue[32];
+    const uint8_t *rows[2] = {y0, y1};
     for (int half = 0; half < 2; half++) {
         pk_v8i redHalf, greenHalf, blueHalf;
         if (half == 0) {
@@ -333,24 +309,38 @@ static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
         for (int row = 0; row < 2; row++) {
             int group = (2 * half + row) * 8;
             pk_v8i yv = __builtin_convertvector(PK_NAME(load_bytes)(rows[row] + half * 8), pk_v8i);
-            *(pk_v8i_u *)(red + group) = PK_NAME(clamp_sample)(yv + redHalf);
-            *(pk_v8i_u *)(green + group) = PK_NAME(clamp_sample)(yv + greenHalf);
-            *(pk_v8i_u *)(blue + group) = PK_NAME(clamp_sample)(yv + blueHalf);
+            PK_NAME(store_bytes)(out->red + group, __builtin_convertvector(PK_NAME(clamp_sample)(yv + redHalf), pk_v8b));
+            PK_NAME(store_bytes)(
+                out->green + group, __builtin_convertvector(PK_NAME(clamp_sample)(yv + greenHalf), pk_v8b));
+            PK_NAME(store_bytes)(
+                out->blue + group, __builtin_convertvector(PK_NAME(clamp_sample)(yv + blueHalf), pk_v8b));
         }
     }
-    uint8_t outRed[32], outGreen[32], outBlue[32];
+}
+
+static inline __attribute__((always_inline)) void PK_NAME(transform_block)(
+    PK_NAME(rgb_block) *block, const uint64_t *products, const uint8_t *table) {
     for (int i = 0; i < 32; i++) {
         PK_NAME(transform_pixel)(
-            (uint32_t)red[i], (uint32_t)green[i], (uint32_t)blue[i], products, encode, steps, outRed + i, outGreen + i,
-            outBlue + i);
+            block->red[i], block->green[i], block->blue[i], products, table, block->red + i, block->green + i,
+            block->blue + i);
     }
+}
+
+/// A block back to YCbCr as libjpeg-turbo's encoder converts it, each chroma sample the rounded
+/// mean of its 2x2 block, as its h2v2 downsampling computes it.
+static inline __attribute__((always_inline)) void PK_NAME(block_from_rgb)(
+    const PK_NAME(rgb_block) *block, uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr) {
+    // libjpeg-turbo's h2v2 downsampling rounds its 2x2 sums with a bias of 1 and 2 in turn.
+    const pk_v8i bias = {1, 2, 1, 2, 1, 2, 1, 2};
+    uint8_t *rows[2] = {y0, y1};
     pk_v8i chromaSums[2][2] = {{{0}}};
     for (int half = 0; half < 2; half++) {
         for (int row = 0; row < 2; row++) {
             int group = (2 * half + row) * 8;
-            pk_v8i r = __builtin_convertvector(PK_NAME(load_bytes)(outRed + group), pk_v8i);
-            pk_v8i g = __builtin_convertvector(PK_NAME(load_bytes)(outGreen + group), pk_v8i);
-            pk_v8i b = __builtin_convertvector(PK_NAME(load_bytes)(outBlue + group), pk_v8i);
+            pk_v8i r = __builtin_convertvector(PK_NAME(load_bytes)(block->red + group), pk_v8i);
+            pk_v8i g = __builtin_convertvector(PK_NAME(load_bytes)(block->green + group), pk_v8i);
+            pk_v8i b = __builtin_convertvector(PK_NAME(load_bytes)(block->blue + group), pk_v8i);
             pk_v8i outY = (PK_FIX(0.29900) * r + PK_FIX(0.58700) * g + PK_FIX(0.11400) * b + PK_HALF) >> 16;
             pk_v8i outCb =
                 (-PK_FIX(0.16874) * r - PK_FIX(0.33126) * g + PK_FIX(0.5) * b + (128 << 16) + PK_HALF - 1) >> 16;
@@ -370,12 +360,19 @@ static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
     }
 }
 
+/// One block converted in place.
+static inline __attribute__((always_inline)) void PK_NAME(convert_block)(
+    uint8_t *y0, uint8_t *y1, uint8_t *cb, uint8_t *cr, const uint64_t *products, const uint8_t *table) {
+    PK_NAME(rgb_block) block;
+    PK_NAME(block_to_rgb)(y0, y1, cb, cr, &block);
+    PK_NAME(transform_block)(&block, products, table);
+    PK_NAME(block_from_rgb)(&block, y0, y1, cb, cr);
+}
+
 static void PK_NAME(convert_color)(
     uint8_t *luma, ptrdiff_t lumaStride, uint8_t *cb, uint8_t *cr, ptrdiff_t chromaStride, ptrdiff_t width,
-    ptrdiff_t rows, const float *matrix, const float *linearize, const uint8_t *encode, int steps) {
+    ptrdiff_t rows, const uint64_t *products, const uint8_t *table) {
     const ptrdiff_t chromaWidth = (width + 1) / 2;
-    pk_v4f products[768];
-    PK_NAME(fold_matrix)(matrix, linearize, products);
     for (ptrdiff_t top = 0; top < rows; top += 2) {
         uint8_t *lumaRows[2] = {luma + top * lumaStride, luma + (top + 1 < rows ? top + 1 : top) * lumaStride};
         int lumaRowCount = top + 1 < rows ? 2 : 1;
@@ -385,8 +382,7 @@ static void PK_NAME(convert_color)(
         if (lumaRowCount == 2) {
             for (; first * 2 + 16 <= width; first += 8) {
                 PK_NAME(convert_block)(
-                    lumaRows[0] + first * 2, lumaRows[1] + first * 2, cbRow + first, crRow + first, products, encode,
-                    steps);
+                    lumaRows[0] + first * 2, lumaRows[1] + first * 2, cbRow + first, crRow + first, products, table);
             }
         }
         // The rest through a copy: at the right edge the last real column stands in for the
@@ -404,15 +400,13 @@ static void PK_NAME(convert_color)(
                 u[i] = cbRow[first + (i < chromaCount ? i : chromaCount - 1)];
                 v[i] = crRow[first + (i < chromaCount ? i : chromaCount - 1)];
             }
-            PK_NAME(convert_block)(y[0], y[1], u, v, products, encode, steps);
+            PK_NAME(convert_block)(y[0], y[1], u, v, products, table);
             for (int row = 0; row < lumaRowCount; row++) memcpy(lumaRows[row] + lumaFirst, y[row], (size_t)lumaCount);
             memcpy(cbRow + first, u, (size_t)chromaCount);
             memcpy(crRow + first, v, (size_t)chromaCount);
         }
     }
 }
-
-#pragma clang fp contract(on)
 
 const pk_kernels *PK_NAME(pk_kernels)(void) {
     static const pk_kernels kernels = {

@@ -144,3 +144,47 @@ void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, i
         if (corrected <= 32767 && corrected >= -32767) fixedRow[largest] = (int16_t)corrected;
     }
 }
+
+int pk_fold_matrix_shaper(
+    const float *matrix, const float *linearize, const uint8_t *encode, int steps, uint64_t *products,
+    uint8_t *table) {
+    if (steps < 2) return 0;
+    const double scale = (double)(steps - 1), unit = (double)(1 << PK_FOLD_BITS);
+    // offsets[k][c]: whole steps added to entry (k, c), at least its most negative product.
+    double offsets[3][3], totals[3] = {0, 0, 0}, highest = 0, common = 0;
+    for (int k = 0; k < 3; k++) {
+        double positive = 0;
+        for (int c = 0; c < 3; c++) {
+            double m = matrix[k * 3 + c];
+            if (!isfinite(m) || fabs(m) > PK_FOLD_TABLE_SIZE) return 0;
+            offsets[k][c] = ceil(fmax(0, -m) * scale);
+            totals[k] += offsets[k][c];
+            positive += fmax(0, m) * scale;
+        }
+        if (totals[k] > common) common = totals[k];
+        if (ceil(positive) > highest) highest = ceil(positive);
+    }
+    // Every sum's index is below common + highest + 1, so it must stay below the table's size;
+    // the fields (21 bits) then hold it with its fractional bits too.
+    if (common + highest + 1 >= PK_FOLD_TABLE_SIZE) return 0;
+    for (int c = 0; c < 3; c++) {
+        for (int v = 0; v < 256; v++) {
+            double l = linearize[c * 256 + v];
+            l = l > 0 ? (l < 1 ? l : 1) : 0;  // Also NaN to 0.
+            uint64_t word = 0;
+            for (int k = 0; k < 3; k++) {
+                double field = round((double)matrix[k * 3 + c] * l * scale * unit) + offsets[k][c] * unit;
+                // The first channel's entries also carry the offset up to the common one, and the
+                // half step that makes the table's truncation a rounding.
+                if (c == 0) field += (common - totals[k]) * unit + unit / 2;
+                word |= (uint64_t)field << (21 * k);
+            }
+            products[c * 256 + v] = word;
+        }
+    }
+    for (int index = 0; index < PK_FOLD_TABLE_SIZE; index++) {
+        int step = index - (int)common;
+        table[index] = encode[step < 0 ? 0 : (step < steps ? step : steps - 1)];
+    }
+    return 1;
+}

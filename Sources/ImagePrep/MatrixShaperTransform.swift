@@ -6,12 +6,12 @@ internal import CPixelKernels
 /// then sRGB's inverted, both in the D50 connection space), clip to the sRGB gamut and encode
 /// with sRGB's curve. This is what lcms2 computes for such a pair.
 final class MatrixShaperTransform: Sendable {
-    /// The combined matrix, row by row.
-    private let matrix: (Float, Float, Float, Float, Float, Float, Float, Float, Float)
-    /// 256 linear values per input channel, channel-major.
-    private let linearize: [Float]
-    /// sRGB-encoded bytes for linear values 0...1 in `encodeSteps` steps.
-    private let encode: [UInt8]
+    /// The matrix folded into the curves, three 21-bit fields an entry (`pk_fold_matrix_shaper`).
+    private let products: [UInt64]
+    /// Encoded bytes for the fields' steps, clipped.
+    private let table: [UInt8]
+    /// Steps of the linear range 0...1 the table encodes: more than the 256 levels of a byte,
+    /// so that rounding in linear light costs no level where sRGB's curve is steep.
     private static let encodeSteps = 4096
 
     init?(from profile: borrowing Profile, toSRGB sRGB: borrowing Profile) {
@@ -26,24 +26,26 @@ final class MatrixShaperTransform: Sendable {
                 linearize[channel * 256 + value] = cmsEvalToneCurveFloat(OpaquePointer(curve), Float(value) / 255)
             }
         }
-        let combined = Self.multiply(targetInverse, source)
-        let c = combined.flatMap { $0.map(Float.init) }
-        matrix = (c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8])
-        self.linearize = linearize
-        encode =
-            (0..<Self.encodeSteps).map { step in
-                let linear = Double(step) / Double(Self.encodeSteps - 1)
-                let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
-                return UInt8((encoded * 255).rounded())
-            }
+        let matrix = Self.multiply(targetInverse, source).flatMap { $0.map(Float.init) }
+        let encode = (0..<Self.encodeSteps).map { step in
+            let linear = Double(step) / Double(Self.encodeSteps - 1)
+            let encoded = linear <= 0.0031308 ? 12.92 * linear : 1.055 * pow(linear, 1 / 2.4) - 0.055
+            return UInt8((encoded * 255).rounded())
+        }
+        var products = [UInt64](repeating: 0, count: 768)
+        var table = [UInt8](repeating: 0, count: Int(PK_FOLD_TABLE_SIZE))
+        // A matrix no real profile has (a hostile file's colorants) takes lcms2's own path.
+        guard pk_fold_matrix_shaper(matrix, linearize, encode, Int32(Self.encodeSteps), &products, &table) != 0 else {
+            return nil
+        }
+        self.products = products
+        self.table = table
     }
 
     /// Converts `count` interleaved RGB pixels in place: table lookups around a 3x3 matrix, in C
     /// (`matrixShaperRGB`).
     func apply(_ pixels: UnsafeMutablePointer<UInt8>, count: Int, kernels: PixelKernels = .best) {
-        withTables { matrix, linearize, encode, steps in
-            kernels.table.pointee.matrixShaperRGB(pixels, count, matrix, linearize, encode, steps)
-        }
+        withTables { products, table in kernels.table.pointee.matrixShaperRGB(pixels, count, products, table) }
     }
 
     /// Converts 4:2:0 planes in place, `rows` image rows of `width` from row `top` (even): to
@@ -53,25 +55,16 @@ final class MatrixShaperTransform: Sendable {
         luma: PixelPlane, cb: PixelPlane, cr: PixelPlane, width: Int, rows: Int, top: Int = 0,
         kernels: PixelKernels = .best
     ) {
-        withTables { matrix, linearize, encode, steps in
+        withTables { products, table in
             kernels.table.pointee.convertColor(
-                luma.row(top), luma.width, cb.row(top / 2), cr.row(top / 2), cb.width, width, rows, matrix, linearize,
-                encode, steps)
+                luma.row(top), luma.width, cb.row(top / 2), cr.row(top / 2), cb.width, width, rows, products, table)
         }
     }
 
-    /// Lends the matrix (row-major), the linearising curves and the encoding table to a kernel.
-    private func withTables(
-        _ body: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<UInt8>, Int32) -> Void
-    ) {
-        withUnsafeBytes(of: matrix) { matrix in
-            linearize.withUnsafeBufferPointer { linearize in
-                encode.withUnsafeBufferPointer { encode in
-                    body(
-                        matrix.assumingMemoryBound(to: Float.self).baseAddress!, linearize.baseAddress!,
-                        encode.baseAddress!, Int32(Self.encodeSteps))
-                }
-            }
+    /// Lends the folded tables to a kernel.
+    private func withTables(_ body: (UnsafePointer<UInt64>, UnsafePointer<UInt8>) -> Void) {
+        products.withUnsafeBufferPointer { products in
+            table.withUnsafeBufferPointer { table in body(products.baseAddress!, table.baseAddress!) }
         }
     }
 

@@ -72,10 +72,51 @@ struct ColorConverterTests {
         return ICCProfile(bytes: header + tags + whitePoint + curve)
     }
 
+    /// A minimal ICC v2 RGB display profile: D50 colorants (X, Y, Z of red, green and blue) and
+    /// one pure-gamma curve for the three channels.
+    static func rgbProfile(colorants: [[Double]], gamma: Double) -> ICCProfile {
+        func u32(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+        func u16(_ value: UInt16) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+        func s15(_ value: Double) -> [UInt8] { u32(UInt32(bitPattern: Int32((value * 65536).rounded()))) }
+        func xyz(_ value: [Double]) -> [UInt8] { Array("XYZ ".utf8) + u32(0) + value.flatMap(s15) }
+        let curve = Array("curv".utf8) + u32(0) + u32(1) + u16(UInt16(gamma * 256)) + [0, 0]
+        let elements = [xyz([0.9642, 1, 0.8249])] + colorants.map(xyz) + [curve]
+        let signatures = ["wtpt", "rXYZ", "gXYZ", "bXYZ"]
+        let tagTableSize = 4 + 7 * 12
+        var offsets: [Int] = []
+        var offset = 128 + tagTableSize
+        for element in elements {
+            offsets.append(offset)
+            offset += element.count
+        }
+        var tags = u32(7)
+        for (index, signature) in signatures.enumerated() {
+            tags += Array(signature.utf8) + u32(UInt32(offsets[index])) + u32(UInt32(elements[index].count))
+        }
+        for signature in ["rTRC", "gTRC", "bTRC"] {
+            tags += Array(signature.utf8) + u32(UInt32(offsets[4])) + u32(UInt32(curve.count))
+        }
+        var header =
+            u32(UInt32(offset)) + Array("lcms".utf8) + [2, 0x10, 0, 0] + Array("mntr".utf8) + Array("RGB ".utf8)
+            + Array("XYZ ".utf8) + [UInt8](repeating: 0, count: 12) + Array("acsp".utf8)
+        header += [UInt8](repeating: 0, count: 128 - header.count)
+        header.replaceSubrange(68..<80, with: s15(0.9642) + s15(1) + s15(0.8249))
+        return ICCProfile(bytes: header + tags + elements.joined())
+    }
+
+    /// ProPhoto RGB's primaries, far outside sRGB's: its matrix to sRGB has the widest range of
+    /// any common profile's (entries from −0.73 to 2.03), which the folded tables must span.
+    static let proPhotoColorants = [[0.7977, 0.2880, 0.0000], [0.1352, 0.7119, 0.0000], [0.0313, 0.0001, 0.8249]]
+
     /// Our matrix-shaper arithmetic must be the transform lcms2 itself would apply.
-    @Test("the matrix-shaper path agrees with lcms2 to within one level on 32768 colours")
-    func matrixShaperMatchesLittleCMS() throws {
-        let profile = try Self.profile(of: "gps-north-west-display-p3-nikon.jpg")
+    @Test(
+        "the matrix-shaper path agrees with lcms2 to within one level on 32768 colours",
+        arguments: ["Display P3", "ProPhoto RGB"])
+    func matrixShaperMatchesLittleCMS(profileName: String) throws {
+        let profile =
+            profileName == "Display P3"
+            ? try Self.profile(of: "gps-north-west-display-p3-nikon.jpg")
+            : Self.rgbProfile(colorants: Self.proPhotoColorants, gamma: 1.8)
         guard case .matrixShaper(let ours) = ColorConverter.displayConversion(for: profile, isGray: false).0 else {
             Issue.record("expected the matrix-shaper path")
             return
@@ -92,5 +133,23 @@ struct ColorConverterTests {
         pixels.withUnsafeMutableBufferPointer { ours.apply($0.baseAddress!, count: 32768) }
         let worst = zip(pixels, expected).map { abs(Int($0) - Int($1)) }.max() ?? 0
         #expect(worst <= 1)
+    }
+
+    /// Colorants from a hostile file can make a matrix no real profile has. The folded tables
+    /// cannot span its range, so such a profile must take lcms2's own transform, not overflow them.
+    @Test("a profile whose matrix the folded tables cannot span converts through lcms2")
+    func hugeMatrixTakesLittleCMS() throws {
+        let hostile = Self.rgbProfile(colorants: [[30, 0, 0], [0, 1, 0], [0, 0, 1]], gamma: 2.2)
+        let (conversion, _) = ColorConverter.displayConversion(for: hostile, isGray: false)
+        guard case .lcms = conversion else {
+            Issue.record("expected lcms2's transform, got \(conversion)")
+            return
+        }
+        let (proPhoto, _) = ColorConverter.displayConversion(
+            for: Self.rgbProfile(colorants: Self.proPhotoColorants, gamma: 1.8), isGray: false)
+        guard case .matrixShaper = proPhoto else {
+            Issue.record("ProPhoto RGB should use the matrix-shaper path, got \(proPhoto)")
+            return
+        }
     }
 }

@@ -56,23 +56,21 @@ typedef struct {
         const int16_t *sums, ptrdiff_t rowStride, ptrdiff_t paddedWidth, const int32_t *starts, const int16_t *weights,
         int taps, ptrdiff_t outWidth, uint8_t *_Nonnull const *_Nonnull outRows, int rowCount, int32_t *pairs);
 
-    /// Converts `count` interleaved RGB pixels in place through a matrix-and-curves transform:
-    /// each channel to linear through `linearize` (256 floats per channel), the 3x3 `matrix`
-    /// (row-major), clipped to 0 below, rounded to the nearest of the `encodeSteps` steps of
-    /// `encode` (sRGB-encoded bytes for linear 0...1) and clipped to its last step above.
-    void (*matrixShaperRGB)(
-        uint8_t *pixels, ptrdiff_t count, const float *matrix, const float *linearize, const uint8_t *encode,
-        int encodeSteps);
+    /// Converts `count` interleaved RGB pixels in place through a matrix-and-curves transform
+    /// folded by `pk_fold_matrix_shaper`: each pixel's three `products` entries summed, each
+    /// channel's field looked up in `table`.
+    void (*matrixShaperRGB)(uint8_t *pixels, ptrdiff_t count, const uint64_t *products, const uint8_t *table);
 
     /// Converts 4:2:0 YCbCr planes (JPEG's full-range BT.601) through a matrix-and-curves
     /// transform and back, in place, `rows` (even, or the image's last) image rows of `width`.
     ///
     /// Each pixel goes to RGB as libjpeg-turbo's decoder does with replicated chroma, through
-    /// the transform of `matrixShaperRGB`, and comes back to YCbCr as libjpeg-turbo's encoder converts it, each chroma sample the rounded
-    /// mean of its 2x2 block, as libjpeg-turbo downsamples.
+    /// the transform of `matrixShaperRGB`, and comes back to YCbCr as libjpeg-turbo's encoder
+    /// converts it, each chroma sample the rounded mean of its 2x2 block, as libjpeg-turbo
+    /// downsamples.
     void (*convertColor)(
         uint8_t *luma, ptrdiff_t lumaStride, uint8_t *cb, uint8_t *cr, ptrdiff_t chromaStride, ptrdiff_t width,
-        ptrdiff_t rows, const float *matrix, const float *linearize, const uint8_t *encode, int encodeSteps);
+        ptrdiff_t rows, const uint64_t *products, const uint8_t *table);
 } pk_kernels;
 
 /// The baseline build of every kernel.
@@ -100,6 +98,31 @@ void pk_orient_plane(
 /// `fixed[i * stride + k]` is `weights[i * stride + k]` in 2^14 fixed point, rounded so that each
 /// output's weights still sum to exactly `PK_FIXED_ONE` (a flat picture stays flat).
 void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, int16_t *fixed);
+
+/// The fractional bits of an encoding step in a folded product's fields.
+#define PK_FOLD_BITS 7
+/// The entries of a folded transform's table: every index a field can give.
+#define PK_FOLD_TABLE_SIZE 16384
+
+/// Folds a matrix-and-curves transform into integer tables, so that a pixel costs three loads,
+/// two additions and three lookups. `matrix` is 3x3, row-major, from linear source RGB to linear
+/// sRGB; `linearize` holds 256 linear values per source channel (clipped to 0...1 here);
+/// `encode` holds sRGB-encoded bytes for linear 0...1 in `steps` steps.
+///
+/// `products[256 * c + v]` holds, for each output channel k in the 21-bit field at bit `21 * k`,
+/// matrix entry (k, c) times channel c's linear value for v, in steps of `encode` with
+/// `PK_FOLD_BITS` fractional bits, plus an offset that keeps every field and every sum of
+/// three fields positive. Bits `21 * k + PK_FOLD_BITS` up of a sum then index `table`
+/// (`PK_FOLD_TABLE_SIZE` bytes), which removes the offset, rounds to the nearest step, clips to
+/// the steps and encodes.
+///
+/// Returns 0 when a matrix entry is not finite or the matrix's range of sums needs more steps
+/// than the table has: when a row's most negative sum of entries and another's most positive
+/// are more than about 4 apart (ProPhoto RGB's, the widest of the common profiles, are 3.07
+/// apart). Such a transform must take another path.
+int pk_fold_matrix_shaper(
+    const float *matrix, const float *linearize, const uint8_t *encode, int steps, uint64_t *products,
+    uint8_t *table);
 
 /// `samples[i] = table[samples[i]]` for `count` samples.
 void pk_apply_table(uint8_t *samples, ptrdiff_t count, const uint8_t *table);
