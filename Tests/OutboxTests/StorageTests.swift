@@ -140,6 +140,7 @@ struct StorageTests {
             try withRawDatabase(in: folder) {
                 try $0.run("UPDATE outbox_entries SET state = 'SYNCING' WHERE id = 'plate-1'")
             }
+            try await waitUntilNoOpener(of: folder)
             let outbox = try Outbox(folder: folder)
             #expect(outbox.recoveredAtOpen == 1)
             #expect(try await outbox.list().entries.map(\.state) == [.queued, .queued])
@@ -196,6 +197,7 @@ struct StorageTests {
             let named = try mediaFileNames(in: folder)
             // What an enqueue killed between its file writes and its record leaves behind.
             try Data([0xFF, 0xD8]).write(to: folder.appendingPathComponent("media/plate-2.0.orphan.jpg"))
+            try await waitUntilNoOpener(of: folder)
             let outbox = try Outbox(folder: folder)
             #expect(outbox.sweptAtOpen == ["plate-2.0.orphan.jpg"])
             #expect(try mediaFileNames(in: folder) == named)
@@ -454,6 +456,7 @@ struct StorageTests {
                 try FileManager.default.removeItem(at: blocked)
             }
             // The files the failed discard left behind are swept at the next open.
+            try await waitUntilNoOpener(of: folder)
             _ = try Outbox(folder: folder)
             #expect(try mediaFileNames(in: folder).isEmpty)
         }

@@ -100,6 +100,23 @@ func withTemporaryFolder<R>(_ body: (URL) async throws -> R) async throws -> R {
     return try await body(folder)
 }
 
+/// Waits, up to 10 s, until no `Outbox` value holds `folder` open. The last reference to an
+/// actor can outlive the `await` that last used it: its executor lets go of it just after
+/// resuming the caller, on another thread. A test that reopens the folder to see what an opener
+/// alone does (put a send back, sweep files) waits for this first; otherwise, on a loaded
+/// machine, the new opener can still find the old one there and rightly leave both alone.
+func waitUntilNoOpener(of folder: URL) async throws {
+    let descriptor = open(folder.appendingPathComponent("outbox.lock").path, O_RDWR | O_CLOEXEC)
+    try #require(descriptor >= 0, "the outbox's lock file opens")
+    defer { close(descriptor) }
+    let deadline = ContinuousClock.now + .seconds(10)
+    while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+        try #require(ContinuousClock.now < deadline, "an outbox still holds the folder after 10 s")
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    flock(descriptor, LOCK_UN)
+}
+
 /// The regular files in an outbox's media folder, sorted.
 func mediaFileNames(in folder: URL) throws -> [String] {
     try MediaFolder(url: folder.appendingPathComponent("media")).regularFileNames().sorted()
