@@ -156,7 +156,8 @@ int pk_fold_matrix_shaper(
         double positive = 0;
         for (int c = 0; c < 3; c++) {
             double m = matrix[k * 3 + c];
-            if (!isfinite(m) || fabs(m) > PK_FOLD_TABLE_SIZE) return 0;
+            // A finite but huge entry fails the range check below; doubles hold any float times steps.
+            if (!isfinite(m)) return 0;
             offsets[k][c] = ceil(fmax(0, -m) * scale);
             totals[k] += offsets[k][c];
             positive += fmax(0, m) * scale;

@@ -10,8 +10,8 @@ final class MatrixShaperTransform: Sendable {
     private let products: [UInt64]
     /// Encoded bytes for the fields' steps, clipped.
     private let table: [UInt8]
-    /// Steps of the linear range 0...1 the table encodes: more than the 256 levels of a byte,
-    /// so that rounding in linear light costs no level where sRGB's curve is steep.
+    /// Steps of the linear range 0...1 the table encodes: where sRGB's curve is steepest (near
+    /// black, 12.92), a step is 0.8 of a byte's level.
     private static let encodeSteps = 4096
 
     init?(from profile: borrowing Profile, toSRGB sRGB: borrowing Profile) {
