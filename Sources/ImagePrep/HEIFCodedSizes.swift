@@ -9,7 +9,12 @@ enum HEVCParameterSets {
     /// The size of every SPS in the `hvcC` box (ISO/IEC 14496-15 8.3.3.1) and in the item's data,
     /// whose NAL units are prefixed with the length size `hvcC` gives; nil when the data holds
     /// more than `maxNALUnits`, which would leave some unread.
-    static func pictureSizes(configuration: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer) -> [PixelSize]? {
+    ///
+    /// - Parameter cropped: each size after the SPS's conformance window, which is what the
+    ///   decoder gives out (rather than what it allocates).
+    static func pictureSizes(
+        configuration: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, cropped: Bool = false
+    ) -> [PixelSize]? {
         var sizes: [PixelSize] = []
         // 22 bytes of profile and format, then lengthSizeMinusOne, then the NAL unit arrays.
         guard configuration.count >= 23 else { return sizes }
@@ -25,7 +30,8 @@ enum HEVCParameterSets {
                 offset += 2
                 guard offset + length <= configuration.count else { break }
                 if let size = size(
-                    ofNALUnit: UnsafeRawBufferPointer(rebasing: configuration[offset..<(offset + length)]))
+                    ofNALUnit: UnsafeRawBufferPointer(rebasing: configuration[offset..<(offset + length)]),
+                    cropped: cropped)
                 {
                     sizes.append(size)
                 }
@@ -41,15 +47,18 @@ enum HEVCParameterSets {
             for index in 0..<lengthSize { length = length << 8 | Int(data[offset + index]) }
             offset += lengthSize
             let end = min(data.count, offset + length)
-            if let size = size(ofNALUnit: UnsafeRawBufferPointer(rebasing: data[offset..<end])) { sizes.append(size) }
+            if let size = size(ofNALUnit: UnsafeRawBufferPointer(rebasing: data[offset..<end]), cropped: cropped) {
+                sizes.append(size)
+            }
             offset = end
             units += 1
         }
         return sizes
     }
 
-    /// An SPS's pic_width_in_luma_samples and pic_height_in_luma_samples; nil for other NAL units.
-    static func size(ofNALUnit unit: UnsafeRawBufferPointer) -> PixelSize? {
+    /// An SPS's pic_width_in_luma_samples and pic_height_in_luma_samples, less its conformance
+    /// window when `cropped`; nil for other NAL units, and for a window wider than the picture.
+    static func size(ofNALUnit unit: UnsafeRawBufferPointer, cropped: Bool = false) -> PixelSize? {
         guard unit.count > 2, Int(unit[0] >> 1 & 0x3F) == sequenceParameterSet else { return nil }
         // The size is within the first hundred bytes, whatever follows.
         var bits = BitReader(
@@ -71,9 +80,20 @@ enum HEVCParameterSets {
             if levelPresent[layer] { bits.skip(8) }
         }
         _ = bits.readExpGolomb()  // sps_seq_parameter_set_id
-        if bits.readExpGolomb() == 3 { bits.skip(1) }  // chroma_format_idc, separate_colour_plane_flag
-        let width = bits.readExpGolomb()
-        let height = bits.readExpGolomb()
+        let chromaFormat = bits.readExpGolomb()
+        if chromaFormat == 3 { bits.skip(1) }  // separate_colour_plane_flag
+        var width = bits.readExpGolomb()
+        var height = bits.readExpGolomb()
+        if cropped, bits.read(1) == 1 {
+            // conf_win_left, right, top and bottom offsets, in chroma samples (H.265 7.4.3.2.1);
+            // each below 2^32, so the sums cannot overflow.
+            let (left, right, top, bottom) = (
+                bits.readExpGolomb(), bits.readExpGolomb(), bits.readExpGolomb(), bits.readExpGolomb()
+            )
+            width -= (chromaFormat == 1 || chromaFormat == 2 ? 2 : 1) * (left + right)
+            height -= (chromaFormat == 1 ? 2 : 1) * (top + bottom)
+            guard width > 0, height > 0 else { return nil }
+        }
         guard !bits.isPastEnd else { return nil }
         return PixelSize(width: width, height: height)
     }

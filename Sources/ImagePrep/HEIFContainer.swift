@@ -54,12 +54,19 @@ struct HEIFContainer {
     /// Where an item's bytes are: ranges of the file.
     struct Item {
         let type: FourCC
+        /// Where the file writes the type, in its `infe` box.
+        let typeOffset: Int
         var extents: [Range<Int>] = []
         /// Indexes into `properties`, in the order the file associates them (the order in which
         /// transformations apply).
         var properties: [Int] = []
         /// Whether an extent lies past the end of the file.
         var isTruncated = false
+        /// The `iloc` length fields that run past the end of the file: where each is, its size,
+        /// and how many bytes there are.
+        var overlongLengths: [(offset: Int, size: Int, available: UInt64)] = []
+        /// The bytes its extents declare, saturated: more than the file holds when it is cut short.
+        var declaredLength = 0
     }
 
     /// One property box: its type and payload, as a range of the file.
@@ -135,6 +142,9 @@ struct HEIFContainer {
         var codecs: Set<Codec> = []
         /// How many coded images it decodes.
         var codedImageCount = 0
+        /// The pixels of every coded image the decode reads, each as often as libheif decodes it
+        /// (a tile that a grid names 200 times is decoded 200 times), saturated at `Int.max`.
+        var decodedPixels = 0
         /// The turn that shows the stored pixels upright, from the primary's `irot` and `imir`;
         /// nil when it also has a clean aperture (`clap`), which only libheif applies.
         var orientation: Orientation?
@@ -160,12 +170,17 @@ struct HEIFContainer {
 
     /// The primary image's decode: every image it is made of (tiles, overlays, the alpha or other
     /// auxiliary images libheif decodes with it), each checked for truncation and walked once.
+    ///
+    /// First the item graph is searched for a loop, over every kind of reference: libheif
+    /// follows them without noticing one (an identity image that is also the primary's alpha
+    /// made it recurse until it crashed, or grow past 20 GB on a grid).
     func decodePlan() throws(Problem) -> DecodePlan {
         guard let primary, let item = items[primary] else { throw .noImage }
         guard Self.imageTypes.contains(item.type) else {
             if let name = Self.unsupportedCodecs[item.type] { throw .unsupported("its image is coded as \(name)") }
             throw .noImage
         }
+        try refuseLoops(from: primary)
         var plan = try primaryDescription()
         var walk = Walk(container: self)
         try walk.visit(primary, depth: 0, plan: &plan)
@@ -173,6 +188,42 @@ struct HEIFContainer {
             try walk.visit(reference.from, depth: 1, plan: &plan)
         }
         return plan
+    }
+
+    /// Refuses the file when items reachable from `start` refer to each other in a loop.
+    ///
+    /// A derived image (`dimg`) reads its sources; every other reference (`auxl`, `thmb`, `cdsc`,
+    /// `prem`, kinds not known here) hangs an item on the one it names, which is read with it.
+    /// The search keeps its own stack, so a long chain cannot exhaust the thread's.
+    func refuseLoops(from start: ItemID) throws(Problem) {
+        var next: [ItemID: [ItemID]] = [:]
+        for reference in references {
+            if reference.type == FourCC("dimg") {
+                next[reference.from, default: []] += reference.to
+            } else {
+                for target in reference.to { next[target, default: []].append(reference.from) }
+            }
+        }
+        enum Mark { case onPath, done }
+        var marks: [ItemID: Mark] = [start: .onPath]
+        var path: [(id: ItemID, nextIndex: Int)] = [(start, 0)]
+        while let (id, index) = path.last {
+            let targets = next[id] ?? []
+            guard index < targets.count else {
+                marks[id] = .done
+                path.removeLast()
+                continue
+            }
+            path[path.count - 1].nextIndex += 1
+            let target = targets[index]
+            switch marks[target] {
+            case .onPath: throw .malformed("its images refer to each other in a loop")
+            case .done: continue
+            case nil:
+                marks[target] = .onPath
+                path.append((target, 0))
+            }
+        }
     }
 
     /// The primary image's stored size and turn, without the walk: enough to read its metadata
@@ -198,23 +249,43 @@ struct HEIFContainer {
 
     private struct Walk {
         let container: HEIFContainer
-        var finished: Set<ItemID> = []
+        /// The pixels each item walked decodes, itself and what it is made of.
+        var decodedPixels: [ItemID: Int] = [:]
         var inProgress: Set<ItemID> = []
         var codedBytes = 0
+        let sources: [ItemID: [ItemID]]
+
+        init(container: HEIFContainer) {
+            self.container = container
+            var sources: [ItemID: [ItemID]] = [:]
+            for reference in container.references where reference.type == FourCC("dimg") {
+                sources[reference.from, default: []] += reference.to
+            }
+            self.sources = sources
+        }
 
         /// libheif nests derived images (a grid of grids, an identity of an overlay); real files
         /// use one level.
         static let maxDepth = 4
 
+        /// Walks the item and what it is made of, and adds what it decodes to `plan`.
         mutating func visit(_ id: ItemID, depth: Int, plan: inout DecodePlan) throws(Problem) {
-            guard !finished.contains(id) else { return }
+            let pixels = try pixels(of: id, depth: depth, plan: &plan)
+            plan.decodedPixels = Self.sum(plan.decodedPixels, pixels)
+        }
+
+        /// The pixels the coded images under `id` decode; each item is walked once, and counted
+        /// as often as it is used.
+        private mutating func pixels(of id: ItemID, depth: Int, plan: inout DecodePlan) throws(Problem) -> Int {
+            if let known = decodedPixels[id] { return known }
             guard !inProgress.contains(id) else { throw .malformed("its images refer to each other in a loop") }
             guard depth <= Self.maxDepth else { throw .malformed("its images refer to each other too deeply") }
             guard let item = container.items[id] else { throw .malformed("it refers to an image that is not in it") }
             inProgress.insert(id)
             defer { inProgress.remove(id) }
             if let size = container.size(of: item) { plan.largest = Self.larger(plan.largest, size) }
-            let derived = container.references.filter { $0.type == FourCC("dimg") && $0.from == id }.flatMap(\.to)
+            let derived = sources[id] ?? []
+            var total = 0
             switch item.type {
             case FourCC("grid"):
                 let grid = try container.grid(of: item)
@@ -223,14 +294,14 @@ struct HEIFContainer {
                     throw .malformed("its grid does not hold as many tiles as it declares")
                 }
                 if !(try container.tilesCover(grid, tiles: derived)) { plan.tilesCoverGrids = false }
-                for tile in derived { try visit(tile, depth: depth + 1, plan: &plan) }
+                for tile in derived { total = Self.sum(total, try pixels(of: tile, depth: depth + 1, plan: &plan)) }
             case FourCC("iovl"):
                 plan.largest = Self.larger(plan.largest, try container.overlayCanvas(of: item))
                 guard !derived.isEmpty else { throw .malformed("its overlay holds no images") }
-                for layer in derived { try visit(layer, depth: depth + 1, plan: &plan) }
+                for layer in derived { total = Self.sum(total, try pixels(of: layer, depth: depth + 1, plan: &plan)) }
             case FourCC("iden"):
                 guard derived.count == 1 else { throw .malformed("its derived image does not name one source") }
-                try visit(derived[0], depth: depth + 1, plan: &plan)
+                total = try pixels(of: derived[0], depth: depth + 1, plan: &plan)
             case FourCC("hvc1"), FourCC("av01"):
                 guard !item.isTruncated else { throw .truncated("the file ends before its image data does") }
                 // Coded images never share data in a real file; bounding the sum by the file's
@@ -242,9 +313,12 @@ struct HEIFContainer {
                 let isHEVC = item.type == FourCC("hvc1")
                 plan.codecs.insert(isHEVC ? .hevc : .av1)
                 plan.codedImageCount += 1
+                var largest = container.size(of: item) ?? PixelSize(width: 0, height: 0)
                 for size in try container.codedSizes(of: item, isHEVC: isHEVC) {
-                    plan.largest = Self.larger(plan.largest, size)
+                    largest = Self.larger(largest, size)
                 }
+                plan.largest = Self.larger(plan.largest, largest)
+                total = largest.pixelCount
                 if plan.codedFormat == nil { plan.codedFormat = container.codedFormat(of: item, isHEVC: isHEVC) }
             default:
                 if let name = HEIFContainer.unsupportedCodecs[item.type] {
@@ -252,10 +326,16 @@ struct HEIFContainer {
                 }
                 throw .malformed("its image is made of an item that is not an image")
             }
-            finished.insert(id)
+            decodedPixels[id] = total
+            return total
         }
 
         static func larger(_ a: PixelSize, _ b: PixelSize) -> PixelSize { b.pixelCount > a.pixelCount ? b : a }
+
+        static func sum(_ a: Int, _ b: Int) -> Int {
+            let total = a.addingReportingOverflow(b)
+            return total.overflow ? Int.max : total.partialValue
+        }
     }
 
     /// The item's `ispe` (image spatial extents): its size as stored.
@@ -282,10 +362,11 @@ struct HEIFContainer {
         return (PixelSize(width: width, height: height), Int(data[3]) + 1, Int(data[2]) + 1)
     }
 
-    /// Whether every tile declares one size, the tiles cover the grid, and no tile's coded
-    /// picture is smaller than its declared size. libheif 1.15 allocates a grid's canvas
+    /// Whether every tile declares one size, the tiles cover the grid, and each tile's coded
+    /// picture is exactly its declared size. libheif 1.15 allocates a grid's canvas
     /// uninitialised and places each tile after the `ispe` sizes of the tiles before it, so
-    /// canvas that no tile's decode reaches would show whatever that memory held.
+    /// canvas that no tile's decode reaches would show whatever that memory held, and a picture
+    /// larger than its tile would overwrite its neighbour's edge in the order the threads finish.
     private func tilesCover(_ grid: (size: PixelSize, columns: Int, rows: Int), tiles: [ItemID]) throws(Problem)
         -> Bool
     {
@@ -295,8 +376,11 @@ struct HEIFContainer {
         else { return false }
         for id in tiles {
             guard let item = items[id], item.type == FourCC("hvc1") || item.type == FourCC("av01") else { continue }
-            let coded = try codedSizes(of: item, isHEVC: item.type == FourCC("hvc1"))
-            guard coded.allSatisfy({ $0.width >= tile.width && $0.height >= tile.height }) else { return false }
+            // A picture larger than its tile overlaps the next one, and tiles decoded on two
+            // threads then leave the overlap to whichever wrote last (a batch and a photo alone
+            // differed); one smaller leaves canvas uncovered.
+            let coded = try codedSizes(of: item, isHEVC: item.type == FourCC("hvc1"), cropped: true)
+            guard coded.allSatisfy({ $0 == tile }) else { return false }
         }
         return true
     }
@@ -328,7 +412,10 @@ struct HEIFContainer {
 
     /// Every size the coded image's decoder would allocate: each sequence parameter set (HEVC) or
     /// sequence header (AV1) in its configuration box and in its data, which the decoder reads too.
-    private func codedSizes(of item: Item, isHEVC: Bool) throws(Problem) -> [PixelSize] {
+    ///
+    /// - Parameter cropped: HEVC sizes after their conformance window: the pictures the decoder
+    ///   gives out, rather than what it allocates.
+    private func codedSizes(of item: Item, isHEVC: Bool, cropped: Bool = false) throws(Problem) -> [PixelSize] {
         let name = isHEVC ? "hvcC" : "av1C"
         guard let configuration = property(FourCC(isHEVC ? "hvcC" : "av1C"), of: item) else {
             throw .malformed("its \(isHEVC ? "HEVC" : "AV1") image has no decoder configuration ('\(name)' box)")
@@ -337,7 +424,7 @@ struct HEIFContainer {
         let data = item.extents.count == 1 ? Array(bytes[item.extents[0]]) : item.extents.flatMap { Array(bytes[$0]) }
         let sizes = data.withUnsafeBytes { data in
             isHEVC
-                ? HEVCParameterSets.pictureSizes(configuration: config, data: data)
+                ? HEVCParameterSets.pictureSizes(configuration: config, data: data, cropped: cropped)
                 : AV1SequenceHeaders.maximumFrameSizes(configuration: config, data: data)
         }
         guard let sizes else { throw .malformed("its image data is split into far more pieces than an image's") }
@@ -463,7 +550,7 @@ struct HEIFContainer {
     private mutating func readMeta(_ range: Range<Int>) throws(Problem) {
         var iloc: Range<Int>?
         var idat: Range<Int>?
-        var types: [ItemID: FourCC] = [:]
+        var types: [ItemID: (type: FourCC, offset: Int)] = [:]
         var associations: [ItemID: [Int]] = [:]
         for box in try Self.boxes(in: range, of: bytes) {
             var reader = BigEndianReader(bytes, range: box.payload)
@@ -485,19 +572,20 @@ struct HEIFContainer {
                 continue
             }
         }
-        for (id, type) in types { items[id] = Item(type: type) }
+        for (id, entry) in types { items[id] = Item(type: entry.type, typeOffset: entry.offset) }
         if let iloc { try readLocations(iloc, idat: idat) }
         for (id, indexes) in associations where items[id] != nil { items[id]!.properties = indexes }
     }
 
+    /// Each item's type, and where in the file that type is written.
     private static func itemTypes(_ range: Range<Int>, of bytes: UnsafeRawBufferPointer) throws(Problem) -> [ItemID:
-        FourCC]
+        (type: FourCC, offset: Int)]
     {
         var reader = BigEndianReader(bytes, range: range)
         let version = try reader.fullBoxVersion()
         let count = try reader.read(version == 0 ? 2 : 4)
         guard count <= maxEntries else { throw .malformed("it lists far more items than a photo has") }
-        var types: [ItemID: FourCC] = [:]
+        var types: [ItemID: (type: FourCC, offset: Int)] = [:]
         for entry in try boxes(in: reader.offset..<range.upperBound, of: bytes) where entry.type == FourCC("infe") {
             var entryReader = BigEndianReader(bytes, range: entry.payload)
             let entryVersion = try entryReader.fullBoxVersion()
@@ -505,9 +593,39 @@ struct HEIFContainer {
             guard entryVersion >= 2 else { continue }
             let id = ItemID(try entryReader.read(entryVersion == 2 ? 2 : 4))
             _ = try entryReader.read(2)  // item_protection_index
-            types[id] = FourCC(value: UInt32(try entryReader.read(4)))
+            let offset = entryReader.offset
+            types[id] = (FourCC(value: UInt32(try entryReader.read(4))), offset)
         }
         return types
+    }
+
+    // MARK: Metadata libheif cannot read
+
+    /// The file as libheif may be given it: nil when it is, else a copy in which each Exif or
+    /// XMP item that declares more than `HEIFMetadata.maxExifItemSize` bytes is given a type libheif does
+    /// not read, and lengths that end within the file.
+    ///
+    /// libheif 1.15 reads every metadata item as it opens a file, and one it cannot read fails
+    /// the whole file ("larger than its limits" for a 300x200 photo whose Exif length was
+    /// 0xFFFFFFF0); such an item should cost only the metadata.
+    func bytesWithoutUnreadableMetadata() -> [UInt8]? {
+        // One that only runs past the end is a file cut short, refused as such.
+        let unreadable = items.values.filter { item in
+            [FourCC("Exif"), FourCC("mime")].contains(item.type) && item.declaredLength > HEIFMetadata.maxExifItemSize
+        }
+        guard !unreadable.isEmpty else { return nil }
+        var copy = Array(bytes)
+        for item in unreadable {
+            for (index, byte) in "skip".utf8.enumerated() { copy[item.typeOffset + index] = byte }
+            // libheif refuses an extent longer than its limit even for an item it does not read.
+            for field in item.overlongLengths {
+                for index in 0..<field.size {
+                    copy[field.offset + index] = UInt8(
+                        truncatingIfNeeded: field.available >> (8 * (field.size - 1 - index)))
+                }
+            }
+        }
+        return copy
     }
 
     /// `ipco`'s property boxes into `properties`; `ipma`'s associations, by item.
@@ -585,6 +703,8 @@ struct HEIFContainer {
             let extentCount = try reader.read(2)
             var extents: [Range<Int>] = []
             var isTruncated = false
+            var overlongLengths: [(offset: Int, size: Int, available: UInt64)] = []
+            var declaredLength = 0
             let space = method == 1 ? (idat ?? 0..<0) : 0..<bytes.count
             extentTotal += Int(extentCount)
             guard extentTotal <= Self.maxEntries else {
@@ -593,7 +713,10 @@ struct HEIFContainer {
             for _ in 0..<extentCount {
                 _ = try reader.read(indexSize)
                 let offset = try reader.read(offsetSize)
+                let lengthField = (offset: reader.offset, size: lengthSize)
                 let length = try reader.read(lengthSize)
+                let sum = declaredLength.addingReportingOverflow(Int(clamping: length))
+                declaredLength = sum.overflow ? Int.max : sum.partialValue
                 // An extent that starts or ends past the end of the file is cut at the end, and
                 // marks the item as truncated.
                 let start = base.addingReportingOverflow(offset)
@@ -604,7 +727,10 @@ struct HEIFContainer {
                 }
                 let lower = space.lowerBound + Int(start.partialValue)
                 let remaining = UInt64(space.upperBound - lower)
-                if length > remaining { isTruncated = true }
+                if length > remaining {
+                    isTruncated = true
+                    overlongLengths.append((lengthField.offset, lengthField.size, remaining))
+                }
                 extents.append(lower..<(length == 0 || length > remaining ? space.upperBound : lower + Int(length)))
             }
             guard items[id] != nil else { continue }
@@ -614,6 +740,8 @@ struct HEIFContainer {
             }
             items[id]!.extents = extents
             items[id]!.isTruncated = isTruncated
+            items[id]!.overlongLengths = overlongLengths
+            items[id]!.declaredLength = declaredLength
         }
     }
 }

@@ -97,13 +97,21 @@ struct HEIFImage: ~Copyable {
             height: Int(libheif.heif_image_get_height(pointer, channel)))
     }
 
-    /// The problems libheif's non-strict decoding met and decoded past.
+    /// The problems libheif's non-strict decoding met and decoded past, each said once.
+    ///
+    /// libheif 1.15 writes every warning from the first one asked for, whatever the room it is
+    /// given (a damaged AVIF with two warnings overran a one-entry buffer and smashed the stack),
+    /// so the buffer holds the count it first gives.
     var warnings: [PhotoWarning] {
+        let count = Int(libheif.heif_image_get_decoding_warnings(pointer, 0, nil, 0))
+        guard count > 0 else { return [] }
+        let empty = heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
+        var buffer = [heif_error](repeating: empty, count: count)
+        let written = min(count, Int(libheif.heif_image_get_decoding_warnings(pointer, 0, &buffer, Int32(count))))
         var found: [PhotoWarning] = []
-        var warning = heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
-        // libheif keeps at most a few; read one at a time.
-        for index in 0..<16 where libheif.heif_image_get_decoding_warnings(pointer, Int32(index), &warning, 1) == 1 {
-            found.append(LibheifMessage(warning).warning)
+        for warning in buffer.prefix(max(0, written)) {
+            let said = LibheifMessage(warning).warning
+            if !found.contains(said) { found.append(said) }
         }
         return found
     }

@@ -46,13 +46,22 @@ enum HEIFMetadata {
         } catch {
             return unreadable(plan.storedSize, error.clause)
         }
-        do {
+        let readable = container.bytesWithoutUnreadableMetadata()
+        do throws(ImagePrepError) {
             // Nothing is decoded, so libheif's own limit on a side need not stop the reading.
-            let context = try HEIFContext(
-                bytes, libheif: try Libheif.shared(for: ""), decodingThreads: 0, maximumSide: Int(Int32.max), file: "")
-            let handle = try context.primaryImage(file: "")
-            let (metadata, _, warnings) = read(handle, plan: plan)
-            return (metadata, warnings)
+            let readMetadata = { (bytes: UnsafeRawBufferPointer) throws(ImagePrepError) in
+                let context = try HEIFContext(
+                    bytes, libheif: try Libheif.shared(for: ""), decodingThreads: 0, maximumSide: Int(Int32.max),
+                    file: "")
+                let handle = try context.primaryImage(file: "")
+                let (metadata, _, warnings) = read(handle, plan: plan)
+                return (metadata, warnings)
+            }
+            guard let readable else { return try readMetadata(bytes) }
+            let (metadata, warnings) = try readable.withUnsafeBytes { bytes in
+                Result { () throws(ImagePrepError) in try readMetadata(bytes) }
+            }.get()
+            return (metadata, [unreadableItemWarning] + warnings)
         } catch .heifUnavailable(_, let reason) {
             return unreadable(plan.storedSize, ImagePrepError.libheifNeeded + reason)
         } catch {
@@ -88,6 +97,11 @@ enum HEIFMetadata {
         else { return (nil, unreadable) }
         return (Array(item[start...]), nil)
     }
+
+    /// For an Exif or XMP item that libheif cannot read (`HEIFContainer.bytesWithoutUnreadableMetadata`).
+    static let unreadableItemWarning = PhotoWarning(
+        .metadata,
+        "The HEIF file's Exif or XMP item is cut short or far larger than a photo's, so no EXIF is read or carried.")
 
     private static let unreadable = PhotoWarning(
         .metadata,

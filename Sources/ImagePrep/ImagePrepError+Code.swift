@@ -9,6 +9,7 @@ extension ImagePrepError {
         case .notJPEG: "not_jpeg"
         case .unsupportedJPEG: "unsupported"
         case .tooManyPixels: "too_many_pixels"
+        case .tooMuchDecoding: "too_much_decoding"
         case .tooManyScans: "too_many_scans"
         case .incompleteImageData: "incomplete"
         case .corruptJPEG: "corrupt"

@@ -20,6 +20,9 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case unsupportedJPEG(file: String, reason: String)
     /// The frame header declares more pixels than the configured limit; nothing was decoded.
     case tooManyPixels(file: String, size: PixelSize, limit: Int)
+    /// A HEIF file whose coded images (tiles, auxiliary and derived images, each as often as the
+    /// file uses it) add up to more than `limit` pixels, twice the pixel limit; nothing was decoded.
+    case tooMuchDecoding(file: String, pixels: Int, limit: Int)
     /// A progressive JPEG with more scans than libjpeg-turbo's limit (a known way to make a small
     /// file take minutes to decode).
     case tooManyScans(file: String, detail: String)
@@ -51,7 +54,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         case .invalidSetting:
             return ""
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
-            .tooManyPixels(let file, _, _), .tooManyScans(let file, _), .incompleteImageData(let file, _),
+            .tooManyPixels(let file, _, _), .tooMuchDecoding(let file, _, _), .tooManyScans(let file, _),
+            .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
             .heifWithoutImage(let file), .heifUnavailable(let file, _), .encodingFailed(let file, _):
             return file
@@ -70,6 +74,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is a kind of JPEG that cannot be decoded: \(reason)."
         case .tooManyPixels(let file, let size, let limit):
             return "'\(file)' is \(size) (\(size.pixelCount) pixels), more than the limit of \(limit) pixels."
+        case .tooMuchDecoding(let file, let pixels, let limit):
+            let count = pixels == Int.max ? "more than \(Int.max)" : "\(pixels)"
+            return "'\(file)' was refused because its images add up to \(count) pixels to decode (tiles and "
+                + "auxiliary images, each as often as the file uses it), more than the limit of \(limit)."
         case .tooManyScans(let file, let detail):
             return "'\(file)' was refused because decoding it would take far too long: \(detail)."
         case .incompleteImageData(let file, let detail):

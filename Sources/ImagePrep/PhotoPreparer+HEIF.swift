@@ -13,10 +13,12 @@ extension PreparationRun {
     /// set to 1, so the upload is upright in every viewer and the stripped copies need no turn.
     /// `metadata.orientation` stays what the Exif item says, as exiftool reads it.
     mutating func decodeHEIF(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {
-        var start = clock.now
+        let start = clock.now
+        let container: HEIFContainer
         let plan: HEIFContainer.DecodePlan
         do {
-            plan = try HEIFContainer(bytes).decodePlan()
+            container = try HEIFContainer(bytes)
+            plan = try container.decodePlan()
         } catch {
             throw error.imagePrepError(file: file)
         }
@@ -24,12 +26,34 @@ extension PreparationRun {
         guard plan.largest.pixelCount <= configuration.maxPixels else {
             throw .tooManyPixels(file: file, size: plan.largest, limit: configuration.maxPixels)
         }
+        // And all it would decode: a grid's tiles overhang its canvas, and an alpha image is as
+        // large as the primary, so a photo at the limit decodes up to about twice its pixels.
+        let decodeLimit = configuration.maxPixels.multipliedReportingOverflow(by: 2)
+        let workLimit = decodeLimit.overflow ? Int.max : decodeLimit.partialValue
+        guard plan.decodedPixels <= workLimit else {
+            throw .tooMuchDecoding(file: file, pixels: plan.decodedPixels, limit: workLimit)
+        }
         guard plan.storedSize.width > 0, plan.storedSize.height > 0 else {
             throw .corruptHEIF(file: file, detail: "its image has a width or a height of 0")
         }
         guard plan.tilesCoverGrids else {
             throw .corruptHEIF(file: file, detail: "its grid's tiles do not cover its image")
         }
+        guard let readable = container.bytesWithoutUnreadableMetadata() else {
+            return try decodeHEIF(bytes, plan: plan, since: start)
+        }
+        warnings.append(HEIFMetadata.unreadableItemWarning)
+        let decoded = readable.withUnsafeBytes { readable in
+            Result { () throws(ImagePrepError) in try decodeHEIF(readable, plan: plan, since: start) }
+        }
+        return try decoded.get()
+    }
+
+    /// The decode itself, through libheif, of a file whose plan holds to the limits.
+    private mutating func decodeHEIF(
+        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, since metadataStart: ContinuousClock.Instant
+    ) throws(ImagePrepError) -> DecodedPhoto {
+        var start = metadataStart
         let libheif = try Libheif.shared(for: file)
         try HEIFDecoder.checkDecoders(for: plan.codecs, file: file, hasDecoder: libheif.hasDecoder)
         let context = try HEIFContext(

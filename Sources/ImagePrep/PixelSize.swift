@@ -11,8 +11,12 @@ public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The longer of the two sides.
     public var longEdge: Int { max(width, height) }
 
-    /// The number of pixels, as `Int` so that 65535 x 65535 does not overflow.
-    public var pixelCount: Int { width * height }
+    /// The number of pixels, saturated at `Int.max`: sides come from files, and a HEIF `ispe` of
+    /// 0xFFFFFFFF x 0xFFFFFFFF must read as too large, never trap.
+    public var pixelCount: Int {
+        let product = width.multipliedReportingOverflow(by: height)
+        return product.overflow ? Int.max : product.partialValue
+    }
 
     /// The same size turned a quarter: width and height swapped.
     public var transposed: PixelSize { PixelSize(width: height, height: width) }

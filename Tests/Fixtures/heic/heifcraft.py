@@ -13,7 +13,7 @@ file with no image. See ../README.md, "heic/".
       [--size WxH] [--grid-size WxH] [--exif-from JPEG] [--exif-offset apple|zero|BYTES]
       [--icc-from JPEG] [--nclx P,T,M,FULL] [--irot QUARTER_TURNS] [--imir AXIS]
       [--thumbnail IN.heic] [--item-type FOURCC] [--no-primary] [--sps-size WxH]
-      [--identity-loop] [--exif-padding BYTES]
+      [--overlay-layers N --tile IN.heic --size WxH] [--identity-loop] [--alpha-identity-loop] [--exif-padding BYTES] [--exif-length BYTES]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
   heifcraft.py bt709-limited IN.ppm OUT.y4m  # 4:2:0 YCbCr with BT.709's matrix in video range
 
@@ -306,6 +306,7 @@ class Writer:
         self.associations = {}  # item id -> [(index, essential)]
         self.references = []
         self.primary = None
+        self.lengths = {}  # item id -> the length iloc declares, where it is not the data's
 
     def add_item(self, kind, data, name="", hidden=False):
         item_id = len(self.items) + 1
@@ -341,7 +342,7 @@ class Writer:
             entries = b""
             offset = mdat_start
             for item_id, _, _, data, _ in self.items:
-                entries += struct.pack(">HHHII", item_id, 0, 1, offset, len(data))
+                entries += struct.pack(">HHHII", item_id, 0, 1, offset, self.lengths.get(item_id, len(data)))
                 offset += len(data)
             return full_box("iloc", 0, 0, struct.pack(">BBH", 0x44, 0x00, len(self.items)) + entries)
 
@@ -368,6 +369,8 @@ def build(arguments):
             options["no-primary"] = True
         elif name == "--identity-loop":
             options["identity-loop"] = True
+        elif name == "--alpha-identity-loop":
+            options["alpha-identity-loop"] = True
         elif name == "--tile":
             options["tile"].append(arguments.pop(0))
         else:
@@ -393,6 +396,19 @@ def build(arguments):
         grid_data += struct.pack(">II" if large else ">HH", grid_width, grid_height)
         primary = writer.add_item("grid", grid_data)
         writer.references.append(("dimg", primary, tile_ids))
+        writer.associate(primary, ispe(width, height))
+    elif "overlay-layers" in options:
+        # An overlay whose every layer is the same coded image, at the origin: libheif decodes
+        # the image once for each layer.
+        kind, data, props = HEIFFile(options["tile"][0]).coded_primary()
+        layer = writer.add_item(kind, data, hidden=True)
+        for prop in props:
+            writer.associate(layer, prop, essential=prop[4:8] == b"hvcC")
+        count = int(options["overlay-layers"])
+        width, height = parse_size(options["size"])
+        overlay = struct.pack(">BB4HHH", 0, 0, 0, 0, 0, 0xFFFF, width, height) + b"\0\0\0\0" * count
+        primary = writer.add_item("iovl", overlay)
+        writer.references.append(("dimg", primary, [layer] * count))
         writer.associate(primary, ispe(width, height))
     else:
         source = HEIFFile(options["image"])
@@ -437,12 +453,22 @@ def build(arguments):
         payload += b"\0" * int(options.get("exif-padding", "0"))
         exif = writer.add_item("Exif", payload)
         writer.references.append(("cdsc", exif, [primary]))
+        if "exif-length" in options:
+            writer.lengths[exif] = int(options["exif-length"], 0)
     if options.get("identity-loop"):
         # An identity-derived image whose source is itself.
         loop = writer.add_item("iden", b"")
         writer.references.append(("dimg", loop, [loop]))
         writer.associate(loop, ispe(*parse_size(options.get("size", "64x64"))))
         primary = loop
+    if options.get("alpha-identity-loop"):
+        # The primary's alpha image is an identity of the primary itself: decoding the primary
+        # decodes its alpha, which decodes the primary (libheif 1.15 recurses until it crashes).
+        alpha = writer.add_item("iden", b"", hidden=True)
+        writer.references.append(("auxl", alpha, [primary]))
+        writer.references.append(("dimg", alpha, [primary]))
+        writer.associate(alpha, full_box("auxC", 0, 0, b"urn:mpeg:hevc:2015:auxid:1\0"), essential=True)
+        writer.associate(alpha, ispe(*parse_size(options.get("size", "64x64"))))
     if not options.get("no-primary"):
         writer.primary = primary
     writer.write(output)

@@ -170,3 +170,39 @@ done
 
 # exiftool's reading of each file, as ../exiftool-readings.sh makes it for the JPEGs.
 sh "$here/../exiftool-readings.sh" heic
+
+# --- hostile/: files an attacker makes, each refused (or prepared without what is damaged) on
+# its own terms and never crashing, looping or taking the machine. Not in references/ nor in
+# exiftool.json: none is a photo anyone took. Each is one of issue 28's findings.
+# Sizes of 0xFFFFFFFF, in the ispe and in a grid description's 32-bit form.
+craft hostile/ispe-4294967295x4294967295.heic --image no-exif.heic --size 4294967295x4294967295
+craft hostile/grid-4294967295x4294967295.heic --grid 1x1 --tile no-exif.heic --size 250x188 \
+    --grid-size 4294967295x4294967295
+# An identity image that is the primary's alpha (auxC, auxl) and derives from the primary (dimg):
+# libheif 1.15 recurses until it crashes (a coded primary) or grows past 20 GB (a grid).
+craft hostile/alpha-identity-loop.heic --image no-exif.heic --size 250x188 --alpha-identity-loop
+craft hostile/grid-alpha-identity-loop.heic --grid 1x1 --tile no-exif.heic --size 250x188 \
+    --alpha-identity-loop
+# An overlay of 50 layers that are all one 250x188 image: 50 decodes for one small canvas.
+craft hostile/overlay-50-layers.heic --overlay-layers 50 --tile no-exif.heic --size 250x188
+# An Exif item whose iloc length is 0xFFFFFFF0, which libheif refuses the whole file for.
+craft hostile/exif-length-fffffff0.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
+    --exif-length 0xFFFFFFF0
+# av1-orientation-6.avif with three bytes of its AV1 data changed, which dav1d decodes past with
+# two warnings (libheif 1.15 writes every warning whatever room it is given).
+python3 - av1-orientation-6.avif hostile/av1-two-decoding-warnings.avif <<'PYTHON'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+for offset, value in ((328, 0x0D), (590, 0xCA), (619, 0xDD)):
+    data[offset] = value
+open(sys.argv[2], "wb").write(data)
+PYTHON
+# no-exif.heic with three bytes of its hvcC changed: libde265 prints "SPS error: CB alignment" on
+# stderr as it refuses the stream, which prep-photo must not let through.
+python3 - no-exif.heic hostile/hevc-sps-error.heic <<'PYTHON'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+for offset, value in ((210, 0xD3), (257, 0xC0), (271, 0xE4)):
+    data[offset] = value
+open(sys.argv[2], "wb").write(data)
+PYTHON

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import ImagePrep
+
+/// The files of `Tests/Fixtures/heic/hostile`, each one of the ways a mutated phone file once
+/// crashed the process, made libheif recurse, or cost the whole photo for damaged metadata. Each
+/// is refused with its own error before libheif decodes anything, or prepared without what is
+/// damaged; none may trap (a trap fails the whole test run).
+@Suite("Hostile HEIF files fail alone, in our words, before libheif decodes them")
+struct HEIFHostileInputTests {
+    @Test(
+        "a size of 0xFFFFFFFF x 0xFFFFFFFF, in the ispe or a grid's 32-bit description, is .tooManyPixels, not a trap",
+        arguments: ["heic/hostile/ispe-4294967295x4294967295.heic", "heic/hostile/grid-4294967295x4294967295.heic"])
+    func largestSizes(path: String) throws {
+        let workspace = PreparationWorkspace()
+        let error = try HEIFBadInputTests.refusal(path, workspace: workspace)
+        #expect(
+            error
+                == .tooManyPixels(
+                    file: HEIFFixtures.name(path), size: PixelSize(width: 4_294_967_295, height: 4_294_967_295),
+                    limit: 100_000_000))
+        #expect(error.description.contains("9223372036854775807 pixels"), "the count saturates: \(error)")
+        #expect(HEIFBadInputTests.nothingAllocated(workspace))
+    }
+
+    @Test("a pixel count saturates at Int.max instead of trapping")
+    func saturatedPixelCount() {
+        #expect(PixelSize(width: 4_294_967_295, height: 4_294_967_295).pixelCount == Int.max)
+        #expect(PixelSize(width: Int.max, height: 2).pixelCount == Int.max)
+        #expect(PixelSize(width: 65535, height: 65535).pixelCount == 4_294_836_225)
+    }
+
+    @Test(
+        "an alpha image that is an identity of the primary is a loop, on a coded primary and on a grid",
+        arguments: ["heic/hostile/alpha-identity-loop.heic", "heic/hostile/grid-alpha-identity-loop.heic"])
+    func alphaIdentityLoop(path: String) throws {
+        let workspace = PreparationWorkspace()
+        let error = try HEIFBadInputTests.refusal(path, workspace: workspace)
+        #expect(
+            error == .corruptHEIF(file: HEIFFixtures.name(path), detail: "its images refer to each other in a loop"))
+        #expect(error.code == "corrupt_heif")
+        #expect(HEIFBadInputTests.nothingAllocated(workspace))
+        // Reading its metadata does not hand it to libheif either.
+        let (_, warnings) = try PhotoMetadata.read(from: Fixtures.data(path))
+        #expect(
+            warnings.map(\.message) == [
+                "The HEIF file cannot be read, so it gives no metadata: its images refer to each other in a loop."
+            ])
+    }
+
+    @Test("a loop through any kind of reference is found, however the items are numbered")
+    func loopsOfEveryKind() throws {
+        // Item 1 is the primary, hvc1; item 2 hangs on it by `kind` and derives from it (dimg).
+        for kind in ["auxl", "thmb", "cdsc", "prem", "zzzz"] {
+            let references = [("dimg", 2, [1]), (kind, 2, [1])]
+            #expect(throws: HEIFContainer.Problem.malformed("its images refer to each other in a loop")) {
+                try Self.refuseLoops(references: references)
+            }
+        }
+        // A chain far longer than a thread's stack could recurse through, closed at its end.
+        let chain = (1..<5000).map { ("dimg", $0, [$0 + 1]) } + [("dimg", 5000, [1])]
+        #expect(throws: HEIFContainer.Problem.malformed("its images refer to each other in a loop")) {
+            try Self.refuseLoops(references: chain)
+        }
+        // A thumbnail, an Exif item and an alpha image of one primary are no loop; nor is a tile
+        // that a grid names twice.
+        let photo = [("thmb", 2, [1]), ("cdsc", 3, [1]), ("auxl", 4, [1]), ("dimg", 1, [5, 5])]
+        try Self.refuseLoops(references: photo)
+    }
+
+    @Test("an overlay that decodes one image 50 times is counted 50 times against twice maxPixels")
+    func repeatedLayers() throws {
+        let path = "heic/hostile/overlay-50-layers.heic"
+        _ = try HEIFFixtures.prepared(path)
+        let plan = try Fixtures.data(path).withUnsafeBytes { try HEIFContainer($0).decodePlan() }
+        #expect(plan.decodedPixels == 50 * plan.largest.pixelCount && plan.decodedPixels > 2_000_000)
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxPixels = 1_000_000
+        let workspace = PreparationWorkspace()
+        let error = try HEIFBadInputTests.refusal(path, configuration: configuration, workspace: workspace)
+        #expect(error == .tooMuchDecoding(file: "overlay-50-layers.heic", pixels: plan.decodedPixels, limit: 2_000_000))
+        #expect(error.code == "too_much_decoding")
+        #expect(HEIFBadInputTests.nothingAllocated(workspace))
+    }
+
+    @Test("an Exif item whose length is 0xFFFFFFF0 costs only the metadata, with a warning")
+    func oversizedExifItem() throws {
+        let photo = try HEIFFixtures.prepared("heic/hostile/exif-length-fffffff0.heic")
+        #expect(photo.upload.size == PixelSize(width: 250, height: 188))
+        #expect(photo.metadata.location == nil && photo.metadata.captureTime == nil)
+        #expect(photo.warnings == [HEIFMetadata.unreadableItemWarning])
+        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil)
+        let (metadata, warnings) = try PhotoMetadata.read(from: Fixtures.data("heic/hostile/exif-length-fffffff0.heic"))
+        #expect(metadata.originalSize == PixelSize(width: 250, height: 188))
+        #expect(warnings == [HEIFMetadata.unreadableItemWarning])
+    }
+
+    @Test("a decode with two warnings gives both, once each, where libheif 1.15 overran a buffer of one")
+    func severalDecodingWarnings() throws {
+        let photo = try HEIFFixtures.prepared("heic/hostile/av1-two-decoding-warnings.avif")
+        let messages = photo.warnings.map(\.message)
+        #expect(messages.count == 2 && Set(messages).count == 2, "\(messages)")
+        #expect(messages.allSatisfy { $0.hasPrefix("libheif met a problem and decoded the image all the same: ") })
+    }
+
+    /// The loop search from item 1, a primary hvc1 item, in a file with `references` (kind, from, to).
+    static func refuseLoops(references: [(String, Int, [Int])]) throws {
+        var iref = [UInt8]()
+        for (kind, from, to) in references {
+            var entry = Self.uint16(from) + Self.uint16(to.count)
+            for target in to { entry += Self.uint16(target) }
+            iref += Self.box(kind, entry)
+        }
+        let meta = Self.box(
+            "meta",
+            [0, 0, 0, 0] + Self.box("pitm", [0, 0, 0, 0] + Self.uint16(1))
+                + Self.box(
+                    "iinf",
+                    [0, 0, 0, 0] + Self.uint16(1) + Self.box("infe", [2, 0, 0, 0, 0, 1, 0, 0] + Array("hvc1".utf8)))
+                + Self.box("iref", [0, 0, 0, 0] + iref))
+        let file = Self.box("ftyp", Array("heic".utf8) + [0, 0, 0, 0] + Array("mif1".utf8)) + meta
+        try file.withUnsafeBytes { try HEIFContainer($0).refuseLoops(from: 1) }
+    }
+
+    static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        let size = 8 + payload.count
+        return [UInt8(size >> 24 & 255), UInt8(size >> 16 & 255), UInt8(size >> 8 & 255), UInt8(size & 255)]
+            + Array(type.utf8) + payload
+    }
+
+    static func uint16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 255), UInt8(value & 255)] }
+}
