@@ -100,12 +100,20 @@ enum BatchPlan {
                 }
                 let relativeStem = stem(of: photo.mirrored)
                 if let earlier = clash(relativeStem.bytes) {
+                    let copy = "'\(outputFolder.appending(relativeStem.bytes))\(uploadSuffix)'"
+                    // Two names of one folder (IMG.jpg, IMG.JPG, IMG.heic) clash whatever -r and
+                    // --base say; names from two folders clash only when their folders are not kept.
+                    let sameFolder = photo.path.parent?.bytes == earlier.parent?.bytes
+                    let remedy =
+                        sameFolder
+                        ? "copies are named after the photo's name without its extension, so rename one of the two to keep both"
+                        : "prepare their common folder with -r, or give --base, so that each keeps its folder under --out"
                     return PlannedPhoto(
                         input: photo.path, stem: nil, status: photo.status,
                         verdict: .failed(
                             code: "output_clash",
                             message:
-                                "'\(photo.path)' was not prepared: its copies would replace those made from '\(earlier)' ('\(outputFolder.appending(relativeStem.bytes))\(uploadSuffix)'); prepare their folder with -r, or give --base, so that each keeps its folder under --out."
+                                "'\(photo.path)' was not prepared: its copies would replace those made from '\(earlier)' (\(copy)); \(remedy)."
                         ))
                 }
                 writerOfStem[relativeStem.bytes] = photo.path

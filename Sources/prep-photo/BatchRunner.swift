@@ -157,7 +157,7 @@ final class BatchRunner: Sendable {
             case .toWrite(let prepared):
                 writingRoom.wait()
                 writing.async(group: writesInFlight) { [self] in
-                    record(write(prepared, of: photos[index]), at: index)
+                    write(prepared, of: photos[index], at: index)
                     writingRoom.signal()
                 }
             }
@@ -214,26 +214,41 @@ final class BatchRunner: Sendable {
         return .toWrite(prepared)
     }
 
-    /// Writes a prepared photo's copies, each complete and all together or none.
-    private func write(_ prepared: PreparedPhoto, of photo: PlannedPhoto) -> PhotoOutcome {
+    /// Writes a prepared photo's copies, each complete and all together or none, and records the
+    /// outcome: a placed photo's under the writer's lock, so that a stop at once still reports it.
+    private func write(_ prepared: PreparedPhoto, of photo: PlannedPhoto, at index: Int) {
         let input = photo.input
         // The copies made, each with its place; a copy not asked for is nil and not written.
         let made = [prepared.upload, prepared.display, prepared.thumbnail]
         let suffixes = [BatchPlan.uploadSuffix, BatchPlan.displaySuffix, BatchPlan.thumbnailSuffix]
         let copies = zip(made, suffixes).map { copy, suffix in copy.map { ($0, photo.destination(suffix)) } }
-        do throws(OutputWriter.Failure) {
-            let staged = try writer.stage(copies.compactMap { $0.map { (data: $0.0.data, destination: $0.1) } })
-            try writer.publish(staged, replacing: settings.existingCopies != .refuse)
-        } catch {
-            return Self.failure(error, input: input)
-        }
         let written = copies.map { copy in
             copy.map { WrittenCopy(path: $0.1, size: $0.0.size, byteCount: $0.0.data.count) }
         }
-        return .prepared(
+        let outcome = PhotoOutcome.prepared(
             .init(
                 upload: written[0]!, display: written[1], thumbnail: written[2], metadata: prepared.metadata,
                 warnings: prepared.warnings))
+        do throws(OutputWriter.Failure) {
+            let staged = try writer.stage(
+                copies.compactMap { $0.map { (data: $0.0.data, destination: $0.1) } }, modified: photo.status?.modified)
+            try writer.publish(staged, replacing: settings.existingCopies != .refuse) { record(outcome, at: index) }
+        } catch {
+            record(Self.failure(error, input: input), at: index)
+        }
+    }
+
+    /// Reports, out of input order, the outcomes that wait for a photo still in flight: called
+    /// when the run is stopped at once, so that every photo whose copies were placed has its line.
+    func reportWaitingOutcomes() {
+        state.withLock { state in
+            var lines: [String] = []
+            for index in state.waiting.keys.sorted() {
+                guard let outcome = state.waiting.removeValue(forKey: index) else { continue }
+                if settings.emitsJSON { lines.append(JSONReport.line(for: photos[index].input, outcome: outcome)) }
+            }
+            if !lines.isEmpty { Terminal.writeOutput(lines.joined(separator: "\n") + "\n") }
+        }
     }
 
     /// What the copies already there decide, before any work: a photo whose copy would land on
@@ -266,7 +281,9 @@ final class BatchRunner: Sendable {
                         "'\(input)' was not prepared: its copy '\(destination)' already exists; pass --skip-existing to keep finished photos, or --overwrite to replace them."
                 )
             case .skipFinished:
-                if existing.kind == .regular, existing.modified > photo.status!.modified { finished += 1 }
+                // A copy carries its input's modification time (`OutputWriter.stage`): one at least
+                // as new as the input was made from it, or after it, by this version or an earlier one.
+                if existing.kind == .regular, existing.modified >= photo.status!.modified { finished += 1 }
             case .replace:
                 break
             }
@@ -319,7 +336,7 @@ final class BatchRunner: Sendable {
                     state.tally.alreadyPrepared += 1
                     if settings.isVerbose {
                         messages.append(
-                            "prep-photo: skipped: '\(photo.input)' is already prepared (its copies are newer).")
+                            "prep-photo: skipped: '\(photo.input)' is already prepared (its copies are as new as it).")
                     }
                 case .prepared(let prepared):
                     state.tally.prepared += 1

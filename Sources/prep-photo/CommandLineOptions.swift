@@ -46,7 +46,7 @@ struct CommandLineOptions {
         Option(
             "skip-existing",
             help:
-                "Keep a photo whose copies are all there and newer than it; prepare the others (a rerun finishes a stopped job)."
+                "Keep a photo whose copies are all there and made from it as it is now (none older than it); prepare the others (a rerun finishes a stopped job)."
         ),
         Option("overwrite", help: "Replace copies that are already there. (default: refuse to, naming the copy)"),
         Option(

@@ -218,6 +218,16 @@ enum FileSystem {
         if let writeError { throw SystemError(code: writeError) }
     }
 
+    /// Gives the file its input's modification time, which is how `--skip-existing` knows a copy
+    /// was made from this very input, even when the input's time lies in the future. Best effort:
+    /// a file system that refuses leaves the copy's own time, which is later than its input's.
+    static func setModified(_ descriptor: Int32, nanoseconds: Int64) {
+        let seconds = nanoseconds.dividedReportingOverflow(by: 1_000_000_000).partialValue
+        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds - seconds * 1_000_000_000))
+        // Access time too: a new copy's has no meaning of its own.
+        _ = futimens(descriptor, [time, time])
+    }
+
     /// Waits until what was written to `descriptor` is on the disk.
     static func sync(_ descriptor: Int32) throws(SystemError) {
         guard fsync(descriptor) == 0 else { throw .current }

@@ -167,6 +167,8 @@ struct InputDiscovery {
                 skip(path, LeftOut(cause: .outputFolder))
             case .folder where !isRecursive:
                 skip(path, LeftOut(cause: .subfolder))
+            case .folder where OutputMark.isMarked(path):
+                skip(path, LeftOut(cause: .earlierOutput))
             case .folder where ancestors.contains(own.identity):
                 skip(path, LeftOut(cause: .linkedFolder, detail: .loop))
             case .folder:

@@ -8,6 +8,8 @@ enum SkipCause: String, Sendable, CaseIterable {
     case subfolder
     case linkedFolder = "linked_folder"
     case outputFolder = "output_folder"
+    /// A folder with `OutputMark`'s file: the output folder of another run.
+    case earlierOutput = "earlier_output"
     case duplicate
 
     /// The stable code of its JSON line.
@@ -24,6 +26,7 @@ enum SkipCause: String, Sendable, CaseIterable {
         case .subfolder: one ? "1 subfolder without -r" : "\(count) subfolders without -r"
         case .linkedFolder: one ? "1 linked folder" : "\(count) linked folders"
         case .outputFolder: "the output folder"
+        case .earlierOutput: one ? "1 earlier output folder" : "\(count) earlier output folders"
         case .duplicate: one ? "1 duplicate" : "\(count) duplicates"
         }
     }
@@ -59,6 +62,8 @@ struct LeftOut: Sendable {
         case (.linkedFolder, .loop): "'\(path)' is a folder above it again (a loop), which is not followed."
         case (.linkedFolder, _): "'\(path)' is a symbolic link to a folder, which is not followed."
         case (.outputFolder, _): "'\(path)' is the output folder, which is not read."
+        case (.earlierOutput, _):
+            "'\(path)' holds copies an earlier run made (it has a \(OutputMark.name) file), which are not read."
         case (.duplicate, .keptAs(let kept)):
             "'\(path)' is the same file as '\(kept)'; it is prepared once, as '\(kept)'."
         case (.duplicate, _): "'\(path)' is the same file as another input; it is prepared once."

@@ -1,5 +1,11 @@
 import Synchronization
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// SIGINT (Ctrl-C), SIGTERM and SIGHUP as a request to stop: no new photo is started, the photos
 /// in flight finish with all their copies, the summary is printed, and the process then ends by
 /// the same signal (exit status 130, 143, 129), so that a shell loop or `xargs` around it stops
@@ -43,6 +49,21 @@ final class StopSignals: Sendable {
             }, context)
         precondition(started == 0, "cannot start the signal thread: \(String(cString: strerror(started)))")
         pthread_detach(thread)
+    }
+
+    /// How long the photos in flight may take to finish after the first signal, in milliseconds,
+    /// before the run stops without them: a photo takes well under a second, so only a decode
+    /// that does not come back is cut short. `PREP_PHOTO_STOP_GRACE_MS` sets another (the tests
+    /// use 0, to stop a photo in flight).
+    static let gracePeriodMilliseconds: Int = {
+        let given = ProcessInfo.processInfo.environment["PREP_PHOTO_STOP_GRACE_MS"].flatMap { Int($0) }
+        return min(max(given ?? 5000, 0), 3_600_000)
+    }()
+
+    /// "5 s", "250 ms".
+    static var gracePeriodDescription: String {
+        let milliseconds = gracePeriodMilliseconds
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 
     /// The first signal received, once one has been: the run is stopping.

@@ -1,5 +1,7 @@
 import CommandLineParser
+import Dispatch
 import ImagePrep
+import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -57,11 +59,31 @@ case .showHelp:
 case .showVersion:
     Terminal.writeOutput(CommandLineOptions.version + "\n")
 case .run(let options):
+    Terminal.keepLibrariesQuiet()
     let writer = OutputWriter()
+    let batch = RunningBatch()
     let clearsLine = Terminal.isErrorATerminal ? "\r\u{1B}[K" : ""
+    /// Ends the run now: no copy is placed after this, every placed photo has its JSON line, and
+    /// no temporary file is left.
+    let stopAtOnce: @Sendable (Int32, String) -> Never = { signal, why in
+        writer.removeTemporariesAndExit {
+            batch.runner.withLock { $0 }?.reportWaitingOutcomes()
+            Terminal.writeError(clearsLine + "prep-photo: \(why); the photos in flight were not written.\n")
+            StopSignals.endProcess(by: signal)
+        }
+    }
     // Before any other thread starts, so that every thread has the signals blocked.
     let signals = StopSignals(
         onFirstSignal: { signal in
+            // A photo still in flight this long after the request is one that a decoder will not
+            // give back soon (libheif cannot be interrupted): the run stops without it.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(StopSignals.gracePeriodMilliseconds)) {
+                guard !batch.isEnding.load(ordering: .acquiring) else { return }
+                stopAtOnce(
+                    signal,
+                    "\(StopSignals.name(of: signal)): a photo in flight was still being prepared "
+                        + "\(StopSignals.gracePeriodDescription) later, so the run stopped without it")
+            }
             guard !options.isQuiet else { return }
             Terminal.writeError(
                 clearsLine
@@ -69,18 +91,15 @@ case .run(let options):
                     + "once more stops at once.\n")
         },
         onSecondSignal: { signal in
-            writer.removeTemporariesAndExit {
-                Terminal.writeError(
-                    clearsLine + "prep-photo: stopped at once by a second \(StopSignals.name(of: signal)); "
-                        + "the photos in flight were not written.\n")
-                StopSignals.endProcess(by: signal)
-            }
+            stopAtOnce(signal, "stopped at once by a second \(StopSignals.name(of: signal))")
         })
 
     var folderProblem: String?
     if let error = FileSystem.makeFolders(options.outputFolder) {
         folderProblem = "could not create the output folder '\(options.outputFolder)': \(error.reason)."
         Terminal.writeError("prep-photo: error: \(folderProblem!)\n")
+    } else {
+        OutputMark.mark(options.outputFolder)
     }
     var outputIdentity: FileIdentity?
     if case .success(let status) = FileSystem.status(of: options.outputFolder, followingLinks: true) {
@@ -121,7 +140,9 @@ case .run(let options):
         exit(2)
     }
     let runner = BatchRunner(plan: plan, preparer: preparer, settings: settings, writer: writer, signals: signals)
+    batch.runner.withLock { $0 = runner }
     let (tally, elapsed) = runner.run()
+    batch.isEnding.store(true, ordering: .releasing)
 
     let stopSignal = signals.stopSignal
     if !options.isQuiet || stopSignal != nil {
@@ -131,4 +152,11 @@ case .run(let options):
     }
     if let stopSignal { StopSignals.endProcess(by: stopSignal) }
     exit(tally.failed > 0 ? 1 : 0)
+}
+
+/// The run in progress, for a stop that comes from the signal thread.
+final class RunningBatch: Sendable {
+    let runner = Mutex<BatchRunner?>(nil)
+    /// Set once the batch has finished and only the summary is left to print.
+    let isEnding = Atomic<Bool>(false)
 }

@@ -130,12 +130,7 @@ struct InterruptTests {
                 let result = try running.finish()
                 #expect(result.status == 128 + SIGINT, "run \(run): \(result.standardError)")
                 #expect(folder.temporaryFiles().isEmpty, "run \(run): left behind \(folder.temporaryFiles())")
-                let names = try folder.names(in: out)
-                for index in 1...Self.photoCount {
-                    let copies = names.filter { $0.hasPrefix("p\(index).") }
-                    #expect(copies.count == 0 || copies.count == 3, "run \(run): p\(index) has \(copies)")
-                    for copy in copies { #expect(try JPEGFile(path: folder.path("\(out)/\(copy)")).isComplete) }
-                }
+                try Self.expectLinesForPlacedPhotos(result, out: out, in: folder, note: "run \(run)")
                 if result.standardError.contains(
                     "prep-photo: stopped at once by a second SIGINT; the photos in flight were not written.")
                 {
@@ -144,6 +139,54 @@ struct InterruptTests {
             }
             print("InterruptTests: 10 runs with two SIGINTs: \(stoppedAtOnce) stopped at once by the second")
             #expect(stoppedAtOnce >= 3, "the second signal came too late in all but \(stoppedAtOnce) runs")
+        }
+    }
+
+    /// Every photo has all its copies or none, and a JSON line exactly when it has them, even
+    /// when it was placed while another before it was still in flight.
+    static func expectLinesForPlacedPhotos(
+        _ result: PrepPhotoRunner.Result, out: String, in folder: TemporaryFolder, note: String
+    ) throws {
+        let names = try folder.names(in: out)
+        var placed: Set<String> = []
+        for index in 1...photoCount {
+            let copies = names.filter { $0.hasPrefix("p\(index).") }
+            #expect(copies.count == 0 || copies.count == 3, "\(note): p\(index) has \(copies)")
+            for copy in copies { #expect(try JPEGFile(path: folder.path("\(out)/\(copy)")).isComplete) }
+            if copies.count == 3 { placed.insert("in/p\(index).jpg") }
+        }
+        let reported = try result.jsonLines().compactMap { $0["input"] as? String }
+        #expect(
+            Set(reported) == placed && reported.count == placed.count, "\(note): lines \(reported), placed \(placed)")
+    }
+
+    @Test(
+        "A photo still in flight when the grace after the first signal ends is cut short: the run stops at once, clean")
+    func graceAfterFirstSignal() throws {
+        try TemporaryFolder.with { folder in
+            try Self.makeBatch(in: folder)
+            var cutShort = 0
+            for run in 0..<5 {
+                let out = "O\(run)"
+                // No grace: the first signal stops the run with the photos in flight, as one that
+                // a decoder does not give back does after the 5 s default.
+                let running = try PrepPhotoRunner.startShell(
+                    "exec prep-photo --json --jobs 2 --out \(out) in", in: folder.url,
+                    environment: ["PREP_PHOTO_STOP_GRACE_MS": "0"])
+                let deadline = Date().addingTimeInterval(30)
+                while running.outputSoFar.isEmpty, Date() < deadline { usleep(1_000) }
+                running.send(SIGTERM)
+                let result = try running.finish()
+                #expect(result.status == 128 + SIGTERM, "run \(run): \(result.standardError)")
+                #expect(folder.temporaryFiles().isEmpty, "run \(run): left behind \(folder.temporaryFiles())")
+                try Self.expectLinesForPlacedPhotos(result, out: out, in: folder, note: "run \(run)")
+                if result.standardError.contains(
+                    "prep-photo: SIGTERM: a photo in flight was still being prepared 0 s later, so the run stopped without it; the photos in flight were not written."
+                ) {
+                    cutShort += 1
+                }
+            }
+            #expect(cutShort >= 3, "the batch ended before the signal in all but \(cutShort) runs")
         }
     }
 

@@ -23,9 +23,19 @@ struct LibheifLoadingTests {
     /// The lines of glibc's dynamic loader about libheif: with `LD_DEBUG=files` it reports each
     /// library it maps on standard error, and whether a library needed it at start or a `dlopen`
     /// loaded it.
+    ///
+    /// They go to files (`LD_DEBUG_OUTPUT`, one per process), since prep-photo points descriptor 2
+    /// at /dev/null, away from what the C libraries print.
     static func libheifLines(preparing photos: [String]) throws -> (status: Int32, lines: [Substring]) {
-        let result = try prepare(photos, environment: ["LD_DEBUG": "files"])
-        return (result.status, result.standardError.split(separator: "\n").filter { $0.contains("libheif") })
+        let logs = FileManager.default.temporaryDirectory.appendingPathComponent("ld-debug-\(UUID())")
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: logs) }
+        let result = try prepare(
+            photos, environment: ["LD_DEBUG": "files", "LD_DEBUG_OUTPUT": logs.appendingPathComponent("ld").path])
+        let text = try FileManager.default.contentsOfDirectory(atPath: logs.path).map {
+            try String(contentsOf: logs.appendingPathComponent($0), encoding: .utf8)
+        }.joined(separator: "\n")
+        return (result.status, text.split(separator: "\n").filter { $0.contains("libheif") })
     }
 
     @Test("a JPEG-only run never maps libheif; a HEIF file dlopens it, after the JPEG before it is prepared")

@@ -150,7 +150,7 @@ struct ErrorCodeTests {
         let listed = try Self.readmeCodes()
         for code in [
             "hidden", "not_image", "dangling_link", "special_file", "subfolder", "linked_folder", "output_folder",
-            "duplicate",
+            "earlier_output", "duplicate", "too_much_decoding",
             "too_many_scans", "encoding_failed", "outside_base", "name_too_long",
         ] {
             #expect(listed.contains(code), "the README does not list \(code)")

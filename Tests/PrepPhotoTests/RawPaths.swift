@@ -91,11 +91,14 @@ extension TemporaryFolder {
     }
 
     /// The regular files below `relative`, as bytes relative to `relative`.
+    /// The regular files below `relative`, as paths relative to it; not prep-photo's output marks.
     func rawFiles(below relative: String) -> [[UInt8]] {
         let prefix = Array(relative.utf8) + [UInt8(ascii: "/")]
+        let mark = Array(TemporaryFolder.outputMark.utf8)
         return allRawPaths(below: Array(relative.utf8)).filter { path in
             var info = stat()
             return lstat(rawPath(path), &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+                && !path.split(separator: UInt8(ascii: "/")).last!.elementsEqual(mark)
         }.map { Array($0.dropFirst(prefix.count)) }
     }
 }

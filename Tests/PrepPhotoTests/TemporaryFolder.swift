@@ -57,16 +57,22 @@ struct TemporaryFolder {
 
     func exists(_ relativePath: String) -> Bool { FileManager.default.fileExists(atPath: path(relativePath)) }
 
-    /// The names in a folder, hidden ones included, sorted.
+    /// The names in a folder, hidden ones included, sorted; not the mark prep-photo leaves in its
+    /// output folder (`.prep-photo-output`), which `OutputMarkTests` checks.
     func names(in relativePath: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: path(relativePath)).sorted()
+        try FileManager.default.contentsOfDirectory(atPath: path(relativePath)).filter { $0 != Self.outputMark }
+            .sorted()
     }
 
-    /// Every path below the folder, relative to it, hidden ones included, sorted.
+    /// Every path below the folder, relative to it, hidden ones included (but output marks), sorted.
     func allPaths() -> [String] {
         let enumerator = FileManager.default.enumerator(atPath: url.path)
-        return (enumerator?.allObjects as? [String] ?? []).sorted()
+        return (enumerator?.allObjects as? [String] ?? []).filter {
+            ($0 as NSString).lastPathComponent != Self.outputMark
+        }.sorted()
     }
+
+    static let outputMark = ".prep-photo-output"
 
     /// The temporary files `prep-photo` writes before renaming (`.prep-XXXXXX.tmp`) anywhere below
     /// the folder, and any other name ending in `.tmp`, names that are not UTF-8 included.
