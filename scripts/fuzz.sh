@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # The suite's fuzz test for longer: N structure-aware mutations of the fixtures (default 50000),
-# from the seed SEED (default: the time, printed), each prepared by prep-photo in a batch and
-# alone and compared. A failure names the mutation's number; the same N and SEED make it again.
+# from the seed SEED (default: the time, printed), each prepared by prep-photo in a batch (under a
+# memory cap and a time limit) and alone, and compared. FORMAT (heif or jpeg) keeps the seed files
+# of one format. A failure names the mutation's number; the same N, SEED and FORMAT make it again.
+#
+#   scripts/fuzz.sh [N] [SEED] [FORMAT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count=${1:-50000}
 seed=${2:-$(date +%s)}
-echo "fuzz: $count mutations, seed $seed"
-PREP_FUZZ_MUTATIONS=$count PREP_FUZZ_SEED=$seed swift test -c release -Xswiftc -enable-testing --filter FuzzTests
-echo "fuzz: $count mutations from seed $seed passed"
+format=${3:-}
+echo "fuzz: $count mutations, seed $seed${format:+, $format seeds only}"
+PREP_FUZZ_MUTATIONS=$count PREP_FUZZ_SEED=$seed PREP_FUZZ_ONLY=$format swift test -c release -Xswiftc -enable-testing --filter FuzzTests
+echo "fuzz: $count mutations from seed $seed${format:+ ($format)} passed"

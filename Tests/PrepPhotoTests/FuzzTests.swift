@@ -8,10 +8,12 @@ import Testing
 /// fresh workspace. The two must agree byte for byte, refusal for refusal: a damaged photo never
 /// shows what was prepared before it. Every copy keeps the segment rules, decodes cleanly, no
 /// temporary file is left, and no error, warning or line on stderr holds the seed's coordinates.
-/// A crash or a hang fails the run.
+/// A crash or a hang fails the run; each batch runs under a memory cap (`setrlimit`) and a time
+/// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
-/// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run; `scripts/fuzz.sh N SEED`
-/// runs a long one. A failure names the seed file, the mutation's number and what it did, which
+/// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
+/// (`heif` or `jpeg`) keeps the seeds of one format; `scripts/fuzz.sh N SEED [heif|jpeg]` runs a
+/// long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
 struct FuzzTests {
@@ -20,9 +22,17 @@ struct FuzzTests {
     /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers (one
     /// photo tall enough that `prep-photo` on one worker cuts it in two), odd-sized 4:2:2, a
     /// truncated file; and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
-    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit. Every mutation is
+    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome. Every mutation is
     /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
-    static let seedFiles = [
+    static let seedFiles = allSeedFiles.filter { file in
+        switch environment["PREP_FUZZ_ONLY"] {
+        case "heif": file.hasPrefix("heic/")
+        case "jpeg": !file.hasPrefix("heic/")
+        default: true
+        }
+    }
+
+    static let allSeedFiles = [
         "corpus/exif-little-endian-canon-40d.jpg", "crafted/gps-north-east.jpg",
         "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/comment-gimp-nikon-d70-xmp-icc.jpg",
         "corpus/ycck-adobe-pillow.jpg", "corpus/grayscale-gray-gamma-icc.jpg", "corpus/truncated-progressive.jpg",
@@ -30,7 +40,7 @@ struct FuzzTests {
         "decode/restart-every-row-224x150.jpg", "decode/restart-every-row-224x300.jpg",
         "decode/ycc422-odd-223x149.jpg",
         "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
-        "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic",
+        "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
     ]
 
     static let environment = ProcessInfo.processInfo.environment
@@ -41,6 +51,12 @@ struct FuzzTests {
     static let batches: [Range<Int>] = stride(from: 0, to: mutationCount, by: batchSize).map {
         $0..<min($0 + batchSize, mutationCount)
     }
+
+    /// What one batch of `batchSize` small photos may take: a few seconds' work, so a photo that
+    /// loops or a decode that never ends fails the run. And its address space: a decode that
+    /// asks for gigabytes fails inside the cap instead of taking the machine.
+    static let timeLimit: Duration = .seconds(300)
+    static let memoryLimit = 4 << 30
 
     /// Small copies keep each photo near a millisecond; a low pixel limit keeps a mutated frame
     /// header from asking for a huge (but allowed) decode. The display copy is smaller than the
@@ -113,8 +129,12 @@ struct FuzzTests {
                 let mode = accepting ? "accept" : "strict"
                 let result = try PrepPhotoRunner.run(
                     Self.arguments + (accepting ? ["--accept-incomplete"] : []) + ["--out", "out-\(mode)", mode],
-                    in: folder.url, timeLimit: .seconds(600))
+                    in: folder.url, launch: .memoryLimit(Self.memoryLimit), timeLimit: Self.timeLimit)
                 try #require(!result.timedOut && (result.status == 0 || result.status == 1), "prep-photo: \(result)")
+                let ours = ["prep-photo: ", "Prepared ", "Left out: "]
+                for line in result.standardError.split(separator: "\n") where !ours.contains(where: line.hasPrefix) {
+                    Issue.record("a line on stderr that is not prep-photo's: \(line)")
+                }
                 let batchCases = cases.filter { $0.acceptsIncompleteData == accepting }
                 let reports = try result.reports()
                 try #require(reports.map(\.input) == batchCases.map(\.input), "one report per input, in order")

@@ -4,28 +4,82 @@ import Foundation
 // their own (not ImagePrep's), and a mutation damages a box header or a field of the meta box,
 // or cuts, flips, duplicates or removes, as `JPEGMutation` does for JPEG.
 
-/// Where the boxes of a HEIF file are: the top level, and inside the boxes that hold boxes.
+/// Where the boxes of a HEIF file are: the top level, and inside the boxes that hold boxes; and
+/// where the structures are that a mutation aims at (each box's payload by type, the reference
+/// entries of `iref`, the items' data as `iloc` places it).
 struct HEIFBoxes {
     /// Offsets of box headers, and where the `meta` box lies.
     var headers: [Int] = []
     var meta: Range<Int> = 0..<0
+    /// Every box found, by type: its header's offset and its payload.
+    var byType: [String: [(header: Int, payload: Range<Int>)]] = [:]
+    /// The entries of `iref` (`dimg`, `auxl`, `thmb`, `cdsc`, ...): header and payload.
+    var references: [(header: Int, payload: Range<Int>)] = []
+    /// The items' types (`infe` version 2) and their first extent (`iloc` versions 0 and 1).
+    var itemTypes: [Int: String] = [:]
+    var itemData: [Int: Range<Int>] = [:]
 
     /// Boxes that hold boxes, and how many bytes come before their first child.
     static let containers: [String: Int] = ["meta": 4, "iprp": 0, "ipco": 0, "iinf": 6, "iref": 4, "dinf": 0]
 
-    init(_ bytes: [UInt8]) { walk(bytes, 0..<bytes.count) }
+    init(_ bytes: [UInt8]) {
+        walk(bytes, 0..<bytes.count, parent: "")
+        readItems(bytes)
+    }
 
-    private mutating func walk(_ bytes: [UInt8], _ range: Range<Int>) {
+    private mutating func walk(_ bytes: [UInt8], _ range: Range<Int>, parent: String) {
         var offset = range.lowerBound
         while offset + 8 <= range.upperBound {
-            let size = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let size = Self.number(bytes, offset, 4)
             let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
             guard size >= 8, offset + size <= range.upperBound else { return }
             headers.append(offset)
+            let payload = (offset + 8)..<(offset + size)
+            byType[type, default: []].append((offset, payload))
+            if parent == "iref" { references.append((offset, payload)) }
             if type == "meta" { meta = offset..<(offset + size) }
-            if let skip = Self.containers[type] { walk(bytes, (offset + 8 + skip)..<(offset + size)) }
+            if let skip = Self.containers[type], payload.count >= skip {
+                walk(bytes, (payload.lowerBound + skip)..<payload.upperBound, parent: type)
+            }
             offset += size
         }
+    }
+
+    /// Item types from `infe` and first extents from `iloc`, as far as they read.
+    private mutating func readItems(_ bytes: [UInt8]) {
+        for entry in byType["infe"] ?? [] where entry.payload.count >= 12 && bytes[entry.payload.lowerBound] == 2 {
+            let start = entry.payload.lowerBound
+            itemTypes[Self.number(bytes, start + 4, 2)] = String(
+                decoding: bytes[(start + 8)..<(start + 12)], as: UTF8.self)
+        }
+        guard let iloc = byType["iloc"]?.first?.payload, iloc.count >= 8 else { return }
+        let version = Int(bytes[iloc.lowerBound])
+        guard version <= 1 else { return }
+        let sizes = Self.number(bytes, iloc.lowerBound + 4, 2)
+        let (offsetSize, lengthSize, baseSize) = (sizes >> 12 & 15, sizes >> 8 & 15, sizes >> 4 & 15)
+        let indexSize = version == 1 ? sizes & 15 : 0
+        var position = iloc.lowerBound + 8
+        func read(_ size: Int) -> Int? {
+            guard position + size <= iloc.upperBound else { return nil }
+            defer { position += size }
+            return Self.number(bytes, position, size)
+        }
+        for _ in 0..<Self.number(bytes, iloc.lowerBound + 6, 2) {
+            guard let id = read(2), version == 0 || read(2) != nil, read(2) != nil, let base = read(baseSize),
+                let extents = read(2)
+            else { return }
+            for extent in 0..<extents {
+                guard read(indexSize) != nil, let offset = read(offsetSize), let length = read(lengthSize) else {
+                    return
+                }
+                let start = base + offset
+                if extent == 0, start < bytes.count { itemData[id] = start..<min(bytes.count, start + length) }
+            }
+        }
+    }
+
+    static func number(_ bytes: [UInt8], _ offset: Int, _ size: Int) -> Int {
+        bytes[offset..<(offset + size)].reduce(0) { $0 << 8 | Int($1) }
     }
 }
 
@@ -37,6 +91,11 @@ enum HEIFMutation: CustomStringConvertible {
     case field(offset: Int, value: UInt32)
     case duplicateBox(header: Int)
     case removeBox(header: Int)
+    /// A value written over a field of a named structure: `what` says which.
+    case structure(what: String, offset: Int, bytes: [UInt8])
+
+    /// Widths, heights, offsets and lengths at their edges.
+    static let interesting32: [UInt32] = [0, 1, 2, 0xFF, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0xFFFF_FFF0, 0xFFFF_FFFF]
 
     static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> HEIFMutation {
         let boxes = HEIFBoxes(bytes)
@@ -47,7 +106,9 @@ enum HEIFMutation: CustomStringConvertible {
         }
         let header = boxes.headers.randomElement(using: &random) ?? 0
         let size = header + 4 <= bytes.count ? bytes[header..<(header + 4)].reduce(0) { $0 << 8 | UInt32($1) } : 0
-        switch Int.random(in: 0..<10, using: &random) {
+        let choice = Int.random(in: 0..<20, using: &random)
+        if choice >= 10, let aimed = structured(bytes, boxes, choice - 10, using: &random) { return aimed }
+        switch choice % 10 {
         case 0, 1:
             return .truncate(length: offset())
         case 2, 3:
@@ -74,6 +135,76 @@ enum HEIFMutation: CustomStringConvertible {
         }
     }
 
+    /// A mutation aimed at one structure the decode plan depends on; nil when the file has none.
+    private static func structured(
+        _ bytes: [UInt8], _ boxes: HEIFBoxes, _ kind: Int, using random: inout SeededGenerator
+    ) -> HEIFMutation? {
+        func big(_ value: UInt32, _ size: Int) -> [UInt8] {
+            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * (size - 1 - $0))) }
+        }
+        func anyItem() -> UInt32 {
+            // The items there are, the primary among them, and numbers that name none.
+            let ids = Array(boxes.itemTypes.keys) + [0, 0xFFFF, (boxes.itemTypes.keys.max() ?? 0) + 1]
+            return UInt32(ids.randomElement(using: &random)!)
+        }
+        func payload(_ type: String) -> Range<Int>? { boxes.byType[type]?.randomElement(using: &random)?.payload }
+        switch kind {
+        case 0:  // ispe: its width or its height (after the full box's 4 bytes)
+            guard let ispe = payload("ispe"), ispe.count >= 12 else { return nil }
+            return .structure(
+                what: "ispe", offset: ispe.lowerBound + 4 + 4 * Int.random(in: 0...1, using: &random),
+                bytes: big(interesting32.randomElement(using: &random)!, 4))
+        case 1:  // iloc: an item number, a count, an offset or a length, on a 16-bit boundary
+            guard let iloc = payload("iloc"), iloc.count > 10 else { return nil }
+            let at = iloc.lowerBound + 8 + 2 * Int.random(in: 0..<((iloc.count - 10) / 2), using: &random)
+            let wide = Bool.random(using: &random) && at + 4 <= iloc.upperBound
+            let value = wide ? interesting32.randomElement(using: &random)! : anyItem()
+            return .structure(what: "iloc", offset: at, bytes: big(value, wide ? 4 : 2))
+        case 2:  // iref: an entry's kind
+            guard let entry = boxes.references.randomElement(using: &random) else { return nil }
+            let kind = ["dimg", "auxl", "thmb", "cdsc", "prem", "base"].randomElement(using: &random)!
+            return .structure(what: "iref kind", offset: entry.header + 4, bytes: Array(kind.utf8))
+        case 3:  // iref: an entry's source or one of its targets
+            guard let entry = boxes.references.randomElement(using: &random), entry.payload.count >= 6 else {
+                return nil
+            }
+            let slots = [0] + (4..<entry.payload.count).filter { $0 % 2 == 0 }
+            return .structure(
+                what: "iref item", offset: entry.payload.lowerBound + slots.randomElement(using: &random)!,
+                bytes: big(anyItem(), 2))
+        case 4:  // a grid's description: flags (its 32-bit form), rows, columns, sizes
+            guard let id = boxes.itemTypes.first(where: { $0.value == "grid" })?.key, let data = boxes.itemData[id],
+                data.count >= 8
+            else { return nil }
+            let at = data.lowerBound + Int.random(in: 1..<data.count, using: &random)
+            let value = [0, 1, 0xFF, UInt8.random(in: 0...255, using: &random)].randomElement(using: &random)!
+            return .structure(what: "grid description", offset: at, bytes: [UInt8(value)])
+        case 5:  // pitm: the primary item
+            guard let pitm = payload("pitm"), pitm.count >= 6 else { return nil }
+            return .structure(what: "pitm", offset: pitm.lowerBound + 4, bytes: big(anyItem(), 2))
+        case 6:  // ipma: an item number, a count or a property index (with its essential bit)
+            guard let ipma = payload("ipma"), ipma.count > 8 else { return nil }
+            let at = Int.random(in: (ipma.lowerBound + 4)..<ipma.upperBound, using: &random)
+            return .structure(what: "ipma", offset: at, bytes: [UInt8.random(in: 0...255, using: &random)])
+        case 7:  // hvcC or av1C: the decoder configuration
+            guard let configuration = payload("hvcC") ?? payload("av1C"), !configuration.isEmpty else { return nil }
+            let at = Int.random(in: configuration, using: &random)
+            return .structure(
+                what: "decoder configuration", offset: at, bytes: [UInt8.random(in: 0...255, using: &random)])
+        case 8:  // auxC: the auxiliary image's kind, or a reference turned into auxl toward the primary
+            if let auxC = payload("auxC"), auxC.count > 4 {
+                let at = Int.random(in: (auxC.lowerBound + 4)..<auxC.upperBound, using: &random)
+                return .structure(what: "auxC", offset: at, bytes: [UInt8.random(in: 0...255, using: &random)])
+            }
+            guard let entry = boxes.references.randomElement(using: &random) else { return nil }
+            return .structure(what: "iref kind", offset: entry.header + 4, bytes: Array("auxl".utf8))
+        default:  // an item's type
+            guard let infe = payload("infe"), infe.count >= 12 else { return nil }
+            let type = ["hvc1", "av01", "grid", "iovl", "iden", "Exif", "mime"].randomElement(using: &random)!
+            return .structure(what: "item type", offset: infe.lowerBound + 8, bytes: Array(type.utf8))
+        }
+    }
+
     func apply(to original: [UInt8]) -> [UInt8] {
         var bytes = original
         func boxRange(_ header: Int) -> Range<Int> {
@@ -93,6 +224,10 @@ enum HEIFMutation: CustomStringConvertible {
         case .duplicateBox(let header):
             bytes.insert(contentsOf: bytes[boxRange(header)], at: boxRange(header).upperBound)
         case .removeBox(let header): bytes.removeSubrange(boxRange(header))
+        case .structure(_, let offset, let values):
+            for (index, value) in values.enumerated() where offset + index < bytes.count {
+                bytes[offset + index] = value
+            }
         }
         return bytes
     }
@@ -105,6 +240,8 @@ enum HEIFMutation: CustomStringConvertible {
         case .field(let offset, let value): "\(value) written at \(offset)"
         case .duplicateBox(let header): "box at \(header) duplicated"
         case .removeBox(let header): "box at \(header) removed"
+        case .structure(let what, let offset, let values):
+            "\(what) at \(offset) set to \(values.map { String($0, radix: 16) }.joined(separator: " "))"
         }
     }
 }

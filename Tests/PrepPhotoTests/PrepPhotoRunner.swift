@@ -51,6 +51,9 @@ struct PrepPhotoRunner {
         /// With writes limited to files of this many bytes and SIGXFSZ ignored, so that a write past the limit
         /// fails with EFBIG halfway through a file, as on a full disk.
         case fileSizeLimit(Int)
+        /// With its address space limited to this many bytes (`setrlimit(RLIMIT_AS)` through
+        /// util-linux `prlimit`): an allocation past it fails instead of taking the machine.
+        case memoryLimit(Int)
         /// The arguments are a whole command whose first word is the executable: a wrapper such as
         /// `/usr/bin/time` that runs `prep-photo` itself.
         case command
@@ -95,6 +98,9 @@ struct PrepPhotoRunner {
         case .command:
             process.executableURL = URL(fileURLWithPath: arguments[0])
             process.arguments = Array(arguments.dropFirst())
+        case .memoryLimit(let bytes):
+            process.executableURL = URL(fileURLWithPath: prlimit)
+            process.arguments = ["--as=\(bytes)"] + command
         case .fileSizeLimit(let bytes):
             // An ignored signal stays ignored across exec; the default action of SIGXFSZ would kill the child.
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
