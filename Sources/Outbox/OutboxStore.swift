@@ -66,13 +66,16 @@ final class OutboxStore {
         // cannot write in is a store it cannot change, whatever its files allow.
         if let reason = MediaFolder.writeProblem(at: folder) { throw .notWritable(path: folder.path, reason: reason) }
         lock = try StoreLock(url: folder.appendingPathComponent("outbox.lock"))
+        MediaFolder.protect(folder.appendingPathComponent("outbox.lock").path)
         media = try MediaFolder(url: folder.appendingPathComponent(Self.mediaFolderName, isDirectory: true))
         databaseURL = folder.appendingPathComponent(Self.databaseName)
+        Platform.createOwnerOnly(databaseURL.path)
         database = try SQLiteDatabase(path: databaseURL.path)
         guard !database.isReadOnly else {
             throw .notWritable(path: databaseURL.path, reason: "the database file is read-only to this user")
         }
-        MediaFolder.protect(databaseURL.path)
+        // SQLite makes a new -wal and -shm with the database's mode; those an older version left are tightened.
+        for suffix in ["", "-wal", "-shm"] { MediaFolder.protect(databaseURL.path + suffix) }
         try configure()
         try Self.migrate(database, media: media)
         cipher = try openCipher(keyProvider: keyProvider, folder: folder)
@@ -80,6 +83,7 @@ final class OutboxStore {
         if lock.isSoleOpener {
             recoveredAtOpen = try recoverInterruptedSends()
             sweptAtOpen = try sweepUnnamedMedia()
+            try media.protectFiles()
             try purgeRemainingPlaintext()
             try lock.share(path: folder.path)
         }
