@@ -162,6 +162,18 @@ enum EngineRequest {
         }
     }
 
+    /// `url` as an error, a listing or a log may show it: without the user name, the password,
+    /// the query and the fragment, any of which may carry a credential
+    /// (`https://alice:secret@host/api?token=…`).
+    static func shown(_ url: URL?) -> String {
+        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "?" }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? "?"
+    }
+
     /// What an engine's error body says, for `TransportResponse.http`'s detail: the `message` of
     /// a JSON error (`{"error": code, "message": sentence}`), else the start of a text body; one
     /// short line without control characters either way (`UntrustedText`).
