@@ -173,6 +173,16 @@ final class OutboxStore {
         }.first
     }
 
+    /// The record with this id, or named `#SEQUENCE` (`StoredRecord.name`), readable or not;
+    /// nil when there is none.
+    func record(named name: String) throws(OutboxError) -> StoredRecord? {
+        guard name.hasPrefix("#") else { return try record(id: name) }
+        guard let sequence = Int64(name.dropFirst()) else { return nil }
+        return try database.query(
+            "SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE sequence = ?", [.integer(sequence)]
+        ) { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }.first
+    }
+
     /// The readable entry with this id, with what it waits behind.
     ///
     /// - Throws: `notFound` when there is none, `unreadableEntry` when this version cannot read it.
@@ -524,6 +534,14 @@ final class OutboxStore {
     @discardableResult
     func deleteRecord(id: String) throws(OutboxError) -> Bool {
         try database.run("DELETE FROM \(Self.table) WHERE id = ?", .text(id))
+        return database.changes > 0
+    }
+
+    /// Deletes the record at this place in the queue, whatever its id column holds.
+    ///
+    /// - Returns: whether there was one.
+    func deleteRecord(sequence: Int64) throws(OutboxError) -> Bool {
+        try database.run("DELETE FROM \(Self.table) WHERE sequence = ?", .integer(sequence))
         return database.changes > 0
     }
 }

@@ -50,6 +50,10 @@ struct StoredRecord {
         mediaNames = try? entry.get().names
     }
 
+    /// What a listing, `blockedBy` and `discard` call the record: its id, or `#SEQUENCE` when
+    /// the id column holds no valid id ('#' is in no id).
+    var name: String { id ?? "#\(sequence)" }
+
     /// The readable entry, if it is one.
     var entry: OutboxEntry? { try? reading.get() }
 
