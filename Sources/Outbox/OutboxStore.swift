@@ -26,6 +26,10 @@ final class OutboxStore {
     /// The files this open removed because no record named them.
     private(set) var sweptAtOpen: [String] = []
 
+    /// The database file this store opened, to notice it being deleted or replaced under a
+    /// long-running opener (`checkStillInPlace`).
+    private let databaseIdentity: FileIdentity?
+
     /// The operation types this store reads, sends and compacts.
     let catalog: OperationCatalog
     let database: SQLiteDatabase
@@ -71,6 +75,7 @@ final class OutboxStore {
         databaseURL = folder.appendingPathComponent(Self.databaseName)
         Platform.createOwnerOnly(databaseURL.path)
         database = try SQLiteDatabase(path: databaseURL.path)
+        databaseIdentity = Platform.fileIdentity(databaseURL.path)
         guard !database.isReadOnly else {
             throw .notWritable(path: databaseURL.path, reason: "the database file is read-only to this user")
         }
@@ -155,6 +160,22 @@ final class OutboxStore {
     func pragma(_ name: String) throws(OutboxError) -> String? {
         try database.query("PRAGMA \(name)") { row in row.text(at: 0) ?? row.integer(at: 0).map(String.init) }.first
             ?? nil
+    }
+
+    /// Checks that the folder still holds the database this store opened: a folder deleted (or
+    /// moved) and made again, or a database file put in the place of this one, leaves this
+    /// opener on a file nobody else sees, whose queue is not the one there.
+    ///
+    /// - Throws: `storeReplaced` saying which.
+    func checkStillInPlace() throws(OutboxError) {
+        let folder = databaseURL.deletingLastPathComponent().path
+        guard let identity = Platform.fileIdentity(databaseURL.path) else {
+            throw .storeReplaced(
+                path: folder, reason: "its database file is gone (the folder was deleted or moved meanwhile)")
+        }
+        guard identity == databaseIdentity else {
+            throw .storeReplaced(path: folder, reason: "its database file is another file than the one it opened")
+        }
     }
 
     // MARK: Reading

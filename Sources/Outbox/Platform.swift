@@ -64,4 +64,18 @@ enum Platform {
         let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         if descriptor >= 0 { close(descriptor) }
     }
+
+    /// The device and inode of the file at `path` (not following a symbolic link), or nil when
+    /// there is none: what tells the file a store opened from one put in its place since.
+    static func fileIdentity(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+}
+
+/// Which file a path named at one moment: its device and inode.
+struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
 }
