@@ -89,6 +89,7 @@ final class OutboxStore {
             recoveredAtOpen = try recoverInterruptedSends()
             sweptAtOpen = try sweepUnnamedMedia()
             try media.protectFiles()
+            cipher = try upgradeEncryptionFormat()
             try purgeRemainingPlaintext()
             try lock.share(path: folder.path)
         }
@@ -354,7 +355,8 @@ final class OutboxStore {
                 VALUES (?, ?, ?, 0, ?, ?, ?, ?)
                 """,
                 .text(operation.id), .text(OutboxEntry.State.queued.rawValue), .real(createdAt.timeIntervalSince1970),
-                .text(list), .text(list), storedIntent(StoredIntent(operation).encoded(), id: operation.id),
+                .text(list), .text(list),
+                storedIntent(StoredIntent(operation).encoded(), id: operation.id, files: files),
                 operation.entity.map(SQLiteValue.text) ?? .null)
             try database.run("RELEASE outbox_insert")
         } catch {
@@ -370,10 +372,19 @@ final class OutboxStore {
         return .replaced(earlier: replaced.id)
     }
 
-    /// The intent column's value: the JSON as text, or sealed for the record when the store is encrypted.
-    private func storedIntent(_ json: Data, id: String) -> SQLiteValue {
+    /// The intent column's value: the JSON as text, or sealed for the record and its files when
+    /// the store is encrypted.
+    private func storedIntent(_ json: Data, id: String, files: [MediaFile]) -> SQLiteValue {
         guard let cipher else { return .text(String(decoding: json, as: UTF8.self)) }
-        return .blob(cipher.seal(json, for: .intent(id: id)))
+        return .blob(cipher.seal(json, for: cipher.intentRole(id: id, ownedMedia: files)))
+    }
+
+    /// The `last_error` column's value: the text, or sealed for the record when the store is
+    /// encrypted, since an engine's answer may quote the note or the place it was sent.
+    func storedError(_ text: String?, id: String) -> SQLiteValue {
+        guard let text else { return .null }
+        guard let cipher else { return .text(text) }
+        return .blob(cipher.seal(Data(text.utf8), for: .lastError(id: id)))
     }
 
     /// The entry a last-write-wins `operation` takes the place of: the last entry of its entity,
@@ -436,7 +447,7 @@ final class OutboxStore {
     func setState(_ state: OutboxEntry.State, lastError: String?, id: String) throws(OutboxError) -> Bool {
         try database.run(
             "UPDATE \(Self.table) SET state = ?, last_error = ? WHERE id = ?",
-            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .text(id))
+            .text(state.rawValue), storedError(lastError, id: id), .text(id))
         return database.changes > 0
     }
 
@@ -490,7 +501,7 @@ final class OutboxStore {
             UPDATE \(Self.table) SET state = 'FAILED_NEEDS_ATTENTION', last_error = ?, transient_failures = 0,
                 next_attempt_at = NULL, awaits_send_now = 0
             WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
-            """, .text(reason), .text(id))
+            """, storedError(reason, id: id), .text(id))
         return database.changes > 0
     }
 
@@ -512,7 +523,7 @@ final class OutboxStore {
                 awaits_send_now = ?
             WHERE id = ? AND state = 'SYNCING'
             """,
-            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .integer(Int64(retry.transientFailures)),
+            .text(state.rawValue), storedError(lastError, id: id), .integer(Int64(retry.transientFailures)),
             retry.nextAttemptAt.map { .real($0.timeIntervalSince1970) } ?? .null,
             .integer(retry.awaitsSendNow ? 1 : 0), .text(id))
         return database.changes > 0
