@@ -221,7 +221,10 @@ public final class HTTPTransport: Transport {
             guard !confirmation.isConfirmed(by: answer) else { return nil }
             return .notConfirmed(status: answer.status, detail: "\(name): \(confirmation.whyNotConfirmed(by: answer))")
         case .answered(let answer):
-            let detail = EngineRequest.detail(fromBody: answer.body).map { "\(name): \($0)" } ?? name
+            let detail =
+                EngineRequest.detail(fromBody: answer.body).map {
+                    "\(name): \(EngineRequest.withoutCredentials($0, of: request.url))"
+                } ?? name
             return .http(status: answer.status, retryAfter: answer.retryAfter, detail: detail)
         case .oversized(let status, let retryAfter):
             let limit = Self.describe(byteCount: configuration.maximumAnswerBytes)
