@@ -15,6 +15,15 @@ struct EncryptedStoreTests {
         Fixtures.crafted.appendingPathComponent("gps-south-west.jpg"),
     ]
 
+    /// What the reference engine holds after `outbox drain` of the store with its key, which must leave nothing queued.
+    static func drained(_ store: URL, key: URL, engineData: URL) async throws -> EngineState {
+        let engine = try ReferenceEngine(dataFolder: engineData)
+        let drained = try OutboxProcess.run(
+            ["--store", store.path, "--key-file", key.path, "drain", "--engine", engine.url.absoluteString])
+        #expect(drained.status == 0, "\(drained.standardError)")
+        return try await engine.state()
+    }
+
     func add(_ store: URL, keyFile: URL?, photos: [URL] = photos) -> [String] {
         (keyFile.map { ["--key-file", $0.path] } ?? []) + ["--store", store.path, "add", "--max-edge", "512"]
             + ["--note", Self.note] + photos.map(\.path)
@@ -174,11 +183,7 @@ struct EncryptedStoreTests {
             )
             #expect(kills >= 3)
 
-            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            let drained = try OutboxProcess.run(
-                ["--store", store.path, "--key-file", key.path, "drain", "--engine", engine.url.absoluteString])
-            #expect(drained.status == 0, "\(drained.standardError)")
-            let state = try await engine.state()
+            let state = try await Self.drained(store, key: key, engineData: folder.appendingPathComponent("engine"))
             for (photo, id) in zip(photos, ids) {
                 let expected = Cryptography.sha256Hex(of: try Fixtures.prepared(photo).upload.data)
                 #expect(state.uploads.first { $0.requestId == id }?.sha256OnDisk == expected)
@@ -254,11 +259,7 @@ struct EncryptedStoreTests {
                     + " (seed \(random.seed))")
             #expect(midRun >= 20)
 
-            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            let drained = try OutboxProcess.run(
-                ["--store", store.path, "--key-file", key.path, "drain", "--engine", engine.url.absoluteString])
-            #expect(drained.status == 0, "\(drained.standardError)")
-            let state = try await engine.state()
+            let state = try await Self.drained(store, key: key, engineData: folder.appendingPathComponent("engine"))
             #expect(Set(state.records.map(\.requestId)) == ids)
             for record in state.records {
                 let number = Int(record.requestId.dropFirst("plate-".count)) ?? 0
