@@ -162,6 +162,28 @@ enum EngineRequest {
         }
     }
 
+    /// `url` as an error, a listing or a log may show it: without the user name, the password,
+    /// the query and the fragment, any of which may carry a credential
+    /// (`https://alice:secret@host/api?token=…`).
+    static func shown(_ url: URL?) -> String {
+        guard let url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "?" }
+        components.user = nil
+        components.password = nil
+        components.query = nil
+        components.fragment = nil
+        return components.string ?? "?"
+    }
+
+    /// `text` from the engine with the request URL's query, user name and password cut out:
+    /// an engine that quotes the request it refused must not put the token into an error.
+    static func withoutCredentials(_ text: String, of url: URL?) -> String {
+        guard let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return text }
+        let secrets = [components.percentEncodedQuery, components.query, components.password, components.user]
+        return secrets.compactMap { $0 }.filter { !$0.isEmpty }.reduce(text) {
+            $0.replacingOccurrences(of: $1, with: "…")
+        }
+    }
+
     /// What an engine's error body says, for `TransportResponse.http`'s detail: the `message` of
     /// a JSON error (`{"error": code, "message": sentence}`), else the start of a text body; one
     /// short line without control characters either way (`UntrustedText`).

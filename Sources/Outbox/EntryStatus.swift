@@ -45,19 +45,21 @@ extension OutboxEntry {
 /// record this version cannot read (which is never sent, so what comes after it must wait until
 /// the user discards it or a newer version sends it). Only `SYNCED` lets the next one go, and
 /// retiring or discarding it does too. Entries without an entity wait for nothing. A record
-/// whose id or entity key is not valid takes no part: it can be neither sent nor discarded by
-/// id, so it must not hold anything up.
+/// holds back its entity by its entity column whatever its id column holds: one without a valid
+/// id is named `#SEQUENCE` (`StoredRecord.name`), as the listing shows it and `discard` takes it.
+/// A record whose entity key is not valid takes no part, since no entity can be told from it.
 enum EntityOrder {
-    /// The id each record waits behind, by the record's sequence number, for records in queue order.
+    /// The name of the record each record waits behind, by the record's sequence number, for
+    /// records in queue order.
     static func blockers(in records: [StoredRecord]) -> [Int64: String] {
         var firstUnsettled: [String: String] = [:]
         var blockers: [Int64: String] = [:]
         for record in records {
-            guard let entity = record.entity, let id = record.id else { continue }
+            guard let entity = record.entity else { continue }
             if let blocker = firstUnsettled[entity] {
                 blockers[record.sequence] = blocker
             } else if !record.isSettled {
-                firstUnsettled[entity] = id
+                firstUnsettled[entity] = record.name
             }
         }
         return blockers

@@ -210,18 +210,21 @@ public final class HTTPTransport: Transport {
 
     /// What to return for a request that did not succeed; nil for a success the engine's answer confirms.
     ///
-    /// The detail names the request (method and URL) and gives the engine's own explanation, or
+    /// The detail names the request (method and URL, without credentials) and gives the engine's own explanation, or
     /// what came back instead of it, so that `lastError` says which step of the send failed and why.
     func failure(
         _ result: HTTPExchangeResult, of request: URLRequest, expecting confirmation: EngineConfirmation
     ) -> TransportResponse? {
-        let name = "\(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "?")"
+        let name = "\(request.httpMethod ?? "GET") \(EngineRequest.shown(request.url))"
         switch result {
         case .answered(let answer) where (200...299).contains(answer.status):
             guard !confirmation.isConfirmed(by: answer) else { return nil }
             return .notConfirmed(status: answer.status, detail: "\(name): \(confirmation.whyNotConfirmed(by: answer))")
         case .answered(let answer):
-            let detail = EngineRequest.detail(fromBody: answer.body).map { "\(name): \($0)" } ?? name
+            let detail =
+                EngineRequest.detail(fromBody: answer.body).map {
+                    "\(name): \(EngineRequest.withoutCredentials($0, of: request.url))"
+                } ?? name
             return .http(status: answer.status, retryAfter: answer.retryAfter, detail: detail)
         case .oversized(let status, let retryAfter):
             let limit = Self.describe(byteCount: configuration.maximumAnswerBytes)

@@ -84,6 +84,12 @@ struct MediaFolder: Sendable {
         for name in names where StoredValue.isPlainFileName(name) { unlink(fileURL(name).path) }
     }
 
+    /// Makes every file in the folder its owner's only: an older version's files could be
+    /// readable by anyone on the device.
+    func protectFiles() throws(OutboxError) {
+        for name in try regularFileNames() { Self.protect(fileURL(name).path) }
+    }
+
     /// The names of the regular files in the folder (never subfolders or links), plain names only.
     func regularFileNames() throws(OutboxError) -> [String] {
         let names: [String]
@@ -251,7 +257,8 @@ struct MediaFolder: Sendable {
             throw .folder(path: path, reason: failure == EEXIST ? lastErrno() : String(cString: strerror(failure)))
         }
         switch info.st_mode & S_IFMT {
-        case S_IFDIR: return
+        // A folder that was there (made by hand, or by an older version) is tightened too.
+        case S_IFDIR: return protect(path)
         case S_IFLNK: throw .folder(path: path, reason: "it is a symbolic link, which could lead anywhere")
         default: throw .folder(path: path, reason: "it is \(kind(of: info.st_mode)), not a folder")
         }
@@ -357,13 +364,15 @@ struct MediaFolder: Sendable {
 
     // MARK: File protection
 
-    /// On iOS, gives the file or folder at `path` the protection class
+    /// Makes the file or folder at `path` its owner's only (`Platform.restrictToOwner`), and on
+    /// iOS gives the file or folder at `path` the protection class
     /// `completeUntilFirstUserAuthentication`: encrypted by the device with a key that exists
     /// only once the user has unlocked the phone after it started, and that stays while the phone
     /// locks again, so that a background upload can still read the queue. `complete` would lock
     /// the files ten seconds after every lock, and a drain in the background would fail. Files
     /// made in a folder take its class, so the database's log files get it too.
     static func protect(_ path: String) {
+        Platform.restrictToOwner(path)
         #if os(iOS)
         try? FileManager.default.setAttributes(
             [.protectionKey: FileProtectionType.completeUntilFirstUserAuthentication], ofItemAtPath: path)

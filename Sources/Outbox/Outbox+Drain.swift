@@ -134,6 +134,9 @@ extension Outbox {
     ///   sends entries that are backing off or whose automatic retries ran out.
     func runPass(using transport: any Transport, honoursBackoff: Bool = true) async throws(OutboxError) -> DrainReport {
         var report = DrainReport(passes: 1)
+        // A store deleted or replaced since it opened: what is sent from here would be from a
+        // file nobody else sees any more.
+        try store.checkStillInPlace()
         // Nothing of this outbox's own is in flight between passes, so a SYNCING entry found
         // while alone was left by a process that died.
         _ = try store.recoverInterruptedSendsIfAlone()

@@ -285,17 +285,19 @@ public actor Outbox {
     /// In that order, a crash in between leaves files that no record names, which the next open
     /// sweeps; the other order would leave a record that names missing files.
     ///
-    /// - Parameter id: The entry's id.
+    /// - Parameter id: The entry's id, or for a record without a valid one `#SEQUENCE`, as
+    ///   `UnreadableEntry.name` and `blockedBy` name it.
     /// - Throws: `notFound`; `mediaRemove` or `database` when deleting fails.
     public func discard(id: String) throws(OutboxError) {
-        guard let record = try store.record(id: id) else { throw .notFound(id: id) }
-        if try store.deleteRecord(id: id) { eventHub.send(.discarded(id: id)) }
+        guard let record = try store.record(named: id) else { throw .notFound(id: id) }
+        if try store.deleteRecord(sequence: record.sequence) { eventHub.send(.discarded(id: record.name)) }
         // The exact names when the record is readable (each checked to be a plain name in the
-        // media folder); else every file in the folder that carries its id, never a name the
-        // record itself spells. A record whose id is not a valid one names no file of ours.
+        // media folder that carries its id); else every file in the folder that carries its id,
+        // never a name the record itself spells. A record whose id is not a valid one names no
+        // file of ours.
         if let names = record.mediaNames {
             try store.media.remove(names)
-        } else if OutboxOperation.isValidID(id) {
+        } else if let id = record.id {
             try store.media.remove(store.media.regularFileNames().filter { $0.hasPrefix(id + ".") })
         }
         try store.media.synchronize()

@@ -102,6 +102,10 @@ public struct UnreadableEntry: Sendable, Hashable {
     public let id: String?
     /// Why it cannot be read, in words for the app's UI (never a value from the record).
     public let reason: String
+
+    /// What to call it: its id, or `#SEQUENCE` when it has none (what `blockedBy` names, and
+    /// what `Outbox.discard(id:)` takes).
+    public var name: String { id ?? "#\(sequence)" }
 }
 
 /// Everything in the outbox: the entries this version reads, and beside them those it cannot,

@@ -69,6 +69,13 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, Lo
     case keychain(reason: String)
     /// The outbox cannot be encrypted as it is now; `reason` says why, and nothing was changed.
     case encryptionRefused(path: String, reason: String)
+    /// The outbox holds encrypted entries but no longer the record of its encryption (its key
+    /// check): it can be neither read with a key nor encrypted again, which would seal them twice.
+    case encryptionRecordLost(path: String)
+    /// The store this outbox opened is no longer at its folder: the folder or the database was
+    /// deleted, moved or replaced while it ran. Sending on from the old file would report a
+    /// queue that is not the one there.
+    case storeReplaced(path: String, reason: String)
     /// A setting is outside what it allows: `setting` names it, `value` is what it was given and
     /// `allowed` what it takes.
     case invalidSetting(setting: String, value: String, allowed: String)
@@ -140,6 +147,12 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, Lo
             return "The Keychain could not give the outbox its key: \(reason)."
         case .encryptionRefused(let path, let reason):
             return "The outbox '\(path)' cannot be encrypted now: \(reason); nothing was changed."
+        case .encryptionRecordLost(let path):
+            return "The outbox '\(path)' holds encrypted entries but has lost the record of its encryption"
+                + " (its outbox_encryption row), so it can be neither opened with a key nor encrypted again:"
+                + " restore the store from a backup, or discard those entries."
+        case .storeReplaced(let path, let reason):
+            return "The outbox '\(path)' was replaced while it was open: \(reason); open it again to go on."
         case .invalidSetting(let setting, let value, let allowed):
             return "The outbox setting \(setting) cannot be \(value): it must be \(allowed)."
         case .notStarted:

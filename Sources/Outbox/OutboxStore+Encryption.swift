@@ -2,7 +2,8 @@ import Foundation
 
 /// What an outbox encrypted at rest stores to remember it: the one row of `outbox_encryption`.
 ///
-/// - `format`: 1, the format of `StoreCipher`.
+/// - `format`: the format of `StoreCipher`: 2, in which each intent is bound to its record's
+///   list of files and `last_error` is sealed; 1 before that, upgraded at the next sole open.
 /// - `key_check`: an empty value sealed with the key, for the role "key-check": the key opens it
 ///   or is not this store's key. So a wrong key is told apart from a damaged entry, and refused
 ///   before anything is read, sent or deleted.
@@ -11,8 +12,10 @@ import Foundation
 ///   that finds 0 finishes the purge.
 struct EncryptionRecord {
     static let table = "outbox_encryption"
-    /// The format this version writes and reads.
-    static let format: Int64 = 1
+    /// The format this version writes.
+    static let format: Int64 = 2
+    /// The formats this version reads.
+    static let readableFormats: ClosedRange<Int64> = 1...2
 
     let format: Int64?
     let keyCheck: Data?
@@ -36,16 +39,22 @@ struct EncryptionRecord {
     /// - Throws: `keyRequired` without a provider; `wrongKey` when the key does not open the
     ///   key check; `unreadableStore` for a format this version does not know.
     func cipher(keyProvider: (any KeyProvider)?, folder: URL) throws(OutboxError) -> StoreCipher {
-        guard format == Self.format else {
+        guard let format, Self.readableFormats.contains(format) else {
             throw .unreadableStore(
                 path: folder.path,
                 reason: "it is encrypted in a format (\(format.map(String.init) ?? "none")) this version does not know")
         }
         guard let keyProvider else { throw .keyRequired(path: folder.path) }
-        let cipher = StoreCipher(key: try keyProvider.key(forStoreIn: folder))
+        let cipher = StoreCipher(key: try keyProvider.key(forStoreIn: folder), format: format)
         guard let keyCheck, cipher.open(keyCheck, for: .keyCheck) != nil else { throw .wrongKey(path: folder.path) }
         return cipher
     }
+}
+
+extension EncryptionRecord {
+    /// Why a record whose intent is sealed cannot be read in a store without an encryption record.
+    static let lostWording =
+        "its intent is encrypted, but the outbox has lost the record of its encryption (outbox_encryption)"
 }
 
 /// What `Outbox.encrypt(with:)` did.
@@ -74,10 +83,62 @@ extension OutboxStore {
                 return try record.cipher(keyProvider: keyProvider, folder: folder)
             }
             let hasEntries = try !database.query("SELECT 1 FROM \(Self.table) LIMIT 1") { _ in true }.isEmpty
+            if try holdsSealedIntents() { throw .encryptionRecordLost(path: folder.path) }
             if hasEntries { throw .notEncrypted(path: folder.path) }
             try Self.insertEncryptionRecord(database, cipher: cipher, isPlaintextPurged: true)
             return cipher
         }
+    }
+
+    /// Whether any record's intent is sealed: in a store without an encryption record, that
+    /// record was lost (deleted by hand, or a restore that missed it), and the store must be
+    /// neither read as plaintext nor sealed again.
+    private func holdsSealedIntents() throws(OutboxError) -> Bool {
+        try !database.query(
+            "SELECT 1 FROM \(Self.table) WHERE substr(CAST(intent AS BLOB), 1, ?) = ? LIMIT 1",
+            [.integer(Int64(StoreCipher.magic.count)), .blob(Data(StoreCipher.magic))]
+        ) { _ in true }.isEmpty
+    }
+
+    /// Brings a store of format 1 to format 2, once, when this opener has it to itself (an older
+    /// version open beside it would go on writing format 1): each intent that opens as format 1
+    /// sealed it, and whose lists name only its own files, is sealed again bound to its list of
+    /// files; each plaintext `last_error` is sealed; and the database is left to be rewritten
+    /// (`purgeRemainingPlaintext`), so that no page keeps an old error. An intent that does not
+    /// open stays as it is: its record was unreadable and stays so.
+    ///
+    /// - Returns: The cipher of format 2, or `cipher` as it was when there was nothing to do.
+    func upgradeEncryptionFormat() throws(OutboxError) -> StoreCipher? {
+        guard let old = cipher, old.format < EncryptionRecord.format else { return cipher }
+        let new = StoreCipher(key: old.key)
+        try database.transaction { () throws(OutboxError) in
+            let rows = try database.query(
+                "SELECT sequence, id, intent, owned_media, last_error FROM \(Self.table) ORDER BY sequence"
+            ) { row in
+                (
+                    sequence: row.integer(at: 0) ?? 0, id: row.text(at: 1), intent: row.bytes(at: 2),
+                    owned: row.bytes(at: 3), error: row.text(at: 4)
+                )
+            }
+            for row in rows {
+                guard let id = row.id, OutboxOperation.isValidID(id) else { continue }
+                if let error = row.error {
+                    try database.run(
+                        "UPDATE \(Self.table) SET last_error = ? WHERE sequence = ?",
+                        .blob(new.seal(Data(error.utf8), for: .lastError(id: id))), .integer(row.sequence))
+                }
+                guard let intent = row.intent, let opened = old.open(intent, for: .formatOneIntent(id: id)),
+                    case .success(let owned) = StoredRecord.mediaList(row.owned, column: "owned media", id: id)
+                else { continue }
+                try database.run(
+                    "UPDATE \(Self.table) SET intent = ? WHERE sequence = ?",
+                    .blob(new.seal(opened, for: .intent(id: id, ownedMedia: owned))), .integer(row.sequence))
+            }
+            try database.run(
+                "UPDATE \(EncryptionRecord.table) SET format = ?, plaintext_purged = 0",
+                .integer(EncryptionRecord.format))
+        }
+        return new
     }
 
     private static func insertEncryptionRecord(
@@ -126,12 +187,15 @@ extension OutboxStore {
                 _ = try record.cipher(keyProvider: FixedKey(key: key), folder: folder)
                 throw refuse("another process encrypted it meanwhile")
             }
+            // Sealed values in a store without its record: sealing them again would make them
+            // unreadable for good.
+            if try holdsSealedIntents() { throw .encryptionRecordLost(path: folder.path) }
             let rows = try database.query(
-                "SELECT sequence, id, intent, pending_media, owned_media FROM \(Self.table) ORDER BY sequence"
+                "SELECT sequence, id, intent, pending_media, owned_media, last_error FROM \(Self.table) ORDER BY sequence"
             ) { row in
                 (
                     sequence: row.integer(at: 0) ?? 0, id: row.text(at: 1), intent: row.bytes(at: 2),
-                    pending: row.bytes(at: 3), owned: row.bytes(at: 4)
+                    pending: row.bytes(at: 3), owned: row.bytes(at: 4), error: row.text(at: 5)
                 )
             }
             for row in rows {
@@ -139,8 +203,8 @@ extension OutboxStore {
                     throw refuse("the record at position \(row.sequence) has no valid id, so it cannot be encrypted")
                 }
                 let lists = (
-                    StoredRecord.mediaList(row.pending, column: "pending media"),
-                    StoredRecord.mediaList(row.owned, column: "owned media")
+                    StoredRecord.mediaList(row.pending, column: "pending media", id: id),
+                    StoredRecord.mediaList(row.owned, column: "owned media", id: id)
                 )
                 guard case .success(let pending) = lists.0, case .success(let owned) = lists.1 else {
                     throw refuse("the media lists of the entry '\(id)' cannot be read; discard it first")
@@ -162,14 +226,21 @@ extension OutboxStore {
                     replaced.append(file.name)
                     renamed[file.name] = name
                 }
-                func rename(_ files: [MediaFile]) -> String {
-                    StoredRecord.encodeMediaList(
-                        files.map { MediaFile(index: $0.index, name: renamed[$0.name] ?? $0.name) })
+                func rename(_ files: [MediaFile]) -> [MediaFile] {
+                    files.map { MediaFile(index: $0.index, name: renamed[$0.name] ?? $0.name) }
+                }
+                let sealedIntent = row.intent.map {
+                    SQLiteValue.blob(newCipher.seal($0, for: .intent(id: id, ownedMedia: rename(owned))))
                 }
                 try database.run(
-                    "UPDATE \(Self.table) SET intent = ?, pending_media = ?, owned_media = ? WHERE sequence = ?",
-                    row.intent.map { .blob(newCipher.seal($0, for: .intent(id: id))) } ?? .null, .text(rename(pending)),
-                    .text(rename(owned)), .integer(row.sequence))
+                    """
+                    UPDATE \(Self.table) SET intent = ?, pending_media = ?, owned_media = ?, last_error = ?
+                    WHERE sequence = ?
+                    """,
+                    sealedIntent ?? .null, .text(StoredRecord.encodeMediaList(rename(pending))),
+                    .text(StoredRecord.encodeMediaList(rename(owned))),
+                    row.error.map { .blob(newCipher.seal(Data($0.utf8), for: .lastError(id: id))) } ?? .null,
+                    .integer(row.sequence))
                 entryCount += 1
             }
             if !written.isEmpty { try media.synchronize() }

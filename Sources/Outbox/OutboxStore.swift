@@ -26,6 +26,10 @@ final class OutboxStore {
     /// The files this open removed because no record named them.
     private(set) var sweptAtOpen: [String] = []
 
+    /// The database file this store opened, to notice it being deleted or replaced under a
+    /// long-running opener (`checkStillInPlace`).
+    private let databaseIdentity: FileIdentity?
+
     /// The operation types this store reads, sends and compacts.
     let catalog: OperationCatalog
     let database: SQLiteDatabase
@@ -66,13 +70,17 @@ final class OutboxStore {
         // cannot write in is a store it cannot change, whatever its files allow.
         if let reason = MediaFolder.writeProblem(at: folder) { throw .notWritable(path: folder.path, reason: reason) }
         lock = try StoreLock(url: folder.appendingPathComponent("outbox.lock"))
+        MediaFolder.protect(folder.appendingPathComponent("outbox.lock").path)
         media = try MediaFolder(url: folder.appendingPathComponent(Self.mediaFolderName, isDirectory: true))
         databaseURL = folder.appendingPathComponent(Self.databaseName)
+        Platform.createOwnerOnly(databaseURL.path)
         database = try SQLiteDatabase(path: databaseURL.path)
+        databaseIdentity = Platform.fileIdentity(databaseURL.path)
         guard !database.isReadOnly else {
             throw .notWritable(path: databaseURL.path, reason: "the database file is read-only to this user")
         }
-        MediaFolder.protect(databaseURL.path)
+        // SQLite makes a new -wal and -shm with the database's mode; those an older version left are tightened.
+        for suffix in ["", "-wal", "-shm"] { MediaFolder.protect(databaseURL.path + suffix) }
         try configure()
         try Self.migrate(database, media: media)
         cipher = try openCipher(keyProvider: keyProvider, folder: folder)
@@ -80,6 +88,8 @@ final class OutboxStore {
         if lock.isSoleOpener {
             recoveredAtOpen = try recoverInterruptedSends()
             sweptAtOpen = try sweepUnnamedMedia()
+            try media.protectFiles()
+            cipher = try upgradeEncryptionFormat()
             try purgeRemainingPlaintext()
             try lock.share(path: folder.path)
         }
@@ -153,6 +163,22 @@ final class OutboxStore {
             ?? nil
     }
 
+    /// Checks that the folder still holds the database this store opened: a folder deleted (or
+    /// moved) and made again, or a database file put in the place of this one, leaves this
+    /// opener on a file nobody else sees, whose queue is not the one there.
+    ///
+    /// - Throws: `storeReplaced` saying which.
+    func checkStillInPlace() throws(OutboxError) {
+        let folder = databaseURL.deletingLastPathComponent().path
+        guard let identity = Platform.fileIdentity(databaseURL.path) else {
+            throw .storeReplaced(
+                path: folder, reason: "its database file is gone (the folder was deleted or moved meanwhile)")
+        }
+        guard identity == databaseIdentity else {
+            throw .storeReplaced(path: folder, reason: "its database file is another file than the one it opened")
+        }
+    }
+
     // MARK: Reading
 
     /// Every record in queue order, readable or not.
@@ -167,6 +193,16 @@ final class OutboxStore {
         try database.query("SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE id = ?", [.text(id)]) { row in
             StoredRecord(row: row, catalog: catalog, cipher: cipher)
         }.first
+    }
+
+    /// The record with this id, or named `#SEQUENCE` (`StoredRecord.name`), readable or not;
+    /// nil when there is none.
+    func record(named name: String) throws(OutboxError) -> StoredRecord? {
+        guard name.hasPrefix("#") else { return try record(id: name) }
+        guard let sequence = Int64(name.dropFirst()) else { return nil }
+        return try database.query(
+            "SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE sequence = ?", [.integer(sequence)]
+        ) { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }.first
     }
 
     /// The readable entry with this id, with what it waits behind.
@@ -319,7 +355,8 @@ final class OutboxStore {
                 VALUES (?, ?, ?, 0, ?, ?, ?, ?)
                 """,
                 .text(operation.id), .text(OutboxEntry.State.queued.rawValue), .real(createdAt.timeIntervalSince1970),
-                .text(list), .text(list), storedIntent(StoredIntent(operation).encoded(), id: operation.id),
+                .text(list), .text(list),
+                storedIntent(StoredIntent(operation).encoded(), id: operation.id, files: files),
                 operation.entity.map(SQLiteValue.text) ?? .null)
             try database.run("RELEASE outbox_insert")
         } catch {
@@ -335,10 +372,19 @@ final class OutboxStore {
         return .replaced(earlier: replaced.id)
     }
 
-    /// The intent column's value: the JSON as text, or sealed for the record when the store is encrypted.
-    private func storedIntent(_ json: Data, id: String) -> SQLiteValue {
+    /// The intent column's value: the JSON as text, or sealed for the record and its files when
+    /// the store is encrypted.
+    private func storedIntent(_ json: Data, id: String, files: [MediaFile]) -> SQLiteValue {
         guard let cipher else { return .text(String(decoding: json, as: UTF8.self)) }
-        return .blob(cipher.seal(json, for: .intent(id: id)))
+        return .blob(cipher.seal(json, for: cipher.intentRole(id: id, ownedMedia: files)))
+    }
+
+    /// The `last_error` column's value: the text, or sealed for the record when the store is
+    /// encrypted, since an engine's answer may quote the note or the place it was sent.
+    func storedError(_ text: String?, id: String) -> SQLiteValue {
+        guard let text else { return .null }
+        guard let cipher else { return .text(text) }
+        return .blob(cipher.seal(Data(text.utf8), for: .lastError(id: id)))
     }
 
     /// The entry a last-write-wins `operation` takes the place of: the last entry of its entity,
@@ -401,7 +447,7 @@ final class OutboxStore {
     func setState(_ state: OutboxEntry.State, lastError: String?, id: String) throws(OutboxError) -> Bool {
         try database.run(
             "UPDATE \(Self.table) SET state = ?, last_error = ? WHERE id = ?",
-            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .text(id))
+            .text(state.rawValue), storedError(lastError, id: id), .text(id))
         return database.changes > 0
     }
 
@@ -455,7 +501,7 @@ final class OutboxStore {
             UPDATE \(Self.table) SET state = 'FAILED_NEEDS_ATTENTION', last_error = ?, transient_failures = 0,
                 next_attempt_at = NULL, awaits_send_now = 0
             WHERE id = ? AND COALESCE(state, 'QUEUED') = 'QUEUED'
-            """, .text(reason), .text(id))
+            """, storedError(reason, id: id), .text(id))
         return database.changes > 0
     }
 
@@ -477,7 +523,7 @@ final class OutboxStore {
                 awaits_send_now = ?
             WHERE id = ? AND state = 'SYNCING'
             """,
-            .text(state.rawValue), lastError.map(SQLiteValue.text) ?? .null, .integer(Int64(retry.transientFailures)),
+            .text(state.rawValue), storedError(lastError, id: id), .integer(Int64(retry.transientFailures)),
             retry.nextAttemptAt.map { .real($0.timeIntervalSince1970) } ?? .null,
             .integer(retry.awaitsSendNow ? 1 : 0), .text(id))
         return database.changes > 0
@@ -520,6 +566,14 @@ final class OutboxStore {
     @discardableResult
     func deleteRecord(id: String) throws(OutboxError) -> Bool {
         try database.run("DELETE FROM \(Self.table) WHERE id = ?", .text(id))
+        return database.changes > 0
+    }
+
+    /// Deletes the record at this place in the queue, whatever its id column holds.
+    ///
+    /// - Returns: whether there was one.
+    func deleteRecord(sequence: Int64) throws(OutboxError) -> Bool {
+        try database.run("DELETE FROM \(Self.table) WHERE sequence = ?", .integer(sequence))
         return database.changes > 0
     }
 }

@@ -42,4 +42,40 @@ enum Platform {
         []
         #endif
     }()
+
+    /// Makes the file or folder at `path` its owner's only (0600, a folder 0700), whatever the
+    /// umask or an older version made it, without following a symbolic link: another user of
+    /// the device must read nothing of a store. Does nothing where it cannot (no such file,
+    /// another user's), since tightening is never a reason to refuse a store.
+    static func restrictToOwner(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return }
+        let mode: mode_t = (info.st_mode & S_IFMT) == S_IFDIR ? 0o700 : 0o600
+        if info.st_mode & 0o7777 != mode { _ = fchmod(descriptor, mode) }
+    }
+
+    /// Creates the file at `path` owner-only when it is absent, so that SQLite, which creates
+    /// its database 0644 and its `-wal` and `-shm` with the database's mode, never makes one
+    /// another user could open.
+    static func createOwnerOnly(_ path: String) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// The device and inode of the file at `path` (not following a symbolic link), or nil when
+    /// there is none: what tells the file a store opened from one put in its place since.
+    static func fileIdentity(_ path: String) -> FileIdentity? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+}
+
+/// Which file a path named at one moment: its device and inode.
+struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
 }

@@ -22,13 +22,32 @@ struct StoreCipher: Sendable, Hashable {
     static let sealedChunkByteCount = chunkByteCount + chunkOverhead
 
     let key: OutboxKey
+    /// The store's format (`EncryptionRecord.format`): from 2 on, an intent is bound to its
+    /// record's list of files too; a store of format 1 is read the old way until it is upgraded.
+    let format: Int64
+
+    init(key: OutboxKey, format: Int64 = EncryptionRecord.format) {
+        self.key = key
+        self.format = format
+    }
 
     /// What a sealed value is for, which its associated data says.
     enum Role {
-        /// The intent column of the record with this id.
-        case intent(id: String)
+        /// The intent column of the record with this id and this `owned_media` list (format 2): a
+        /// list changed by hand, to reach a file of another entry or to drop one, fails to open it.
+        case intent(id: String, ownedMedia: [MediaFile])
+        /// The intent column of the record with this id, as format 1 sealed it (without its list).
+        case formatOneIntent(id: String)
+        /// The `last_error` column of the record with this id: an engine's answer may quote
+        /// anything the request held.
+        case lastError(id: String)
         /// The value whose opening proves the key is the store's (`outbox_encryption`).
         case keyCheck
+    }
+
+    /// The role of the intent of record `id` owning `ownedMedia`, in this store's format.
+    func intentRole(id: String, ownedMedia: [MediaFile]) -> Role {
+        format >= 2 ? .intent(id: id, ownedMedia: ownedMedia) : .formatOneIntent(id: id)
     }
 
     static func == (lhs: StoreCipher, rhs: StoreCipher) -> Bool { lhs.key.bytes == rhs.key.bytes }
@@ -158,10 +177,14 @@ struct StoreCipher: Sendable, Hashable {
 
     // MARK: Associated data
 
-    /// The magic, the role's name and what it is about, NUL-separated (no id holds a NUL).
+    /// The magic, the role's name and what it is about, NUL-separated (no id holds a NUL, and a
+    /// media list is JSON, which holds none either).
     private static func associatedData(_ role: Role) -> [UInt8] {
         switch role {
-        case .intent(let id): magic + Array("intent\0\(id)".utf8)
+        case .intent(let id, let ownedMedia):
+            magic + Array("intent-and-media\0\(id)\0\(StoredRecord.encodeMediaList(ownedMedia))".utf8)
+        case .formatOneIntent(let id): magic + Array("intent\0\(id)".utf8)
+        case .lastError(let id): magic + Array("last-error\0\(id)".utf8)
         case .keyCheck: magic + Array("key-check".utf8)
         }
     }

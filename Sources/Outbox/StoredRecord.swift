@@ -50,6 +50,10 @@ struct StoredRecord {
         mediaNames = try? entry.get().names
     }
 
+    /// What a listing, `blockedBy` and `discard` call the record: its id, or `#SEQUENCE` when
+    /// the id column holds no valid id ('#' is in no id).
+    var name: String { id ?? "#\(sequence)" }
+
     /// The readable entry, if it is one.
     var entry: OutboxEntry? { try? reading.get() }
 
@@ -98,7 +102,8 @@ struct StoredRecord {
         let pending: [MediaFile]
         let owned: [MediaFile]
         switch (
-            mediaList(row.bytes(at: 6), column: "pending media"), mediaList(row.bytes(at: 7), column: "owned media")
+            mediaList(row.bytes(at: 6), column: "pending media", id: idText),
+            mediaList(row.bytes(at: 7), column: "owned media", id: idText)
         ) {
         case (.failure(let problem), _), (_, .failure(let problem)): return .failure(problem)
         case (.success(let readPending), .success(let readOwned)): (pending, owned) = (readPending, readOwned)
@@ -117,13 +122,15 @@ struct StoredRecord {
                     return .failure(
                         RecordProblem("its intent is not encrypted, as every one in this encrypted outbox is"))
                 }
-                guard let opened = cipher.open(stored, for: .intent(id: idText)) else {
+                guard let opened = cipher.open(stored, for: cipher.intentRole(id: idText, ownedMedia: owned)) else {
                     return .failure(
                         RecordProblem(
-                            "its intent fails authentication with the outbox's key: it was changed, or it is another entry's"
-                        ))
+                            "its intent fails authentication with the outbox's key: it, or its list of files, was"
+                                + " changed, or it is another entry's"))
                 }
                 bytes = opened
+            } else if StoreCipher.isSealed(stored) {
+                return .failure(RecordProblem(EncryptionRecord.lostWording))
             } else {
                 bytes = stored
             }
@@ -143,7 +150,9 @@ struct StoredRecord {
         let entry = OutboxEntry(
             id: idText, sequence: sequence, state: state,
             createdAt: StoredValue.moment(row.real(at: 3)) ?? Date(timeIntervalSince1970: 0),
-            attempts: StoredValue.count(row.integer(at: 4)), lastError: StoredValue.shown(row.text(at: 5)),
+            attempts: StoredValue.count(row.integer(at: 4)),
+            lastError: StoredValue.shown(
+                lastError(row.bytes(at: 5), isText: row.text(at: 5) != nil, id: idText, cipher: cipher)),
             entity: entity, type: intent.operation, version: intent.version, payload: payload, media: intent.media,
             pendingMedia: pending, ownedMedia: owned, blockedBy: nil,
             retry: RetrySchedule(
@@ -154,9 +163,22 @@ struct StoredRecord {
         return .success((entry, Set(owned.map(\.name))))
     }
 
-    /// A media column: the list, or why it cannot be read. Each name must be a plain file name,
+    /// The `last_error` column as text: in an encrypted store it is sealed for the record
+    /// (`StoreCipher.Role.lastError`), since an engine's answer may quote what was sent; one
+    /// that does not open is not shown. A format-1 store's plaintext one is shown until the
+    /// upgrade seals it.
+    private static func lastError(_ stored: Data?, isText: Bool, id: String, cipher: StoreCipher?) -> String? {
+        guard let stored else { return nil }
+        guard let cipher else { return isText ? String(decoding: stored, as: UTF8.self) : nil }
+        if let opened = cipher.open(stored, for: .lastError(id: id)) { return String(decoding: opened, as: UTF8.self) }
+        if isText, cipher.format < 2, !StoreCipher.isSealed(stored) { return String(decoding: stored, as: UTF8.self) }
+        return "its last error cannot be shown: it fails authentication with the outbox's key"
+    }
+
+    /// A media column: the list, or why it cannot be read. Each name must be a plain file name
+    /// that the store would make for this record (`ID.INDEX.…`, so never another record's file),
     /// each index an upload's, and neither may repeat.
-    static func mediaList(_ bytes: Data?, column: String) -> Result<[MediaFile], RecordProblem> {
+    static func mediaList(_ bytes: Data?, column: String, id: String) -> Result<[MediaFile], RecordProblem> {
         let files: [MediaFile]
         switch StoredValue.bytes(bytes, atMost: StoredValue.largestMediaList, column: column) {
         case .failure(let problem):
@@ -177,6 +199,10 @@ struct StoredRecord {
             Set(files.map(\.index)).count == files.count, Set(files.map(\.name)).count == files.count
         else {
             return .failure(RecordProblem("its \(column) repeats an upload or numbers one out of range"))
+        }
+        // An id holds no '.', so no other record's file starts so.
+        guard files.allSatisfy({ $0.name.hasPrefix("\(id).\($0.index).") }) else {
+            return .failure(RecordProblem("its \(column) names a file that is not one of its own"))
         }
         return .success(files)
     }

@@ -244,6 +244,9 @@ enum CommandHelp {
                         "parked",
                         "The engine refused it, or its file is gone; see LAST ERROR, then send-now or discard."),
                     .init("delivered", "The engine has it; the next drain retires it."),
+                    .init(
+                        "unreadable",
+                        "This version cannot read the record (see LAST ERROR): never sent, kept until discarded."),
                 ]),
             .text(
                 title: nil,
@@ -347,7 +350,14 @@ enum CommandHelp {
             """,
         usage: usage(for: "discard"),
         sections: [
-            .entries(title: "ARGUMENTS", [.init("<id>", "The entry's id, as add or op printed it and list shows it.")]),
+            .entries(
+                title: "ARGUMENTS",
+                [
+                    .init(
+                        "<id>",
+                        "The entry's id, as add or op printed it and list shows it; for a record without a valid id, "
+                            + "'#SEQUENCE' as list shows it (quoted: '#' starts a comment in a shell).")
+                ]),
             .options(title: "OPTIONS", [help]),
             .text(
                 title: "EXIT STATUS",

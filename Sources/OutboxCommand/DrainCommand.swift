@@ -43,12 +43,41 @@ struct DrainCommand {
                 if let interval { try await Self.watch(store, transport: transport, interval: interval) }
                 return try await Self.summarize(store)
             } catch {
+                Terminal.progress.clear()
                 Terminal.writeError("outbox: error: \(error)\n")
+                // A store no longer at its folder is not the one to change.
+                if case OutboxError.storeReplaced = error { return 1 }
+                await Self.retireAfterFailure(store)
                 return 1
             }
         }
         stop.onStop { work.cancel() }
         return await work.value
+    }
+
+    /// After a pass that failed part-way (on a full disk, say): retires what the engine took
+    /// before the failure, its ids on stdout, so that its space comes back at once; when even
+    /// that fails, names those entries, so that nobody sends them again by hand; and names the
+    /// one whose send the failure cut short, which the engine may have.
+    static func retireAfterFailure(_ store: Outbox) async {
+        do throws(OutboxError) {
+            let retired = try await store.retireSynced()
+            if !retired.isEmpty { Terminal.writeOutput(retired.map { $0 + "\n" }.joined()) }
+        } catch {
+            let entries = (try? await store.list().entries) ?? []
+            let delivered = entries.filter { $0.state == .synced }.map { "'\($0.id)'" }
+            if !delivered.isEmpty {
+                Terminal.writeError(
+                    "outbox: delivered, but not retired yet (the next drain retires them): "
+                        + delivered.joined(separator: ", ") + ".\n")
+            }
+        }
+        let cutShort = ((try? await store.list().entries) ?? []).filter { $0.state == .syncing }.map { "'\($0.id)'" }
+        if !cutShort.isEmpty {
+            Terminal.writeError(
+                "outbox: the failure came while \(cutShort.joined(separator: ", ")) was being sent: the engine may"
+                    + " have it, and the next drain sends it again, which the engine keeps once.\n")
+        }
     }
 
     /// Runs the scheduler until the task is cancelled, concluding after each of its passes.
@@ -59,7 +88,13 @@ struct DrainCommand {
         for await event in events {
             switch event {
             case .drained(let report, _): try await conclude(report, store: store, isWatching: true)
-            case .drainFailed(let error): Terminal.writeError("outbox: error: \(error)\n")
+            case .drainFailed(.storeReplaced(let path, let reason)):
+                // Every later pass would fail the same way, or send from a file nobody sees.
+                await store.stop()
+                throw .storeReplaced(path: path, reason: reason)
+            case .drainFailed(let error):
+                Terminal.writeError("outbox: error: \(error)\n")
+                await retireAfterFailure(store)
             default: break
             }
         }

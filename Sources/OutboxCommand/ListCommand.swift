@@ -27,18 +27,38 @@ struct ListCommand {
                 Terminal.writeError(
                     "outbox: note: '\(folder.path)' cannot be changed by this user (\(reason)), so it was"
                         + " read as it is on disk, without recovering or changing anything.\n")
+            } catch let error where Self.mayListWithoutWriting(after: error) {
+                // A full disk, say: opening for writing needs a byte or two, a listing none.
+                guard let readOnly = try? Outbox.readOnlyListing(folder: folder, configuration: configuration) else {
+                    throw error
+                }
+                listing = readOnly
+                Terminal.writeError(
+                    "outbox: note: '\(folder.path)' was read as it is on disk, without recovering or changing"
+                        + " anything, since it could not be opened for writing: \(error)\n")
             }
         } catch {
             Terminal.writeError("outbox: error: \(describe(error))\n")
             return 1
         }
         if emitsJSON {
-            let lines = listing.entries.map(Self.jsonLine) + ["{\"unreadable\":\(listing.unreadable.count)}"]
+            let lines =
+                listing.entries.map(Self.jsonLine) + listing.unreadable.map(Self.jsonLine)
+                + ["{\"unreadable\":\(listing.unreadable.count)}"]
             Terminal.writeOutput(lines.joined(separator: "\n") + "\n")
         } else {
             Terminal.writeOutput(Self.table(listing))
         }
         return 0
+    }
+
+    /// Whether opening failed for want of writing (SQLite's or the folder's), rather than for
+    /// the key or the schema: then the store can still be read as it is on disk.
+    static func mayListWithoutWriting(after error: OutboxError) -> Bool {
+        switch error {
+        case .database, .folder, .mediaWrite, .mediaRemove: true
+        default: false
+        }
     }
 
     /// `{"id":…,"state":…,"attempts":…,"lastError":…,"nextAttemptAt":…,"waitsForSendNow":…,
@@ -54,6 +74,15 @@ struct ListCommand {
             ("status", json(statusWord(entry.status))),
         ]
         return "{" + fields.map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
+    }
+
+    /// `{"unreadable":{"name":…,"id":…,"sequence":…,"reason":…}}`: a record this version cannot
+    /// read, by the name `discard` takes (its id, or `#SEQUENCE` when it has none), and why.
+    /// Under its own key, so that nothing reading the entries' lines by `id` takes it for one;
+    /// the last line stays the count.
+    static func jsonLine(_ record: UnreadableEntry) -> String {
+        "{\"unreadable\":{\"name\":\(json(record.name)),\"id\":\(json(record.id)),\"sequence\":\(record.sequence),"
+            + "\"reason\":\(json(record.reason))}}"
     }
 
     /// A string as JSON, or `null`.
@@ -104,7 +133,7 @@ struct ListCommand {
         guard !listing.entries.isEmpty || !listing.unreadable.isEmpty else { return "The outbox is empty.\n" }
         let showsOperations = !listing.entries.allSatisfy(\.isCapture)
         func width(_ title: String, _ values: [String]) -> Int { max(title.count, values.map(\.count).max() ?? 0) + 2 }
-        let idWidth = width("ID", listing.entries.map(\.id))
+        let idWidth = width("ID", listing.entries.map(\.id) + listing.unreadable.map(\.name))
         let typeWidth = width("TYPE", listing.entries.map(\.type))
         let entityWidth = width("ENTITY", listing.entries.map { $0.entity ?? "-" })
         func padded(_ text: String, _ width: Int) -> String {
@@ -124,6 +153,11 @@ struct ListCommand {
             text += row(
                 id: entry.id, type: entry.type, entity: entry.entity ?? "-", state: statusWord(entry.status),
                 attempts: String(entry.attempts), note: note)
+        }
+        // Each by the name discard takes, with the reason: a count alone lets nobody act on one.
+        for record in listing.unreadable {
+            text += row(
+                id: record.name, type: "?", entity: "?", state: "unreadable", attempts: "?", note: record.reason)
         }
         let words = listing.entries.map { statusWord($0.status) }
         let counts = statusOrder.compactMap { word -> String? in

@@ -15,6 +15,15 @@ struct EncryptedStoreTests {
         Fixtures.crafted.appendingPathComponent("gps-south-west.jpg"),
     ]
 
+    /// What the reference engine holds after `outbox drain` of the store with its key, which must leave nothing queued.
+    static func drained(_ store: URL, key: URL, engineData: URL) async throws -> EngineState {
+        let engine = try ReferenceEngine(dataFolder: engineData)
+        let drained = try OutboxProcess.run(
+            ["--store", store.path, "--key-file", key.path, "drain", "--engine", engine.url.absoluteString])
+        #expect(drained.status == 0, "\(drained.standardError)")
+        return try await engine.state()
+    }
+
     func add(_ store: URL, keyFile: URL?, photos: [URL] = photos) -> [String] {
         (keyFile.map { ["--key-file", $0.path] } ?? []) + ["--store", store.path, "add", "--max-edge", "512"]
             + ["--note", Self.note] + photos.map(\.path)
@@ -174,16 +183,89 @@ struct EncryptedStoreTests {
             )
             #expect(kills >= 3)
 
-            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            let drained = try OutboxProcess.run(
-                ["--store", store.path, "--key-file", key.path, "drain", "--engine", engine.url.absoluteString])
-            #expect(drained.status == 0, "\(drained.standardError)")
-            let state = try await engine.state()
+            let state = try await Self.drained(store, key: key, engineData: folder.appendingPathComponent("engine"))
             for (photo, id) in zip(photos, ids) {
                 let expected = Cryptography.sha256Hex(of: try Fixtures.prepared(photo).upload.data)
                 #expect(state.uploads.first { $0.requestId == id }?.sha256OnDisk == expected)
             }
             #expect(state.records.count == ids.count)
+        }
+    }
+
+    /// `outbox encrypt` of a store of 200 captures with photos, SIGKILLed at random moments of
+    /// the run, each time on a fresh copy, until at least 20 kills landed mid-run (the store had
+    /// begun to change: sealed files written, or the conversion committed): after each the store
+    /// opens with all 200 entries, plaintext or encrypted; encrypt run again finishes; and the
+    /// engine finally gets every capture's exact bytes.
+    @Test func encryptOf200CapturesKilledAtRandomPointsLosesNothing() async throws {
+        try await withTemporaryFolder { folder in
+            let key = try KeyFile.create(at: folder.appendingPathComponent("outbox.key")).url
+            let keyed = ["OUTBOX_KEY_FILE": key.path]
+            let pristine = folder.appendingPathComponent("pristine")
+            let photos = try (0..<3).map(smallPhoto)
+            var ids: Set<String> = []
+            do {
+                let outbox = try Outbox(folder: pristine)
+                for number in 0..<200 {
+                    let id = String(format: "plate-%03d", number)
+                    try await outbox.enqueue(makeCapture(id: id, photos: [photos[number % photos.count]]))
+                    ids.insert(id)
+                }
+            }
+            let store = folder.appendingPathComponent("outbox")
+            try FileManager.default.copyItem(at: pristine, to: store)
+            let started = ContinuousClock.now
+            #expect(try OutboxProcess.run(["--store", store.path, "encrypt"], environment: keyed).status == 0)
+            let span = ContinuousClock.now - started
+            let spanMicroseconds =
+                Int(span.components.seconds) * 1_000_000
+                + Int(span.components.attoseconds / 1_000_000_000_000)
+            var random = SplitMix64.fromEnvironment()
+            var (rounds, kills, midRun) = (0, 0, 0)
+            func hasBegun() throws -> Bool {
+                let media = try FileManager.default.contentsOfDirectory(
+                    atPath: store.appendingPathComponent("media").path)
+                return media.contains { $0.hasSuffix(".sealed") }
+            }
+            while midRun < 20, rounds < 80 {
+                rounds += 1
+                try FileManager.default.removeItem(at: store)
+                try FileManager.default.copyItem(at: pristine, to: store)
+                let encrypting = try OutboxProcess(["--store", store.path, "encrypt"], environment: keyed)
+                encrypting.scheduleKill(
+                    delay: .microseconds(Int.random(in: 0..<max(1, spanMicroseconds), using: &random)))
+                let result = encrypting.wait()
+                guard result.wasKilled else {
+                    #expect(result.status == 0, "\(result.standardError)")
+                    continue
+                }
+                kills += 1
+                if try hasBegun() { midRun += 1 }
+                let plaintext = try OutboxProcess.run(["--store", store.path, "list", "--json"])
+                if plaintext.status == 0 {
+                    #expect(Set(plaintext.jsonLines.compactMap { $0["id"] as? String }) == ids, "round \(rounds)")
+                } else {
+                    #expect(plaintext.standardError.contains("is encrypted"), "round \(rounds)")
+                    #expect(try KillTests.storeIDs(store.path, environment: keyed) == ids, "round \(rounds)")
+                }
+                let finished = try OutboxProcess.run(["--store", store.path, "encrypt"], environment: keyed)
+                #expect(finished.status == 0, "\(finished.standardError)")
+                let listed = try OutboxProcess.run(["--store", store.path, "list", "--json"], environment: keyed)
+                #expect(Set(listed.jsonLines.compactMap { $0["id"] as? String }) == ids, "round \(rounds)")
+                #expect(listed.jsonLines.last?["unreadable"] as? Int == 0, "round \(rounds)")
+            }
+            print(
+                "encrypt of 200 captures (\(span) a run): \(kills) kills in \(rounds) rounds, \(midRun) mid-run"
+                    + " (seed \(random.seed))")
+            #expect(midRun >= 20)
+
+            let state = try await Self.drained(store, key: key, engineData: folder.appendingPathComponent("engine"))
+            #expect(Set(state.records.map(\.requestId)) == ids)
+            for record in state.records {
+                let number = Int(record.requestId.dropFirst("plate-".count)) ?? 0
+                let expected = Cryptography.sha256Hex(of: photos[number % photos.count].upload.data)
+                #expect(state.uploads.first { $0.requestId == record.requestId }?.sha256OnDisk == expected)
+            }
         }
     }
 }

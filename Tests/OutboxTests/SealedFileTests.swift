@@ -11,23 +11,31 @@ struct SealedFileTests {
 
     @Test func aValueOpensOnlyForItsOwnRecordAndRole() throws {
         let intent = Data(#"{"note":"front gate"}"#.utf8)
-        let sealed = cipher.seal(intent, for: .intent(id: "plate-1"))
+        let files = [MediaFile(index: 0, name: "plate-1.0.abc.sealed")]
+        let sealed = cipher.seal(intent, for: .intent(id: "plate-1", ownedMedia: files))
         #expect(StoreCipher.isSealed(sealed))
         #expect(sealed.range(of: Data("front gate".utf8)) == nil)
-        #expect(cipher.open(sealed, for: .intent(id: "plate-1")) == intent)
-        #expect(cipher.open(sealed, for: .intent(id: "plate-2")) == nil, "moved to another record")
+        #expect(cipher.open(sealed, for: .intent(id: "plate-1", ownedMedia: files)) == intent)
+        #expect(cipher.open(sealed, for: .intent(id: "plate-2", ownedMedia: files)) == nil, "moved to another record")
         #expect(cipher.open(sealed, for: .keyCheck) == nil, "used in another role")
-        #expect(StoreCipher(key: .generate()).open(sealed, for: .intent(id: "plate-1")) == nil, "another key")
+        #expect(cipher.open(sealed, for: .lastError(id: "plate-1")) == nil, "used in another role")
+        let otherFiles = files + [MediaFile(index: 1, name: "plate-1.1.def.sealed")]
+        #expect(cipher.open(sealed, for: .intent(id: "plate-1", ownedMedia: otherFiles)) == nil, "another list")
+        #expect(cipher.open(sealed, for: .intent(id: "plate-1", ownedMedia: [])) == nil, "a list emptied")
+        #expect(
+            StoreCipher(key: .generate()).open(sealed, for: .intent(id: "plate-1", ownedMedia: files)) == nil,
+            "another key")
         for position in [0, 8, 20, sealed.count - 1] {
             var changed = sealed
             changed[position] ^= 0x40
-            #expect(cipher.open(changed, for: .intent(id: "plate-1")) == nil, "byte \(position) flipped")
+            #expect(
+                cipher.open(changed, for: .intent(id: "plate-1", ownedMedia: files)) == nil, "byte \(position) flipped")
         }
     }
 
     @Test func everySealGetsAFreshNonce() {
-        let first = cipher.seal(Data("same".utf8), for: .intent(id: "a"))
-        let second = cipher.seal(Data("same".utf8), for: .intent(id: "a"))
+        let first = cipher.seal(Data("same".utf8), for: .intent(id: "a", ownedMedia: []))
+        let second = cipher.seal(Data("same".utf8), for: .intent(id: "a", ownedMedia: []))
         #expect(first != second)
         #expect(first.prefix(20) != second.prefix(20))
     }

@@ -360,7 +360,7 @@ struct StorageTests {
                 for (id, pending, owned) in [
                     ("slash-1", #"[{"index":0,"name":"a/b.jpg"}]"#, #"[{"index":0,"name":"a/b.jpg"}]"#),
                     ("one-list-1", #"[]"#, "NULL"),
-                    ("stray-1", #"[{"index":0,"name":"x.jpg"}]"#, #"[]"#),
+                    ("stray-1", #"[{"index":0,"name":"stray-1.0.t.jpg"}]"#, #"[]"#),
                     ("twice-1", #"[]"#, #"[{"index":0,"name":"x.jpg"},{"index":0,"name":"y.jpg"}]"#),
                 ] {
                     let ownedValue = owned == "NULL" ? "NULL" : "'\(owned)'"

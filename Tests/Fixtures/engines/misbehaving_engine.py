@@ -17,6 +17,9 @@ Modes:
     requires-token the reference engine from ENGINE_FOLDER behind a sign-in: every /v1 request
                    without `Authorization: Bearer T` (--token) is answered 401, as by an engine
                    whose tokens were rotated; the 401s are in its request log
+    quotes-request the reference engine from ENGINE_FOLDER, except that every record (a capture
+                   or an operation) is refused with a 400 whose message quotes the request: its
+                   path and query, its note and its place
 
 Like the reference engine it prints {"port": N, "url": ...} once it listens, and stops on SIGTERM.
 """
@@ -133,18 +136,45 @@ def token_engine(folder, data, port, token):
     return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
 
 
+def quoting_engine(folder, data, port):
+    """The reference engine, refusing every record with a 400 that quotes what it was sent."""
+    sys.path.insert(0, folder)
+    import reference_engine
+
+    dispatch = reference_engine.Handler.dispatch
+
+    def quoting(self, method):
+        if method == "POST" and self.path.startswith(("/v1/captures", "/v1/operations")):
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.body_read = True
+            try:
+                record = json.loads(body)
+            except ValueError:
+                record = {}
+            message = "cannot take %s %s: note %r, place %r, payload %r" % (
+                method, self.path, record.get("note"), record.get("place"), record.get("payload"))
+            self.server.log(self, method, self.path, 400)
+            return self.answer(400, {"error": "bad_request", "message": message})
+        return dispatch(self, method)
+
+    reference_engine.Handler.dispatch = quoting
+    return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("mode", choices=["html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first", "requires-token"])
+    parser.add_argument("mode", choices=["html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first", "requires-token", "quotes-request"])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reference-engine", help="the folder of reference_engine.py (for keeps-first)")
     parser.add_argument("--data", help="the engine's data folder (for keeps-first and requires-token)")
     parser.add_argument("--token", help="the one bearer token taken (for requires-token)")
     options = parser.parse_args()
-    if options.mode in ("keeps-first", "requires-token") and (not options.reference_engine or not options.data):
+    if options.mode in ("keeps-first", "requires-token", "quotes-request") and (not options.reference_engine or not options.data):
         parser.error(options.mode + " needs --reference-engine and --data")
     if options.mode == "keeps-first":
         server = keeps_first_engine(options.reference_engine, options.data, options.port)
+    elif options.mode == "quotes-request":
+        server = quoting_engine(options.reference_engine, options.data, options.port)
     elif options.mode == "requires-token":
         if not options.token:
             parser.error("requires-token needs --token")
