@@ -85,10 +85,10 @@ struct OptionFormTests {
 }
 
 /// The stable `code` of every kind of failed or left-out line, each made happen for real, and
-/// the README's table of them.
+/// the table of them in docs/prep-photo.md.
 @Suite("prep-photo's error codes")
 struct ErrorCodeTests {
-    @Test("Each failure carries its code beside the sentence, and the README lists every code")
+    @Test("Each failure carries its code beside the sentence, and docs/prep-photo.md lists every code")
     func codes() throws {
         try TemporaryFolder.with { folder in
             let inputs: [(path: String, code: String)] = [
@@ -140,12 +140,12 @@ struct ErrorCodeTests {
             }
             let listed = try Self.readmeCodes()
             for code in Set(inputs.map(\.code)).subtracting(["ok"]) {
-                #expect(listed.contains(code), "the README does not list \(code)")
+                #expect(listed.contains(code), "docs/prep-photo.md does not list \(code)")
             }
         }
     }
 
-    @Test("The codes of inputs left out are in the README too")
+    @Test("The codes of inputs left out are in docs/prep-photo.md too")
     func skipCodesInReadme() throws {
         let listed = try Self.readmeCodes()
         for code in [
@@ -153,14 +153,14 @@ struct ErrorCodeTests {
             "earlier_output", "duplicate", "too_much_decoding",
             "too_many_scans", "encoding_failed", "outside_base", "name_too_long",
         ] {
-            #expect(listed.contains(code), "the README does not list \(code)")
+            #expect(listed.contains(code), "docs/prep-photo.md does not list \(code)")
         }
     }
 
-    /// The codes in the README's table: the first column's `code`s.
+    /// The codes in the table of docs/prep-photo.md: the first column's `code`s.
     static func readmeCodes() throws -> Set<String> {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
+            .deletingLastPathComponent().appendingPathComponent("docs/prep-photo.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         return Set(text.matches(of: #/\n\| `([a-z_]+)` \|/#).map { String($0.output.1) })
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// One library prepared in shards that run at once into one --out, by the recipes in
-/// `docs/sharding` that the README gives for xargs -P, GNU parallel, Slurm and Kubernetes.
+/// `docs/sharding` that docs/prep-photo.md gives for xargs -P, GNU parallel, Slurm and Kubernetes.
 ///
 /// A cluster cannot run here, so the Slurm and Kubernetes recipes are run as the cluster would
 /// run them: the same script or command, once per task, with the variables the cluster sets
@@ -15,7 +15,7 @@ struct ShardTests {
         .deletingLastPathComponent().appendingPathComponent("docs/sharding")
 
     /// A library of 24 photos in three year folders, every name twice, one name not UTF-8, and
-    /// its NUL-separated list, as the README makes it.
+    /// its NUL-separated list, as docs/prep-photo.md makes it.
     static func makeLibrary(in folder: TemporaryFolder) throws -> [[UInt8]] {
         var stems: [[UInt8]] = []
         for (index, year) in ["2023", "2024", "2025"].enumerated() {
@@ -35,7 +35,7 @@ struct ShardTests {
         return stems
     }
 
-    /// How the README lists a library.
+    /// How docs/prep-photo.md lists a library.
     static let listCommand =
         "find LIB -type f \\( -iname '*.jpg' -o -iname '*.jpeg' \\) ! -path '*/.*' -print0 > library.list"
 
@@ -86,7 +86,7 @@ struct ShardTests {
         }
     }
 
-    @Test("xargs -P: the README's command runs four shards at once on one machine")
+    @Test("xargs -P: the command of docs/prep-photo.md runs four shards at once on one machine")
     func xargsRecipe() throws {
         try TemporaryFolder.with { folder in
             let stems = try Self.makeLibrary(in: folder)
