@@ -171,7 +171,10 @@ enum HEIFDecoder {
         let result = { (decoded: borrowing HEIFImage, reduction: Int) in
             Result(orientation: plan.orientation ?? .up, reduction: reduction, warnings: decoded.warnings)
         }
-        if nclx?.isJPEGYCbCr ?? true, let format = plan.codedFormat {
+        // Gray samples have no matrix to undo, so a monochrome image always keeps its one plane
+        // (through RGB it came out as three components, and a gray ICC profile then no longer fit).
+        let isMonochrome = plan.codedFormat?.chroma == .monochrome
+        if nclx?.isJPEGYCbCr ?? true || isMonochrome, let format = plan.codedFormat {
             // Asking for the decoder's own layout makes libheif convert nothing.
             let (colorspace, chroma) =
                 switch format.chroma {
@@ -182,7 +185,10 @@ enum HEIFDecoder {
                 }
             let decoded = try decodeImage(
                 handle, colorspace: colorspace, chroma: chroma, appliesTransforms: appliesTransforms, file: file)
-            if copyPlanes(of: decoded, expected: expected, reduction: reduction, into: image) {
+            let expandsRange = isMonochrome && !(nclx?.isFullRange ?? true)
+            if copyPlanes(
+                of: decoded, expected: expected, reduction: reduction, expandingVideoRange: expandsRange, into: image)
+            {
                 return result(decoded, reduction)
             }
         }
@@ -239,19 +245,22 @@ enum HEIFDecoder {
 
     /// Copies 8-bit YCbCr or gray planes of the expected size into `image`, reduced by a whole
     /// factor; false when the decode is anything else (or the wrong size), which then goes
-    /// through RGB.
+    /// through RGB. Gray samples of 9 to 16 bits, which libheif 1.15 leaves as they are, are
+    /// scaled to 8 bits here, and gray in video range (16–235) is stretched to full range.
     private static func copyPlanes(
-        of decoded: borrowing HEIFImage, expected: PixelSize, reduction: Int, into image: PlanarImage
+        of decoded: borrowing HEIFImage, expected: PixelSize, reduction: Int, expandingVideoRange: Bool,
+        into image: PlanarImage
     ) -> Bool {
         let libheif = decoded.libheif
         let colorspace = libheif.heif_image_get_colorspace(decoded.pointer)
         let chroma = libheif.heif_image_get_chroma_format(decoded.pointer)
-        guard decoded.size(of: heif_channel_Y) == expected,
-            libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, heif_channel_Y) == 8
+        let lumaBits = Int(libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, heif_channel_Y))
+        let isGray = colorspace == heif_colorspace_monochrome
+        guard decoded.size(of: heif_channel_Y) == expected, lumaBits == 8 || (isGray && (9...16).contains(lumaBits))
         else { return false }
         let channels: [heif_channel]
         let subsampling: ChromaSubsampling
-        if colorspace == heif_colorspace_monochrome {
+        if isGray {
             (channels, subsampling) = ([heif_channel_Y], .full)
         } else if colorspace == heif_colorspace_YCbCr {
             channels = [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
@@ -268,23 +277,52 @@ enum HEIFDecoder {
             size: JPEGDecoder.scaled(expected, by: reduction), isGray: channels.count == 1, subsampling: subsampling)
         for (plane, channel) in zip(image.activePlanes, channels) {
             guard let source = decoded.plane(channel),
-                libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, channel) == 8
+                Int(libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, channel)) == lumaBits
             else { return false }
             let size = decoded.size(of: channel)
             let reduced = JPEGDecoder.scaled(size, by: reduction)
             // libheif's chroma planes are the image size divided by the subsampling, rounded up:
             // exactly what TurboJPEG's planar layout holds, at any reduction.
             guard reduced.width <= plane.width, reduced.height <= plane.height else { return false }
-            if reduction == 1 {
-                for y in 0..<size.height {
-                    plane.row(y).update(from: source.pixels + y * source.stride, count: size.width)
+            var eightBit: [UInt8] = []
+            if lumaBits > 8 || expandingVideoRange {
+                guard source.stride >= size.width * (lumaBits > 8 ? 2 : 1) else { return false }
+                eightBit = grayToEightBits(source, size: size, bits: lumaBits, expandingVideoRange: expandingVideoRange)
+            }
+            eightBit.withUnsafeBufferPointer { converted in
+                let (pixels, stride) =
+                    converted.isEmpty ? (source.pixels, source.stride) : (converted.baseAddress!, size.width)
+                if reduction == 1 {
+                    for y in 0..<size.height { plane.row(y).update(from: pixels + y * stride, count: size.width) }
+                } else {
+                    average(pixels, stride: stride, size: size, by: reduction, into: plane)
                 }
-            } else {
-                average(source.pixels, stride: source.stride, size: size, by: reduction, into: plane)
             }
         }
         image.replicateLumaEdges()
         return true
+    }
+
+    /// Gray samples of `bits` bits (two bytes each, in the machine's order, when over 8) as
+    /// 8-bit full-range ones, row after row.
+    private static func grayToEightBits(
+        _ source: (pixels: UnsafePointer<UInt8>, stride: Int), size: PixelSize, bits: Int, expandingVideoRange: Bool
+    ) -> [UInt8] {
+        let maximum = (1 << bits) - 1
+        // Video range is 16–235 at 8 bits, scaled by 2^(bits - 8) above (H.273).
+        let (black, span) = expandingVideoRange ? (16 << (bits - 8), 219 << (bits - 8)) : (0, maximum)
+        var output = [UInt8](repeating: 0, count: size.width * size.height)
+        for y in 0..<size.height {
+            let row = source.pixels + y * source.stride
+            for x in 0..<size.width {
+                let sample =
+                    bits > 8
+                    ? Int(UnsafeRawPointer(row).loadUnaligned(fromByteOffset: 2 * x, as: UInt16.self)) : Int(row[x])
+                let level = (min(max(sample - black, 0), span) * 255 + span / 2) / span
+                output[y * size.width + x] = UInt8(level)
+            }
+        }
+        return output
     }
 
     /// Each `factor` x `factor` block of the source as one sample (the blocks at the right and

@@ -15,6 +15,7 @@ file with no image. See ../README.md, "heic/".
       [--thumbnail IN.heic] [--item-type FOURCC] [--no-primary] [--sps-size WxH]
       [--overlay-layers N --tile IN.heic --size WxH] [--identity-loop] [--alpha-identity-loop] [--exif-padding BYTES] [--exif-length BYTES]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
+  heifcraft.py wrap-hevc IN.hevc OUT.heic WxH  # one Annex B HEVC picture (x265's) as a HEIF image
   heifcraft.py bt709-limited IN.ppm OUT.y4m  # 4:2:0 YCbCr with BT.709's matrix in video range
 
 Every number is written big-endian, as ISO/IEC 14496-12 (ISOBMFF) and 23008-12 (HEIF) say.
@@ -474,6 +475,45 @@ def build(arguments):
     writer.write(output)
 
 
+def wrap_hevc(source, target, size):
+    """One HEVC picture in Annex B form (what the x265 command writes) as the primary image of a
+    HEIF file: its VPS, SPS and PPS into hvcC (ISO/IEC 14496-15 8.3.3), its slices, each behind
+    a 4-byte length, as the item's data. x265 codes 4:0:0 at 10 bits, which heif-enc cannot."""
+    with open(source, "rb") as handle:
+        stream = handle.read()
+    starts, offset = [], 0
+    while (found := stream.find(b"\0\0\1", offset)) >= 0:
+        starts.append(found + 3)
+        offset = found + 3
+    units = []
+    for index, start in enumerate(starts):
+        end = starts[index + 1] - 3 if index + 1 < len(starts) else len(stream)
+        units.append(stream[start:end].rstrip(b"\0") if index + 1 < len(starts) else stream[start:end])
+    arrays, data = {}, b""
+    for unit in units:
+        kind = unit[0] >> 1 & 0x3F
+        if kind in (32, 33, 34):
+            arrays.setdefault(kind, []).append(unit)
+        elif kind < 32:
+            data += struct.pack(">I", len(unit)) + unit
+    sps = arrays[33][0]
+    # The SPS's profile_tier_level (after its 2-byte header and one byte) is hvcC's bytes 1-12.
+    profile = sps[3:15]
+    chroma, depth = 0, 10
+    header = bytes([1]) + profile + bytes([0xF0, 0x00, 0xFC, 0xFC | chroma, 0xF8 | depth - 8, 0xF8 | depth - 8,
+                                             0, 0, 0x0F, len(arrays)])
+    for kind in sorted(arrays):
+        header += bytes([0x80 | kind]) + struct.pack(">H", len(arrays[kind]))
+        header += b"".join(struct.pack(">H", len(unit)) + unit for unit in arrays[kind])
+    writer = Writer()
+    item = writer.add_item("hvc1", data)
+    writer.associate(item, box("hvcC", header), essential=True)
+    writer.associate(item, ispe(*parse_size(size)))
+    writer.associate(item, full_box("pixi", 0, 0, bytes([1, depth])))
+    writer.primary = item
+    writer.write(target)
+
+
 def bt709_limited(source, target):
     """A binary PPM (P6, 8-bit, even sides) as a Y4M of BT.709 limited-range YCbCr 4:2:0
     (ITU-R BT.709-6 3.2 and 3.5: Y in 16-235, Cb and Cr in 16-240), which heif-enc codes as it is."""
@@ -524,6 +564,8 @@ def main():
         build(arguments)
     elif command == "bt709-limited":
         bt709_limited(arguments[0], arguments[1])
+    elif command == "wrap-hevc":
+        wrap_hevc(arguments[0], arguments[1], arguments[2])
     elif command == "exif":
         payload = HEIFFile(arguments[0]).exif()
         if payload is None:

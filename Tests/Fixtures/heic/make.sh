@@ -206,3 +206,27 @@ for offset, value in ((210, 0xD3), (257, 0xC0), (271, 0xE4)):
     data[offset] = value
 open(sys.argv[2], "wb").write(data)
 PYTHON
+
+# --- monochrome/: gray HEVC that is not 8-bit full range, each prepared as gray (one component).
+# gray-10-bit.heic: ../decode/gray-224x150.jpg at 10 bits, 4:0:0, coded by the x265 command
+# (Debian 12's x265 3.5; heif-enc cannot code 4:0:0) and wrapped by heifcraft.py.
+# gray-video-range.heic: gray.heic with colr nclx 1/1/1/limited: its samples read as 16-235.
+mkdir -p monochrome
+convert -quiet "$here/../decode/gray-224x150.jpg" -depth 16 "$work/gray16.pgm"
+python3 - "$work/gray16.pgm" "$work/gray10.y4m" <<'PYTHON'
+import sys
+data = open(sys.argv[1], "rb").read()
+magic, width, height, maximum, pixels = data.split(maxsplit=4)
+assert magic == b"P5" and maximum == b"65535"
+width, height = int(width), int(height)
+samples = bytearray()
+for index in range(width * height):
+    value = (pixels[2 * index] << 8 | pixels[2 * index + 1]) >> 6
+    samples += bytes([value & 0xFF, value >> 8])
+header = b"YUV4MPEG2 W%d H%d F25:1 Ip A1:1 Cmono10\nFRAME\n" % (width, height)
+open(sys.argv[2], "wb").write(header + samples)
+PYTHON
+x265 --input "$work/gray10.y4m" --output-depth 10 --crf 20 --log-level error -o "$work/gray10.hevc"
+python3 -B "$here/heifcraft.py" wrap-hevc "$work/gray10.hevc" monochrome/gray-10-bit.heic 224x150
+craft monochrome/gray-video-range.heic --image gray.heic --nclx 1,1,1,0
+sh "$here/../exiftool-readings.sh" heic/monochrome
