@@ -13,7 +13,7 @@ func fixtureTestTarget(_ name: String, dependencies: [Target.Dependency]) -> Tar
         name: name,
         dependencies: dependencies,
         path: "Tests",
-        exclude: fixtureTestTargets.filter { $0 != name } + ["PrepBenchTests", "Fixtures/README.md"],
+        exclude: fixtureTestTargets.filter { $0 != name } + ["PrepBenchTests", "TestSupport", "Fixtures/README.md"],
         sources: [name],
         resources: [.copy("Fixtures")]
     )
@@ -61,42 +61,53 @@ let package = Package(
         // baseline, picked at run time.
         .target(name: "CPixelKernels"),
         .target(
-            name: "ImagePrep", dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels"]),
+            name: "ImagePrep",
+            dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer"]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser"),
         // Linux's sync_file_range, which Swift's Glibc module leaves out: prep-photo starts the
         // write-back of a photo's copies together, so that their fsyncs share one journal commit.
         .target(name: "CWriteBack"),
-        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser", "CWriteBack"]),
+        // The one place that names the C library (Glibc, Darwin) and holds the calls that differ
+        // between Linux and Apple's platforms, for every module; not a product.
+        .target(name: "PlatformLayer", dependencies: ["CWriteBack"]),
+        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser", "PlatformLayer"]),
         // The queue of operations of any kind; it needs SQLite, and nothing of ImagePrep.
         .target(
             name: "Outbox",
-            dependencies: ["CSQLite", .target(name: "CCrypto", condition: .when(platforms: [.linux, .android]))]),
+            dependencies: [
+                "CSQLite", "PlatformLayer", .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
+            ]),
         // Photo captures as one operation type: prepared photos in, capture.create operations out.
         .target(name: "PhotoCapture", dependencies: ["ImagePrep", "Outbox"]),
         // Not Sources/outbox: beside Sources/Outbox it would collide on a case-insensitive file system.
         .executableTarget(
-            name: "OutboxCommand", dependencies: ["Outbox", "PhotoCapture", "ImagePrep", "CommandLineParser"]),
+            name: "OutboxCommand",
+            dependencies: ["Outbox", "PhotoCapture", "ImagePrep", "CommandLineParser", "PlatformLayer"]),
         // A small notes app on the outbox: its own table beside the queue, an operation per edit in
         // the same transaction. Not a product: the engine tests run it, and it shows how it is done.
         .executableTarget(name: "notes-example", dependencies: ["Outbox"]),
         // The whole-job benchmark against vipsthumbnail; run it from a release build (docs/benchmark.md).
-        .executableTarget(name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser"]),
+        .executableTarget(
+            name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser", "PlatformLayer"]),
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 
         // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
         // libjpeg's message codes.
-        fixtureTestTarget("ImagePrepTests", dependencies: ["ImagePrep", "CTurboJPEG", "CJPEG"]),
+        // What the test targets share: temporary folders, JSON values, the corpus manifest.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        fixtureTestTarget("ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG"]),
         // Outbox on its own, so that the tests prove it needs nothing of ImagePrep.
-        fixtureTestTarget("OutboxTests", dependencies: ["Outbox"]),
-        fixtureTestTarget("PhotoCaptureTests", dependencies: ["PhotoCapture", "Outbox", "ImagePrep"]),
+        fixtureTestTarget("OutboxTests", dependencies: ["TestSupport", "Outbox"]),
+        fixtureTestTarget("PhotoCaptureTests", dependencies: ["TestSupport", "PhotoCapture", "Outbox", "ImagePrep"]),
         // Runs the built prep-photo as a subprocess; the dependency makes `swift test` build it.
         // ImagePrep prepares the fuzz test's photos alone, to compare with prep-photo's batch.
         fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo", "ImagePrep"]),
         // Runs the reference engine (python3), the built outbox and notes-example as subprocesses.
         fixtureTestTarget(
-            "EngineTests", dependencies: ["Outbox", "PhotoCapture", "ImagePrep", "OutboxCommand", "notes-example"]),
+            "EngineTests",
+            dependencies: ["TestSupport", "Outbox", "PhotoCapture", "ImagePrep", "OutboxCommand", "notes-example"]),
         // The parser on its own, and the three commands' help and usage errors as golden text.
         fixtureTestTarget(
             "CommandLineParserTests", dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench"]),

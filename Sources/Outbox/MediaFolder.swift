@@ -1,4 +1,5 @@
 import Foundation
+internal import PlatformLayer
 
 /// The folder beside the database that holds one file per upload copy, and the module's POSIX
 /// calls on files and folders.

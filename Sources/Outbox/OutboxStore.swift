@@ -1,4 +1,5 @@
 import Foundation
+internal import PlatformLayer
 
 /// The records (SQLite) and the media files (a folder beside the database) of one outbox, and
 /// every rule about the order in which the two are written. Synchronous and not `Sendable`: the
@@ -75,7 +76,7 @@ final class OutboxStore {
         databaseURL = folder.appendingPathComponent(Self.databaseName)
         Platform.createOwnerOnly(databaseURL.path)
         database = try SQLiteDatabase(path: databaseURL.path)
-        databaseIdentity = Platform.fileIdentity(databaseURL.path)
+        databaseIdentity = Platform.fileIdentity(databaseURL.path).map(FileIdentity.init)
         guard !database.isReadOnly else {
             throw .notWritable(path: databaseURL.path, reason: "the database file is read-only to this user")
         }
@@ -170,7 +171,7 @@ final class OutboxStore {
     /// - Throws: `storeReplaced` saying which.
     func checkStillInPlace() throws(OutboxError) {
         let folder = databaseURL.deletingLastPathComponent().path
-        guard let identity = Platform.fileIdentity(databaseURL.path) else {
+        guard let identity = Platform.fileIdentity(databaseURL.path).map(FileIdentity.init) else {
             throw .storeReplaced(
                 path: folder, reason: "its database file is gone (the folder was deleted or moved meanwhile)")
         }
@@ -575,5 +576,15 @@ final class OutboxStore {
     func deleteRecord(sequence: Int64) throws(OutboxError) -> Bool {
         try database.run("DELETE FROM \(Self.table) WHERE sequence = ?", .integer(sequence))
         return database.changes > 0
+    }
+}
+
+/// Which file a path named at one moment: its device and inode.
+struct FileIdentity: Hashable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ identity: (device: UInt64, inode: UInt64)) {
+        (device, inode) = identity
     }
 }

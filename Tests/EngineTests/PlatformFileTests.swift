@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// The rule that keeps the package buildable on Apple's platforms: in every module, the one file
-/// that names the C library (`Glibc`, `Darwin`) is its `Platform.swift`, with a branch for each;
-/// no other source file imports it or calls through it by name, so nothing Linux-only hides in a
-/// file nobody compiles on a Mac.
+/// The rule that keeps the package buildable on Apple's platforms: the one file that names the C
+/// library (`Glibc`, `Darwin`) is the platform layer's `Sources/PlatformLayer/Platform.swift`,
+/// with a branch for each; no other source file imports it or calls through it by name, so
+/// nothing Linux-only hides in a file nobody compiles on a Mac, and no module keeps a copy.
 @Suite("Platform files")
 struct PlatformFileTests {
     /// The repository, from this file's own path (`Tests/EngineTests/…`).
@@ -34,28 +34,25 @@ struct PlatformFileTests {
         let files = try Self.sourceFiles()
         #expect(files.count > 50, "the walk found the sources")
         var offenders: [String] = []
-        for file in files where !file.hasSuffix("/Platform.swift") {
+        for file in files where file != Self.platformFile {
             let text = try String(contentsOf: Self.repository.appendingPathComponent(file), encoding: .utf8)
             offenders += Self.libraryLines(in: text).map { "\(file): \($0.trimmingCharacters(in: .whitespaces))" }
         }
-        #expect(offenders == [], "move these into the module's Platform.swift")
+        #expect(offenders == [], "move these into \(Self.platformFile)")
     }
 
-    @Test func everyModuleThatNeedsTheCLibraryHasOnePlatformFileWithBothBranches() throws {
-        let platformFiles = try Self.sourceFiles().filter { $0.hasSuffix("/Platform.swift") }
-        #expect(
-            Set(platformFiles.map { $0.split(separator: "/")[1] })
-                == ["ImagePrep", "Outbox", "OutboxCommand", "prep-photo", "prep-bench"])
-        for file in platformFiles {
-            let text = try String(contentsOf: Self.repository.appendingPathComponent(file), encoding: .utf8)
-            #expect(text.contains("#if canImport(Darwin)"), "\(file)")
-            #expect(text.contains("canImport(Glibc)"), "\(file)")
-        }
+    static let platformFile = "Sources/PlatformLayer/Platform.swift"
+
+    @Test func thePlatformLayerIsTheOnlyPlatformFileAndHasBothBranches() throws {
+        #expect(try Self.sourceFiles().filter { $0.hasSuffix("/Platform.swift") } == [Self.platformFile])
+        let text = try String(contentsOf: Self.repository.appendingPathComponent(Self.platformFile), encoding: .utf8)
+        #expect(text.contains("#if canImport(Darwin)"))
+        #expect(text.contains("canImport(Glibc)"))
     }
 
     @Test func theRuleCatchesAnImportAndAQualifiedCall() {
         #expect(Self.libraryLines(in: "import Foundation\n#if canImport(Glibc)\nimport Glibc\n#endif").count == 2)
         #expect(Self.libraryLines(in: "let n = Glibc.read(fd, p, 1)") == ["let n = Glibc.read(fd, p, 1)"])
-        #expect(Self.libraryLines(in: "// Glibc.read is wrapped in Platform.swift").isEmpty)
+        #expect(Self.libraryLines(in: "// Glibc.read is wrapped in the platform layer").isEmpty)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ImagePrep
 import PhotoCapture
 import Synchronization
+@_exported import TestSupport
 import Testing
 
 @testable import Outbox
@@ -72,14 +73,6 @@ enum Fixtures {
             return url
         }
     }
-}
-
-/// Runs `body` with a new empty folder and removes the folder afterwards.
-func withTemporaryFolder<R>(_ body: (URL) async throws -> R) async throws -> R {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("EngineTests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try await body(folder)
 }
 
 /// A capture around prepared photos, with fixed values the engine's record can be checked against.
@@ -347,39 +340,6 @@ struct EngineState: Decodable {
     func requests(about id: String) -> [Request] { requests.filter { $0.requestId == id } }
 
     func record(_ id: String) -> Record? { records.first { $0.requestId == id } }
-}
-
-/// Any JSON value, to compare what the engine holds with what was sent.
-indirect enum JSONValue: Decodable, Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let bool = try? container.decode(Bool.self) {
-            self = .bool(bool)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let string = try? container.decode(String.self) {
-            self = .string(string)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// The value of `key` in an object.
-    subscript(_ key: String) -> JSONValue? {
-        if case .object(let object) = self { return object[key] }
-        return nil
-    }
 }
 
 struct EngineTestError: Error, CustomStringConvertible {

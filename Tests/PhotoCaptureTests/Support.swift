@@ -3,6 +3,7 @@ import ImagePrep
 import Outbox
 import PhotoCapture
 import Synchronization
+@_exported import TestSupport
 import Testing
 
 /// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).
@@ -13,12 +14,7 @@ enum Fixtures {
 
     /// The SHA-256 that `MANIFEST.tsv` records for a corpus file (computed when the corpus was assembled).
     static func manifestSHA256(_ name: String) throws -> String {
-        let manifest = try String(contentsOf: corpus.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
-        let rows = manifest.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
-        let header = try #require(rows.first)
-        let column = try #require(header.firstIndex(of: "sha256"))
-        let row = try #require(rows.first { $0.first.map(String.init) == name })
-        return String(row[column])
+        try CorpusManifest.sha256(of: name, in: corpus)
     }
 }
 
@@ -91,14 +87,6 @@ final class TestClock: Sendable {
             now: { self.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!, backoff: backoff,
             randomUnit: { randomUnit })
     }
-}
-
-/// Runs `body` with a new empty folder and removes the folder afterwards.
-func withTemporaryFolder<R>(_ body: (URL) async throws -> R) async throws -> R {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("OutboxTests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try await body(folder)
 }
 
 /// The files in an outbox's media folder, sorted.

@@ -18,12 +18,7 @@ import Foundation
 /// coreutils and make leave it.
 final class StopSignals: Sendable {
     /// The signals taken: SIGINT, SIGTERM and SIGHUP, less those the parent had ignored.
-    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP].filter { signal in
-        var current = sigaction()
-        guard sigaction(signal, nil, &current) == 0 else { return true }
-        return unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self)
-            != unsafeBitCast(SIG_IGN, to: Int.self)
-    }
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP].filter { !Platform.isIgnored($0) }
 
     private let received = Mutex<[Int32]>([])
     private let onFirstSignal: @Sendable (Int32) -> Void
@@ -40,15 +35,10 @@ final class StopSignals: Sendable {
         self.onSecondSignal = onSecondSignal
         var signals = Self.signalSet
         pthread_sigmask(SIG_BLOCK, &signals, nil)
-        var thread = pthread_t()
-        let context = Unmanaged.passRetained(self).toOpaque()
-        let started = pthread_create(
-            &thread, nil,
-            { context in
-                Unmanaged<StopSignals>.fromOpaque(context!).takeRetainedValue().waitForSignals()
-            }, context)
-        precondition(started == 0, "cannot start the signal thread: \(String(cString: strerror(started)))")
-        pthread_detach(thread)
+        guard let thread = Platform.startThread({ [self] in waitForSignals() }) else {
+            preconditionFailure("cannot start the signal thread: the system gives no more threads")
+        }
+        Platform.detach(thread)
     }
 
     /// How long the photos in flight may take to finish after the first signal, in milliseconds,
@@ -98,7 +88,7 @@ final class StopSignals: Sendable {
         return signals
     }
 
-    private func waitForSignals() -> UnsafeMutableRawPointer? {
+    private func waitForSignals() -> Never {
         var signals = Self.signalSet
         while true {
             var signal: Int32 = 0
