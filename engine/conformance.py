@@ -17,6 +17,7 @@ import hashlib
 import http.client
 import json
 import os
+import re
 import sys
 import urllib.parse
 
@@ -29,6 +30,8 @@ TINY_JPEG = base64.b64decode(
     "FAEBAAAAAAAAAAAAAAAAAAAABP/EABQRAQAAAAAAAAAAAAAAAAAAAAD/2gAMAwEAAhEDEQA/ALQDRH//2Q=="
 )
 MAX_ANSWER_BYTES = 1024 * 1024
+# An ISO 8601 moment in UTC: "2024-04-30T12:02:05Z", "...+00:00", with or without a fraction.
+RECEIVED_AT = re.compile(r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|\+00:00)\Z")
 
 
 def jpeg(comment):
@@ -125,12 +128,30 @@ def expect_upload_answer(answer, status, request_id, index, data):
                "expected %s %s in the body, got %s" % (key, json.dumps(value), json.dumps(body.get(key))))
 
 
-def expect_record(answer, status, request):
+def expect_engine_additions(answer, request, sizes):
+    """What only an engine that stored the record can answer, so that no server mirroring the
+    request passes for one: `received_at` as a UTC ISO 8601 moment, each media entry's
+    `byte_count` of the upload it holds, and never the request itself."""
+    record = answer.json
+    expect(record != request, "the answer is the request itself, not a record the engine made", answer)
+    received_at = record.get("received_at")
+    expect(isinstance(received_at, str) and RECEIVED_AT.match(received_at) is not None,
+           "expected received_at, when the engine received it, in UTC ISO 8601, got %s" % json.dumps(received_at))
+    for held in record.get("media") or []:
+        index = held.get("index") if isinstance(held, dict) else None
+        if index in sizes:
+            expect(held.get("byte_count") == sizes[index] and type(held.get("byte_count")) is int,
+                   "expected media byte_count %d, got %s" % (sizes[index], json.dumps(held.get("byte_count"))))
+
+
+def expect_record(answer, status, request, sizes):
     """A record: the request's fields with the engine's decisions applied. The photo carries no
-    EXIF, so the client's time and place stand; each media entry keeps its index, SHA-256 and size."""
+    EXIF, so the client's time and place stand; each media entry keeps its index, SHA-256 and size,
+    and adds the byte count of its upload (`sizes`, by index)."""
     expect(answer.status == status, "expected %d, got %d" % (status, answer.status), answer)
     record = answer.json
     expect(isinstance(record, dict), "expected the record as a JSON object", answer)
+    expect_engine_additions(answer, request, sizes)
     for key in ("request_id", "kind", "note", "captured_at", "time_zone", "place"):
         expect(record.get(key) == request[key],
                "expected %s %s in the record, got %s" % (key, json.dumps(request[key]), json.dumps(record.get(key))))
@@ -152,12 +173,13 @@ def expect_replay(answer, first):
     expect(answer.json == first, "expected the record the first request created", answer)
 
 
-def expect_operation(answer, status, request):
-    """An operation's record: the request's fields as they were sent, its payload untouched, and
-    each media entry with its index and SHA-256."""
+def expect_operation(answer, status, request, sizes):
+    """An operation's record: the request's fields as they were sent, its payload untouched, each
+    media entry with its index and SHA-256 and the byte count of its upload (`sizes`, by index)."""
     expect(answer.status == status, "expected %d, got %d" % (status, answer.status), answer)
     record = answer.json
     expect(isinstance(record, dict), "expected the record as a JSON object", answer)
+    expect_engine_additions(answer, request, sizes)
     for key in ("request_id", "entity", "type", "version", "payload"):
         expect(key in record and record[key] == request[key],
                "expected %s %s in the record, got %s" % (key, json.dumps(request[key]), json.dumps(record.get(key))))
@@ -187,12 +209,12 @@ def operation_rules(engine, run):
     def operation_new():
         expect_upload_answer(engine.put(operation, 0, memo), 201, operation, 0, memo)
         answer = engine.post_operation(request, operation)
-        created["record"] = expect_operation(answer, 201, request)
+        created["record"] = expect_operation(answer, 201, request, {0: len(memo)})
         expect(answer.header("Idempotent-Replayed") is None, "a new record is not a replay", answer)
 
     def operation_without_entity():
         plain = dict(request, request_id=bare, entity=None, payload=None, media=[])
-        expect_operation(engine.post_operation(plain, bare), 201, plain)
+        expect_operation(engine.post_operation(plain, bare), 201, plain, {})
 
     def operation_replay():
         expect("record" in created, "needs operation-new")
@@ -227,9 +249,11 @@ def operation_rules(engine, run):
                      "idempotency_key_reused")
 
     return [
-        ("operation-new", "a new operation is 201 with its record: the request's fields, its payload untouched",
+        ("operation-new", "a new operation is 201 with its record: the request's fields, its payload untouched, with"
+         " received_at and each upload's byte_count",
          operation_new),
-        ("operation-without-entity", "an operation without an entity, payload or media is 201 with its record",
+        ("operation-without-entity",
+         "an operation without an entity, payload or media is 201 with its record and received_at",
          operation_without_entity),
         ("operation-replay", "the same operation again is 200, Idempotent-Replayed: true, with the first record",
          operation_replay),
@@ -285,7 +309,7 @@ def rules(engine, run):
 
     def capture_new():
         answer = engine.post(record, capture)
-        created["record"] = expect_record(answer, 201, record)
+        created["record"] = expect_record(answer, 201, record, {0: len(photo)})
         expect(answer.header("Idempotent-Replayed") is None, "a new record is not a replay", answer)
 
     def capture_replay():
@@ -314,7 +338,8 @@ def rules(engine, run):
          capture_upload_missing),
         ("capture-checksum-mismatch", "a record whose SHA-256 is not the upload's is 422 checksum_mismatch, not kept",
          capture_checksum_mismatch),
-        ("capture-new", "a new record is 201 with the record: the request's fields and its media", capture_new),
+        ("capture-new", "a new record is 201 with the record: the request's fields and its media, with what only the"
+         " engine adds (received_at, each upload's byte_count)", capture_new),
         ("capture-replay", "the same record again is 200, Idempotent-Replayed: true, with the first record",
          capture_replay),
         ("capture-replay-different", "another body under a used key is 422 idempotency_key_reused",

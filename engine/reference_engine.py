@@ -235,9 +235,9 @@ class Store:
 
     def upload(self, request_id, index):
         row = self.db.execute(
-            "SELECT sha256, byte_count FROM uploads WHERE request_id = ? AND idx = ?", (request_id, index)
+            "SELECT sha256, byte_count, received_at FROM uploads WHERE request_id = ? AND idx = ?", (request_id, index)
         ).fetchone()
-        return None if row is None else {"sha256": row[0], "byte_count": row[1]}
+        return None if row is None else {"sha256": row[0], "byte_count": row[1], "received_at": row[2]}
 
     def put_upload(self, request_id, index, body, digest):
         path = self.upload_path(request_id, index)
@@ -505,6 +505,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             held = store.upload(request_id, index)
             if held is None:
                 store.put_upload(request_id, index, body, digest)
+                held = store.upload(request_id, index)
                 status = 201
             elif held["sha256"] == digest:
                 status = 200
@@ -514,7 +515,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     "Upload %d of '%s' already holds different bytes (SHA-256 %s, these are %s)."
                     % (index, request_id, held["sha256"], digest),
                 )
-        return status, {"request_id": request_id, "index": index, "sha256": digest, "byte_count": len(body)}, {}
+        # The SHA-256 and byte count are of the bytes received, computed here; received_at is when
+        # the engine first held them: nothing a server that only mirrors requests could answer.
+        answer = {"request_id": request_id, "index": index, "sha256": digest, "byte_count": len(body),
+                  "received_at": held["received_at"]}
+        return status, answer, {}
 
     def post_record(self, parse, create):
         """POST /v1/captures and /v1/operations: the key, the body read by `parse`, one request per

@@ -169,9 +169,12 @@ class ContractTests(unittest.TestCase):
     def test_an_upload_is_201_when_new_200_when_the_same_and_422_when_different(self):
         status, _, body = self.engine.put("c1", 0, self.plain)
         self.assertEqual(status, 201)
+        received_at = body.pop("received_at")
+        self.assertRegex(received_at, r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\Z")
         self.assertEqual(body, {"request_id": "c1", "index": 0, "sha256": hashlib.sha256(self.plain).hexdigest(),
                                 "byte_count": len(self.plain)})
-        self.assertEqual(self.engine.put("c1", 0, self.plain)[0], 200)
+        status, _, repeat = self.engine.put("c1", 0, self.plain)
+        self.assertEqual((status, repeat), (200, dict(body, received_at=received_at)), "when it first came")
         status, _, body = self.engine.put("c1", 0, self.camera)
         self.assertEqual(status, 422)
         self.assertEqual(body["error"], "upload_conflict")

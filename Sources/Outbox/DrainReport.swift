@@ -20,6 +20,10 @@ public struct DrainReport: Sendable, Hashable {
     public internal(set) var synced: [String] = []
     /// The entries parked as `FAILED_NEEDS_ATTENTION`, in the order they were sent.
     public internal(set) var parked: [String] = []
+    /// The entries whose send failed in a way that may pass and that was about them alone (a
+    /// 409, or a 500 while the engine took the others): back in the queue with a backoff, and
+    /// the pass went on.
+    public internal(set) var retrying: [String] = []
     /// Why the last pass stopped early; nil when it reached the end of the queue.
     public internal(set) var halt: Halt?
     /// When a drain would next have something to send, for scheduling one; nil when the queue
@@ -35,6 +39,7 @@ public struct DrainReport: Sendable, Hashable {
     mutating func append(_ later: DrainReport) {
         synced += later.synced
         parked += later.parked
+        retrying += later.retrying
         retired += later.retired
         halt = later.halt
         retryAt = later.retryAt

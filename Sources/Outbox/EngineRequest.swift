@@ -38,11 +38,12 @@ enum EngineRequest {
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(delivery.id, forHTTPHeaderField: "Idempotency-Key")
-        request.httpBody = try body(for: delivery)
+        let body = try body(for: delivery)
+        request.httpBody = body
         let confirmation: EngineConfirmation =
             isCapture
-            ? .capture(id: delivery.id, media: delivery.media)
-            : .operation(id: delivery.id, type: delivery.type, media: delivery.media)
+            ? .capture(id: delivery.id, media: delivery.media, request: body)
+            : .operation(id: delivery.id, type: delivery.type, media: delivery.media, request: body)
         return (request, confirmation)
     }
 
@@ -184,11 +185,23 @@ enum EngineRequest {
         }
     }
 
+    /// The errors of a record's `POST` that say the engine does not hold an upload it was sent,
+    /// or holds other bytes under its key: a restored engine, another node of a cluster.
+    static let lostUploadCodes: Set<String> = ["upload_missing", "checksum_mismatch"]
+
+    /// The `error` code of a JSON error body, when it is a short word.
+    static func code(fromBody body: Data) -> String? {
+        guard let code = EngineConfirmation.object(in: body)?["error"] as? String, code.utf8.count <= 64 else {
+            return nil
+        }
+        return code
+    }
+
     /// What an engine's error body says, for `TransportResponse.http`'s detail: the `message` of
     /// a JSON error (`{"error": code, "message": sentence}`), else the start of a text body; one
     /// short line without control characters either way (`UntrustedText`).
     static func detail(fromBody body: Data) -> String? {
-        if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] {
+        if let object = EngineConfirmation.object(in: body) {
             if let message = object["message"] as? String, !message.isEmpty { return UntrustedText.quoted(message) }
             if let code = object["error"] as? String, !code.isEmpty { return UntrustedText.quoted(code) }
             return nil
@@ -200,32 +213,89 @@ enum EngineRequest {
 
 // MARK: - Answers
 
-/// What a success answer must confirm for the send to count: the contract's answer bodies.
+/// What a success answer must confirm for the send to count: the contract's answer bodies, with
+/// what only an engine can add to them. A server that mirrors the request (or a proxy that
+/// answers with its own JSON) holds nothing and computed nothing: it cannot know when the
+/// engine received the record, nor the size of uploads it never stored.
 enum EngineConfirmation: Sendable {
     /// `PUT /v1/uploads/{request_id}/{index}`: 200 or 201 with `{"request_id", "index", "sha256",
-    /// "byte_count"}` naming this key and the SHA-256 and byte count of the bytes sent.
+    /// "byte_count"}` naming this key and the SHA-256 and byte count the engine computed of the
+    /// bytes it received, which must be those of the bytes sent.
     case upload(id: String, index: Int, sha256: String, byteCount: Int)
-    /// `POST /v1/captures`: 200 or 201 with a record whose `request_id` is this one and whose
-    /// `media` hold exactly these indexes with these SHA-256s.
-    case capture(id: String, media: [MediaDescriptor])
+    /// `POST /v1/captures`: 200 or 201 with a record whose `request_id` is this one, whose
+    /// `media` hold exactly these indexes with these SHA-256s, each with the `byte_count` the
+    /// engine holds, and which says when the engine received it (`received_at`); never the
+    /// request itself (`request`, the body sent).
+    case capture(id: String, media: [MediaDescriptor], request: Data)
     /// `POST /v1/operations`: as for a capture, and the record's `type` is this one.
-    case operation(id: String, type: String, media: [MediaDescriptor])
+    case operation(id: String, type: String, media: [MediaDescriptor], request: Data)
+
+    /// Whether this confirms an upload rather than a record.
+    var isUpload: Bool {
+        if case .upload = self { return true }
+        return false
+    }
 
     /// Whether `answer` is the engine's confirmation.
     func isConfirmed(by answer: HTTPAnswer) -> Bool {
-        guard answer.status == 200 || answer.status == 201,
-            let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
-        else { return false }
+        guard answer.status == 200 || answer.status == 201, let object = Self.object(in: answer.body) else {
+            return false
+        }
         switch self {
         case .upload(let id, let index, let sha256, let byteCount):
             return object["request_id"] as? String == id && Self.integer(object["index"]) == index
                 && object["sha256"] as? String == sha256 && Self.integer(object["byte_count"]) == byteCount
-        case .capture(let id, let media):
-            return object["request_id"] as? String == id && Self.checksums(of: object) == Self.checksums(of: media)
-        case .operation(let id, let type, let media):
+        case .capture(let id, let media, let request):
+            return object["request_id"] as? String == id && Self.isEngineRecord(object, media: media, request: request)
+        case .operation(let id, let type, let media, let request):
             return object["request_id"] as? String == id && object["type"] as? String == type
-                && Self.checksums(of: object) == Self.checksums(of: media)
+                && Self.isEngineRecord(object, media: media, request: request)
         }
+    }
+
+    /// What only an engine that stored the record can answer: its media as the request's with
+    /// the byte counts of the uploads it holds, the moment it received it, and not the request's
+    /// own object (a mirror's answer).
+    private static func isEngineRecord(_ record: [String: Any], media: [MediaDescriptor], request: Data) -> Bool {
+        checksums(of: record) == checksums(of: media) && holdsByteCounts(record, of: media)
+            && receivedAt(of: record) != nil && !isEcho(record, of: request)
+    }
+
+    /// Whether each of the record's media names the byte count of the upload sent; a count that
+    /// an older record of the outbox does not know (0) takes any whole number.
+    private static func holdsByteCounts(_ record: [String: Any], of media: [MediaDescriptor]) -> Bool {
+        guard let held = record["media"] as? [[String: Any]] else { return false }
+        let sizes = Dictionary(media.map { ($0.index, $0.byteCount) }, uniquingKeysWith: { first, _ in first })
+        return held.allSatisfy { item in
+            guard let index = integer(item["index"]), let count = integer(item["byte_count"]), count >= 0 else {
+                return false
+            }
+            let sent = sizes[index] ?? 0
+            return sent == 0 || Int64(count) == sent
+        }
+    }
+
+    /// The record's `received_at` when it is an ISO 8601 moment with its offset.
+    private static func receivedAt(of record: [String: Any]) -> Date? {
+        guard let text = record["received_at"] as? String, text.utf8.count <= 64 else { return nil }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    /// Whether the answer's object is the request's, whatever its spelling.
+    private static func isEcho(_ record: [String: Any], of request: Data) -> Bool {
+        guard let sent = object(in: request) else { return false }
+        return NSDictionary(dictionary: record).isEqual(to: sent)
+    }
+
+    /// The JSON object in `body`, a UTF-8 byte order mark before it ignored (RFC 8259 allows a
+    /// parser to); nil for anything else.
+    static func object(in body: Data) -> [String: Any]? {
+        let bom = Data([0xEF, 0xBB, 0xBF])
+        let json = body.starts(with: bom) ? body.dropFirst(bom.count) : body
+        return (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any]
     }
 
     /// Why `answer`, a success status, does not confirm the send: what came back, in words for
@@ -242,7 +312,7 @@ enum EngineConfirmation: Sendable {
             return "\(what) with an HTML page, not the engine's answer (a Wi-Fi login page?)"
         }
         if answer.body.isEmpty { return "\(what) with an empty body, not the engine's answer" }
-        guard let object = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] else {
+        guard let object = Self.object(in: answer.body) else {
             let quoted = UntrustedText.quoted(String(decoding: answer.body.prefix(1024), as: UTF8.self), limit: 60)
             return "\(what) with something that is not the engine's answer ('\(quoted)')"
         }
@@ -254,18 +324,40 @@ enum EngineConfirmation: Sendable {
                 return "the engine's answer is for other bytes (SHA-256 \(UntrustedText.quoted(heldSHA256, limit: 64)),"
                     + " \(heldCount) bytes) than those sent (SHA-256 \(sha256), \(byteCount) bytes)"
             }
-        case .capture(let id, _):
+        case .capture(let id, let media, let request):
+            if Self.isEcho(object, of: request) { return Self.echoWording(what) }
             if object["request_id"] as? String == id, object["media"] is [Any] {
-                return "the engine holds a record under this id whose photos have other SHA-256s than this capture's"
+                guard Self.checksums(of: object) == Self.checksums(of: media) else {
+                    return
+                        "the engine holds a record under this id whose photos have other SHA-256s than this capture's"
+                }
+                return Self.lacksEngineWording(what, object)
             }
-        case .operation(let id, let type, _):
+        case .operation(let id, let type, let media, let request):
+            if Self.isEcho(object, of: request) { return Self.echoWording(what) }
             if object["request_id"] as? String == id, object["media"] is [Any] {
-                return object["type"] as? String == type
-                    ? "the engine holds a record under this id whose attachments have other SHA-256s than this operation's"
-                    : "the engine holds a record under this id of another type than this operation's"
+                guard object["type"] as? String == type else {
+                    return "the engine holds a record under this id of another type than this operation's"
+                }
+                guard Self.checksums(of: object) == Self.checksums(of: media) else {
+                    return
+                        "the engine holds a record under this id whose attachments have other SHA-256s than this operation's"
+                }
+                return Self.lacksEngineWording(what, object)
             }
         }
         return "\(what) with JSON that is not the engine's answer"
+    }
+
+    private static func echoWording(_ what: String) -> String {
+        "\(what) with the request itself, not the engine's answer (a server that mirrors requests?)"
+    }
+
+    /// For a record that names this request but lacks what an engine adds.
+    private static func lacksEngineWording(_ what: String, _ record: [String: Any]) -> String {
+        let missing =
+            receivedAt(of: record) == nil ? "when it received it ('received_at')" : "the sizes of the uploads it holds"
+        return "\(what) with a record that does not say \(missing), not the engine's answer"
     }
 
     /// A JSON number that is a whole number, as an Int.

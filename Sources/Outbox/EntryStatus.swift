@@ -64,10 +64,4 @@ enum EntityOrder {
         }
         return blockers
     }
-
-    /// The id `record` waits behind, given the records of its entity that come before it.
-    static func blocker(of record: StoredRecord, among earlier: [StoredRecord]) -> String? {
-        let before = earlier.filter { $0.sequence < record.sequence }.sorted { $0.sequence < $1.sequence }
-        return blockers(in: before + [record])[record.sequence]
-    }
 }

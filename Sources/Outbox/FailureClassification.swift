@@ -48,7 +48,11 @@ public struct FailureClassifier: Sendable, Hashable {
     /// - Returns: The outcome; network errors, timeouts and success statuses that are not the
     ///   engine's answer are transient.
     public func outcome(for response: TransportResponse) -> SendOutcome {
-        guard case .http(let status, _, _) = response else { return .transient }
-        return outcome(forStatus: status)
+        switch response {
+        case .http(let status, _, _): return outcome(forStatus: status)
+        // The outbox sends the uploads again, a few times, before it parks the entry.
+        case .uploadsNotHeld: return .transient
+        case .networkError, .timedOut, .notConfirmed: return .transient
+        }
     }
 }

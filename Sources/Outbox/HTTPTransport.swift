@@ -198,10 +198,16 @@ public final class HTTPTransport: Transport {
             deadline: configuration.requestTimeout, bodyLimit: configuration.maximumAnswerBytes, progress: progress)
     }
 
-    /// The request with this transport's extra headers, and on Linux a connection of its own.
+    /// The request with this transport's extra headers, asking for an answer that is not
+    /// compressed, and on Linux on a connection of its own.
+    ///
+    /// FoundationNetworking otherwise asks for `deflate, gzip, br, zstd` and inflates the answer
+    /// before the body limit sees it, so a 1 MB answer could cost a gigabyte; a server that
+    /// compresses anyway is refused at its headers (`SessionDelegate`).
     private func prepared(_ request: URLRequest) -> URLRequest {
         var request = request
         for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         #if canImport(FoundationNetworking)
         request.setValue("close", forHTTPHeaderField: "Connection")
         #endif
@@ -225,6 +231,11 @@ public final class HTTPTransport: Transport {
                 EngineRequest.detail(fromBody: answer.body).map {
                     "\(name): \(EngineRequest.withoutCredentials($0, of: request.url))"
                 } ?? name
+            if answer.status == 422, !confirmation.isUpload, let code = EngineRequest.code(fromBody: answer.body),
+                EngineRequest.lostUploadCodes.contains(code)
+            {
+                return .uploadsNotHeld(code: code, detail: detail)
+            }
             return .http(status: answer.status, retryAfter: answer.retryAfter, detail: detail)
         case .oversized(let status, let retryAfter):
             let limit = Self.describe(byteCount: configuration.maximumAnswerBytes)
@@ -237,6 +248,16 @@ public final class HTTPTransport: Transport {
             return .http(
                 status: status, retryAfter: retryAfter,
                 detail: "\(name): its body was larger than \(limit) and was not read")
+        case .encoded(let status, let retryAfter, let encoding):
+            let what = "a body compressed with '\(encoding)', which was not asked for"
+            guard !(200...299).contains(status) else {
+                return .notConfirmed(
+                    status: status,
+                    detail: "\(name): the server answered \(status) with \(what), not the engine's answer,"
+                        + " and it was not read")
+            }
+            return .http(
+                status: status, retryAfter: retryAfter, detail: "\(name): its body was \(what), and it was not read")
         case .timedOut:
             return .timedOut
         case .failed(let reason):

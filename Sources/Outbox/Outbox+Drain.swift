@@ -6,8 +6,12 @@ extension Outbox {
     /// Each entry is marked `SYNCING` while it is sent. A delivered entry becomes `SYNCED` (call
     /// `retireSynced()` afterwards to free its files); a permanent failure parks that entry as
     /// `FAILED_NEEDS_ATTENTION` with its reason and the pass goes on; a transient failure puts the
-    /// entry back in the queue with a backoff (see `Backoff`) and stops the pass, since the next
-    /// send would most likely meet the same outage. An entry still backing off is passed over
+    /// entry back in the queue with a backoff (see `Backoff`). One that says the engine or the
+    /// network is failing (no connection, a timeout, 429, 502–504, a `Retry-After`, an answer
+    /// that is not the engine's) stops the pass, since the next send would meet the same outage;
+    /// one about this entry (409, or a 500 while the engine confirms other sends; see
+    /// `PassEvidence`) lets the pass go on (`DrainReport.retrying`). When the engine answers that
+    /// it does not hold the uploads it was sent, they are sent again (`mostUploadResends`). An entry still backing off is passed over
     /// (`halt` then names the one due first), unless the engine asked with a `Retry-After` to be
     /// left alone: then the pass sends nothing until that time. So are entries whose automatic retries ran out
     /// and records this version cannot read. An entry that waits behind an earlier one of its
@@ -35,12 +39,12 @@ extension Outbox {
     }
 
     /// Sends the queue now because someone asked (the user pulled to refresh, or ran `outbox
-    /// drain`): like `drain(using:)`, except that every queued entry is tried at once, whatever
-    /// its backoff and even when its automatic retries ran out. Backoff and the retry limit are
-    /// there to spare the engine and the battery from automatic passes; a person asking wants
-    /// to know now. A transient failure still stops the pass and still counts towards the
-    /// entry's backoff for the automatic passes after it. Parked entries stay parked: those
-    /// need `sendNow(id:using:)`.
+    /// drain`): like `drain(using:)`, except that entries still backing off are tried too, after
+    /// all those that are not, so that one entry the engine keeps refusing never holds up the
+    /// rest. Backoff is there to spare the engine and the battery from automatic passes; a
+    /// person asking wants to know now. A failure still counts towards the entry's backoff for
+    /// the automatic passes after it, and one about the engine or the network still stops the
+    /// pass. Entries whose automatic retries ran out, and parked ones, need `sendNow(id:using:)`.
     ///
     /// - Parameter transport: How to reach the engine.
     /// - Returns: What the drain sent, parked, and why it stopped early, if it did.
@@ -131,7 +135,7 @@ extension Outbox {
     /// One pass over the queue in queue order; see `drain(using:)`.
     ///
     /// - Parameter honoursBackoff: False for a pass someone asked for (`drainNow(using:)`), which
-    ///   sends entries that are backing off or whose automatic retries ran out.
+    ///   sends entries that are backing off, after the others.
     func runPass(using transport: any Transport, honoursBackoff: Bool = true) async throws(OutboxError) -> DrainReport {
         var report = DrainReport(passes: 1)
         // A store deleted or replaced since it opened: what is sent from here would be from a
@@ -140,6 +144,7 @@ extension Outbox {
         // Nothing of this outbox's own is in flight between passes, so a SYNCING entry found
         // while alone was left by a process that died.
         _ = try store.recoverInterruptedSendsIfAlone()
+        var evidence = PassEvidence()
         // The user's "send now" goes first, even past entries that are backing off.
         var asked: [StoredRecord] = []
         for id in sendNowRequests {
@@ -148,7 +153,7 @@ extension Outbox {
         sendNowRequests = []
         for record in asked.sorted(by: { $0.sequence < $1.sequence }) {
             guard let entry = record.entry, try store.blocker(of: record) == nil else { continue }
-            guard try await attempt(entry, using: transport, into: &report) else { return report }
+            guard try await attempt(entry, using: transport, into: &report, evidence: &evidence) else { return report }
         }
         // The engine's own word on when to come back holds for everything an automatic pass sends.
         if honoursBackoff, let pause = engineAskedToWait, pause.until > configuration.now() {
@@ -158,21 +163,73 @@ extension Outbox {
         }
         // The entry passed over because it waits out its backoff, and is due first.
         var firstDue: (id: String, due: Date)?
+        // A requested pass sends those after the rest, so that one entry the engine always
+        // refuses never keeps the others waiting: a second look at the queue then takes them,
+        // and what waited behind them in their entity.
+        var tried: Set<Int64> = []
+        var isBackingOff = false
         var cursor: Int64 = 0
-        while let record = try store.nextQueuedRecord(after: cursor, includingThoseAwaitingSendNow: !honoursBackoff) {
+        while let record = try store.nextQueuedRecord(after: cursor) {
             cursor = record.sequence
             guard let entry = record.entry, try store.blocker(of: record) == nil else { continue }
-            if honoursBackoff, let due = try dueTime(of: entry), due > configuration.now() {
-                if due < firstDue?.due ?? .distantFuture { firstDue = (entry.id, due) }
+            if let due = try dueTime(of: entry), due > configuration.now() {
+                if honoursBackoff, due < firstDue?.due ?? .distantFuture { firstDue = (entry.id, due) }
+                isBackingOff = true
                 continue
             }
-            guard try await attempt(entry, using: transport, into: &report) else { break }
+            tried.insert(record.sequence)
+            guard try await attempt(entry, using: transport, into: &report, evidence: &evidence) else {
+                return report
+            }
+        }
+        cursor = 0
+        while !honoursBackoff, isBackingOff, let record = try store.nextQueuedRecord(after: cursor) {
+            cursor = record.sequence
+            guard !tried.contains(record.sequence), let entry = record.entry, try store.blocker(of: record) == nil
+            else { continue }
+            tried.insert(record.sequence)
+            guard try await attempt(entry, using: transport, into: &report, evidence: &evidence) else {
+                return report
+            }
         }
         if let firstDue {
             if report.halt == nil { report.halt = .waitingToRetry(id: firstDue.id, until: firstDue.due) }
             report.retryAt = min(report.retryAt ?? firstDue.due, firstDue.due)
         }
         return report
+    }
+
+    /// What a pass has seen of the engine, to tell a failure of the engine's from one entry's.
+    ///
+    /// Failures that say so stop the pass: no connection, a timeout, 429, 502, 503, 504, any
+    /// answer with a `Retry-After`, 401, 403, 407 and 408 (credentials and the path are the same
+    /// for every entry), and successes that are not the engine's answer or statuses the contract
+    /// never gives (a portal or a proxy answers). A 409 is about this entry's key. A 500 (or
+    /// another 5xx) alone cannot say which it is: it is taken as this entry's when nothing else
+    /// failed so since the engine last confirmed anything, and two in a row with no
+    /// confirmation between them (a delivery, or an upload that landed) stop the pass. So one
+    /// entry the engine always fails costs one request per pass, while an engine failing every
+    /// request costs two.
+    struct PassEvidence {
+        /// The 5xx failures since the engine last confirmed a send in this pass.
+        private var unexplainedFailures = 0
+
+        /// The engine confirmed something: a delivery or an upload.
+        mutating func engineAnswered() { unexplainedFailures = 0 }
+
+        /// Whether a transient `response` stops the pass; counts it when it might be the entry's.
+        mutating func stopsThePass(_ response: TransportResponse) -> Bool {
+            guard case .http(let status, let retryAfter, _) = response else { return true }
+            if let retryAfter, Backoff.retryAfterSeconds(retryAfter, now: Date()) != nil { return true }
+            switch status {
+            case 409, 425: return false
+            case 429, 502, 503, 504: return true
+            case 500...599:
+                unexplainedFailures += 1
+                return unexplainedFailures >= 2
+            default: return true
+            }
+        }
     }
 
     /// When an automatic pass may send the entry. A stored time further away than any backoff
@@ -190,7 +247,8 @@ extension Outbox {
     ///
     /// - Returns: Whether the pass goes on (false after a transient failure or a cancellation).
     private func attempt(
-        _ entry: OutboxEntry, using transport: any Transport, into report: inout DrainReport
+        _ entry: OutboxEntry, using transport: any Transport, into report: inout DrainReport,
+        evidence: inout PassEvidence
     ) async throws(OutboxError) -> Bool {
         guard !Task.isCancelled else {
             report.halt = .cancelled(id: nil)
@@ -213,6 +271,7 @@ extension Outbox {
             announceStatus(of: entry.id)
         }
         let response: TransportResponse
+        let landedBefore = landedUploads
         switch await handOff(entry, to: transport) {
         case .answered(let answer):
             response = answer
@@ -236,9 +295,15 @@ extension Outbox {
             return false
         }
         let reason = Self.reason(for: response)
+        if landedUploads != landedBefore { evidence.engineAnswered() }
+        if case .uploadsNotHeld(let code, _) = response {
+            return try await sendUploadsAgain(
+                entry, code: code, reason: reason, using: transport, into: &report, evidence: &evidence)
+        }
         switch outcome {
         case .delivered:
             engineAskedToWait = nil
+            evidence.engineAnswered()
             if try store.finishSend(id: entry.id, state: .synced, lastError: nil) { report.synced.append(entry.id) }
             return true
         case .permanent:
@@ -255,10 +320,46 @@ extension Outbox {
                 engineAskedToWait = (entry.id, until)
             }
             try store.finishSend(id: entry.id, state: .queued, lastError: reason, retry: retry)
+            if let next = retry.nextAttemptAt { report.retryAt = min(report.retryAt ?? next, next) }
+            guard evidence.stopsThePass(response) else {
+                report.retrying.append(entry.id)
+                return true
+            }
             report.halt = .transientFailure(id: entry.id, reason: reason)
             report.retryAt = retry.nextAttemptAt
             return false
         }
+    }
+
+    /// How often in a row an entry's uploads are sent again after the engine answered that it
+    /// does not hold them, before the entry is parked: an engine that loses what it just took
+    /// would otherwise take the photos for ever.
+    static let mostUploadResends = 3
+
+    /// The engine answered the record that it does not hold an upload it was sent, or holds
+    /// other bytes (restored from a backup, another node of a cluster): every upload goes back to
+    /// pending and the entry is tried again at once, up to `mostUploadResends` times in a row;
+    /// after that it is parked with a reason that says so.
+    private func sendUploadsAgain(
+        _ entry: OutboxEntry, code: String, reason: String, using transport: any Transport,
+        into report: inout DrainReport, evidence: inout PassEvidence
+    ) async throws(OutboxError) -> Bool {
+        let resends = try store.uploadResends(id: entry.id).incrementedSaturating
+        guard resends <= Self.mostUploadResends else {
+            let parked =
+                "the engine answered \(code) after its uploads were sent again \(Self.mostUploadResends) times:"
+                + " it does not keep what it takes (\(reason))"
+            if try store.finishSend(id: entry.id, state: .failedNeedsAttention, lastError: parked) {
+                report.parked.append(entry.id)
+            }
+            return true
+        }
+        let again = "the engine no longer holds its uploads, which are sent again (\(reason))"
+        guard try store.sendUploadsAgain(id: entry.id, resends: resends, lastError: again),
+            let fresh = try store.record(id: entry.id)?.entry
+        else { return true }
+        announceStatus(of: entry.id)
+        return try await attempt(fresh, using: transport, into: &report, evidence: &evidence)
     }
 
     /// Why the entry cannot be sent from this device as it is, or nil when it can: a file still to
@@ -365,6 +466,7 @@ extension Outbox {
     /// Removes a landed upload from the entry's pending media; see `DeliveryReporter.uploadLanded(index:)`.
     func recordUploadLanded(index: Int, id: String) throws(OutboxError) {
         try store.removePending(index: index, id: id)
+        landedUploads &+= 1
     }
 
     /// The reason a failed send gives in `lastError` and in the drain report.
@@ -374,6 +476,7 @@ extension Outbox {
         case .networkError(let detail): return "network error: \(detail)"
         case .timedOut: return "the engine did not answer in time"
         case .notConfirmed(_, let detail): return detail
+        case .uploadsNotHeld(let code, let detail): return "HTTP 422 \(code): \(detail)"
         }
     }
 

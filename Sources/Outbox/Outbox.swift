@@ -75,6 +75,9 @@ public actor Outbox {
     var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
     /// Entries the user asked to send now, which the next pass sends first.
     var sendNowRequests: Set<String> = []
+    /// How many uploads the engine confirmed since this outbox opened (wrapping), so that a pass
+    /// can tell that the engine answered a send (`PassEvidence`).
+    var landedUploads = 0
     /// When the engine last asked, with a `Retry-After` on a transient failure, to be left alone,
     /// and for which entry: automatic passes send nothing before then, whatever its entity.
     /// Kept in memory only: after a restart one request may go before the wait is over.

@@ -60,7 +60,9 @@ public struct OutboxOperation: Sendable, Hashable {
         try self.init(id: id, entity: entity, type: type, version: version, payloadJSON: json, attachments: attachments)
     }
 
-    /// Creates an operation from a payload that is JSON already, kept byte for byte.
+    /// Creates an operation from a payload that is JSON already, kept byte for byte but for a
+    /// UTF-8 byte order mark before it, which is dropped: RFC 8259 lets a parser ignore one, and
+    /// inside the record the engine gets it would be a stray character.
     ///
     /// - Parameter payloadJSON: One JSON value (an object, an array, a string, a number, true,
     ///   false or null) in UTF-8, at most `largestPayload` bytes.
@@ -80,6 +82,8 @@ public struct OutboxOperation: Sendable, Hashable {
                     + " '.', '-' or '_', starting with a letter")
         }
         guard version >= 1 else { throw refuse("its version must be 1 or more, not \(version)") }
+        let byteOrderMark = Data([0xEF, 0xBB, 0xBF])
+        let payloadJSON = payloadJSON.starts(with: byteOrderMark) ? Data(payloadJSON.dropFirst(3)) : payloadJSON
         if let problem = Self.payloadProblem(payloadJSON) { throw refuse("its payload \(problem)") }
         guard attachments.count <= Self.mostAttachments else {
             throw refuse(
@@ -157,7 +161,9 @@ public struct OutboxOperation: Sendable, Hashable {
             return "has \(json.count) bytes, and at most \(largestPayload) are taken"
         }
         // JSONSerialization would also take UTF-16 and UTF-32, which the engine's JSON may not be.
-        guard String(data: json, encoding: .utf8) != nil, json.first != 0xEF else { return "is not UTF-8 text" }
+        guard String(data: json, encoding: .utf8) != nil else { return "is not UTF-8 text" }
+        // A character at U+F000 and above cannot start JSON; a second byte order mark would be one.
+        guard json.first != 0xEF else { return "is not valid JSON" }
         do {
             _ = try JSONSerialization.jsonObject(with: json, options: [.fragmentsAllowed])
         } catch {

@@ -26,6 +26,9 @@ extension OutboxStore {
     ///   entity key, indexed for the order per entity, and the time a send first started.
     /// - 5: encryption at rest: `outbox_encryption` holds one row when the store is encrypted
     ///   (see `StoreEncryption`), none when it is not.
+    /// - 6: how many times in a row the engine answered that it does not hold an entry's uploads,
+    ///   which were then sent again (`upload_resends`), so that an engine that loses them every
+    ///   time parks the entry instead of taking them for ever.
     static let migrations: [Migration] = [
         .sql(
             """
@@ -68,6 +71,7 @@ extension OutboxStore {
                 plaintext_purged INTEGER
             );
             """),
+        .sql("ALTER TABLE outbox_entries ADD COLUMN upload_resends INTEGER;"),
     ]
 
     /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way

@@ -9,7 +9,7 @@ internal import PlatformLayer
 /// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 5
+    static let schemaVersion = 6
     /// The table of entries. Every table and index of the outbox's own is named `outbox_…`, a
     /// prefix an app's own tables in the same database may not use (`AppStatementRule`).
     static let table = "outbox_entries"
@@ -216,29 +216,32 @@ final class OutboxStore {
         return entry
     }
 
-    /// The id of the entry `record` waits behind (`EntityOrder`), or nil when it waits for none.
+    /// The id of the entry `record` waits behind (`EntityOrder`), or nil when it waits for none:
+    /// the first earlier record of its entity that the engine does not have, found through the
+    /// entity's index without reading any other record, so that a pass over a long chain costs
+    /// one look per entry rather than a read of every record before it.
     func blocker(of record: StoredRecord) throws(OutboxError) -> String? {
         guard let entity = record.entity else { return nil }
-        let earlier = try database.query(
-            "SELECT \(StoredRecord.columns) FROM \(Self.table) WHERE entity = ? AND sequence < ? ORDER BY sequence",
-            [.text(entity), .integer(record.sequence)]
-        ) { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }
-        return EntityOrder.blocker(of: record, among: earlier)
+        return try database.query(
+            """
+            SELECT sequence, id FROM \(Self.table)
+            WHERE entity = ? AND sequence < ? AND state IS NOT 'SYNCED' ORDER BY sequence LIMIT 1
+            """, [.text(entity), .integer(record.sequence)]
+        ) { row in
+            row.text(at: 1).flatMap { OutboxOperation.isValidID($0) ? $0 : nil } ?? "#\(row.integer(at: 0) ?? 0)"
+        }.first
     }
 
     /// The first record after `sequence` in queue order that waits to be sent, readable or not.
     ///
-    /// - Parameter includingThoseAwaitingSendNow: Whether entries whose automatic retries ran
-    ///   out count too (for a drain someone asked for).
-    func nextQueuedRecord(after sequence: Int64, includingThoseAwaitingSendNow: Bool = false) throws(OutboxError)
-        -> StoredRecord?
-    {
+    /// Entries whose automatic retries ran out are not among them: only `sendNow` sends those.
+    func nextQueuedRecord(after sequence: Int64) throws(OutboxError) -> StoredRecord? {
         try database.query(
             """
             SELECT \(StoredRecord.columns) FROM \(Self.table)
-            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND (? OR COALESCE(awaits_send_now, 0) = 0)
+            WHERE sequence > ? AND COALESCE(state, 'QUEUED') = 'QUEUED' AND COALESCE(awaits_send_now, 0) = 0
             ORDER BY sequence LIMIT 1
-            """, [.integer(sequence), .integer(includingThoseAwaitingSendNow ? 1 : 0)]
+            """, [.integer(sequence)]
         ) { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }.first
     }
 
@@ -531,13 +534,42 @@ final class OutboxStore {
     }
 
     /// Puts an entry back in the queue for the user's "send now": due at once, its failures
-    /// forgotten, parked or not; its last error stays readable until the next send ends.
+    /// forgotten, parked or not; its last error stays readable until the next send ends. A
+    /// parked entry sends all its uploads again: the engine may have lost those that landed
+    /// (it answers a repeat it holds with 200, so this costs bytes, never a duplicate).
     func releaseForSendNow(id: String) throws(OutboxError) {
         try database.run(
             """
-            UPDATE \(Self.table) SET state = 'QUEUED', transient_failures = 0, next_attempt_at = NULL, awaits_send_now = 0
+            UPDATE \(Self.table) SET state = 'QUEUED', transient_failures = 0, next_attempt_at = NULL,
+                awaits_send_now = 0, upload_resends = 0,
+                pending_media = CASE WHEN state = 'FAILED_NEEDS_ATTENTION' THEN owned_media ELSE pending_media END
             WHERE id = ? AND COALESCE(state, 'QUEUED') IN ('QUEUED', 'FAILED_NEEDS_ATTENTION')
             """, .text(id))
+    }
+
+    /// How many times in a row the entry's uploads were sent again because the engine did not
+    /// hold them; 0 for none (or a value that is not a count).
+    func uploadResends(id: String) throws(OutboxError) -> Int {
+        let stored =
+            try database.query(
+                "SELECT upload_resends FROM \(Self.table) WHERE id = ?", [.text(id)]
+            ) { row in row.integer(at: 0) }.first ?? nil
+        return StoredValue.count(stored)
+    }
+
+    /// Puts a claimed entry back in the queue with every upload pending again, due at once, one
+    /// more resend counted: the engine answered that it does not hold them.
+    ///
+    /// - Returns: whether the entry was still being sent.
+    @discardableResult
+    func sendUploadsAgain(id: String, resends: Int, lastError: String) throws(OutboxError) -> Bool {
+        try database.run(
+            """
+            UPDATE \(Self.table) SET state = 'QUEUED', pending_media = owned_media, upload_resends = ?,
+                last_error = ?, next_attempt_at = NULL
+            WHERE id = ? AND state = 'SYNCING'
+            """, .integer(Int64(resends)), storedError(lastError, id: id), .text(id))
+        return database.changes > 0
     }
 
     /// Moves the entry's next automatic try to `moment` when it is later than that.

@@ -11,6 +11,9 @@ enum HTTPExchangeResult: Sendable {
     case answered(HTTPAnswer)
     /// The server answered `status` with a body larger than the limit, which was not read past it.
     case oversized(status: Int, retryAfter: String?)
+    /// The server answered `status` with a body in a `Content-Encoding` that was not asked for
+    /// (`encoding`, for example "gzip"), which was not read.
+    case encoded(status: Int, retryAfter: String?, encoding: String)
     /// Nothing moved for the idle timeout, or the whole request outlived its deadline.
     case timedOut
     /// The request failed without an answer; the reason is one phrase, for example "Empty reply from server".
@@ -42,6 +45,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let bodyLimit: Int
         /// Whether the answer turned out larger than the limit, so that the task was cancelled.
         var isOversized = false
+        /// The answer's `Content-Encoding` when it is not the identity, so that the task was cancelled.
+        var encoding: String?
         /// When a byte last moved, either way.
         var lastActivity = ContinuousClock.now
         let progress: (@Sendable (Int64) -> Void)?
@@ -161,8 +166,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             exchange.lastActivity = .now
             // A Content-Length above the limit is refused before a byte of the body is read.
             exchange.isOversized = response.expectedContentLength > Int64(exchange.bodyLimit)
+            // So is a compressed body: its length says nothing of what it inflates to.
+            exchange.encoding = Self.encoding(of: response)
             exchanges[dataTask.taskIdentifier] = exchange
-            return exchange.isOversized
+            return exchange.isOversized || exchange.encoding != nil
         }
         // FoundationNetworking ignores the disposition (it cannot pause a transfer), so the task
         // is cancelled as well; bytes that arrive before that takes effect are dropped below.
@@ -172,7 +179,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let isOversized = exchanges.withLock { exchanges in
-            guard var exchange = exchanges[dataTask.taskIdentifier], !exchange.isOversized else { return false }
+            guard var exchange = exchanges[dataTask.taskIdentifier], !exchange.isOversized, exchange.encoding == nil
+            else { return false }
             exchange.lastActivity = .now
             if exchange.body.count + data.count > exchange.bodyLimit {
                 exchange.isOversized = true
@@ -202,6 +210,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     private static func result(of task: URLSessionTask, error: (any Error)?, exchange: Exchange) -> HTTPExchangeResult {
         let response = task.response as? HTTPURLResponse
+        if let encoding = exchange.encoding, let response {
+            return .encoded(
+                status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
+                encoding: encoding)
+        }
         if exchange.isOversized, let response {
             return .oversized(
                 status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
@@ -216,6 +229,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             HTTPAnswer(
                 status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
                 contentType: response.value(forHTTPHeaderField: "Content-Type"), body: exchange.body))
+    }
+
+    /// The answer's `Content-Encoding`, one short line, when it names anything but the identity.
+    /// The transport asks for `identity`; on Linux libcurl inflates whatever comes, so a body
+    /// compressed anyway is refused before any of it is kept.
+    private static func encoding(of response: URLResponse) -> String? {
+        guard let value = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding") else {
+            return nil
+        }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.lowercased() != "identity" else { return nil }
+        return UntrustedText.quoted(trimmed, limit: 40)
     }
 
     /// The failure in a few words. FoundationNetworking passes libcurl's own words through for

@@ -124,6 +124,10 @@ public enum TransportResponse: Sendable, Hashable {
     /// Something between the device and the engine answered (a captive portal, a proxy), so
     /// nothing may count as delivered; `detail` says what came back.
     case notConfirmed(status: Int, detail: String)
+    /// The engine refused the record with 422 because it does not hold an upload it was sent, or
+    /// holds other bytes under its key (`code`: `upload_missing`, `checksum_mismatch`): it was
+    /// restored from a backup, or another node answered. The outbox sends the uploads again.
+    case uploadsNotHeld(code: String, detail: String)
 }
 
 /// How a transport reports back to the outbox during a send.

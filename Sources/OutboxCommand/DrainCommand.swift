@@ -38,10 +38,11 @@ struct DrainCommand {
         let interval = options.watchInterval
         let work = Task { () async -> Int32 in
             do {
+                let queued = try await store.list().entries
                 let report = try await store.drainNow(using: transport)
                 try await Self.conclude(report, store: store, isWatching: interval != nil)
                 if let interval { try await Self.watch(store, transport: transport, interval: interval) }
-                return try await Self.summarize(store)
+                return try await Self.summarize(store, queued: queued)
             } catch {
                 Terminal.progress.clear()
                 Terminal.writeError("outbox: error: \(error)\n")
@@ -108,12 +109,15 @@ struct DrainCommand {
         let transport = transport
         let work = Task { () async -> Int32 in
             do {
+                let queued = try await store.list().entries
                 let report = try await store.sendNow(id: id, using: transport)
                 try await Self.conclude(report, store: store, isWatching: false)
-                _ = try await Self.summarize(store)
+                _ = try await Self.summarize(store, queued: queued)
                 guard report.synced.contains(id) else {
                     let reason = try await store.entry(id: id)?.lastError ?? "it was not sent"
-                    Terminal.writeError("outbox: error: The entry '\(id)' did not reach the engine: \(reason).\n")
+                    Terminal.writeError(
+                        "outbox: error: \(Terminal.sentence("The entry '\(id)' did not reach the engine: \(reason)"))\n"
+                    )
                     return 1
                 }
                 return 0
@@ -150,14 +154,16 @@ struct DrainCommand {
         } else if try await store.entry(id: id)?.isWaitingForSendNow == true {
             line += "; its automatic retries ran out (use 'outbox send-now \(id)')"
         }
-        Terminal.writeError(line + ".\n")
+        Terminal.writeError(Terminal.sentence(line) + "\n")
     }
 
     /// The last word: what is left, and every parked entry with its reason.
     ///
+    /// - Parameter queued: The entries before the drain, which say whether the store holds
+    ///   captures only (then "captures"), also once they all went.
     /// - Returns: 0 when nothing is left queued or being sent but what waits behind an earlier
     ///   entry of its entity, 1 otherwise.
-    static func summarize(_ store: Outbox) async throws(OutboxError) -> Int32 {
+    static func summarize(_ store: Outbox, queued: [OutboxEntry]) async throws(OutboxError) -> Int32 {
         let entries = try await store.list().entries
         let waiting = entries.filter { $0.state == .queued || $0.state == .syncing }
         let left = waiting.filter { $0.blockedBy == nil }.count
@@ -165,14 +171,15 @@ struct DrainCommand {
         let parked = entries.filter { $0.state == .failedNeedsAttention }
         for entry in parked {
             Terminal.writeError(
-                "outbox: '\(entry.id)' needs attention: \(entry.lastError ?? "refused by the engine")."
+                "outbox: \(Terminal.sentence("'\(entry.id)' needs attention: \(entry.lastError ?? "refused by the engine")"))"
                     + " Send it again with 'outbox send-now \(entry.id)' or remove it with 'outbox discard \(entry.id)'.\n"
             )
         }
         let behind =
             blocked == 0 ? "" : ", \(blocked) waiting behind an earlier one of \(blocked == 1 ? "its" : "their") entity"
         Terminal.writeError(
-            "outbox: \(ListCommand.count(left, of: entries)) left in the queue, \(parked.count) parked\(behind).\n")
+            "outbox: \(ListCommand.count(left, of: queued + entries)) left in the queue, \(parked.count) parked\(behind).\n"
+        )
         return left == 0 ? 0 : 1
     }
 }

@@ -177,7 +177,7 @@ extension ListCommand {
     /// "3 captures" when every entry is a photo capture, else "3 entries": the words a person
     /// who only adds photos has always read.
     static func count(_ count: Int, of entries: [OutboxEntry]) -> String {
-        entries.allSatisfy(\.isCapture)
+        !entries.isEmpty && entries.allSatisfy(\.isCapture)
             ? "\(count) capture\(count == 1 ? "" : "s")" : "\(count) entr\(count == 1 ? "y" : "ies")"
     }
 }

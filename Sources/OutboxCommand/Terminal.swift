@@ -36,6 +36,12 @@ enum Terminal {
         }
         bytes.removeAll()
     }
+
+    /// `text` ended with one period: an engine's message quoted at the end of a line often has
+    /// its own, and "arrived.." reads as a typo.
+    static func sentence(_ text: String) -> String {
+        text.hasSuffix(".") || text.hasSuffix("?") || text.hasSuffix("!") ? text : text + "."
+    }
 }
 
 /// One line on a terminal that shows how far the current capture's upload has come, redrawn at

@@ -2,6 +2,11 @@
 // drain, on a plaintext store and on an encrypted one, side by side in the same run.
 //
 //     swift run -c release outbox-bench [--rounds N] [--folder DIR] PHOTO ...
+//     swift run -c release outbox-bench --chain 10000 [--folder DIR]
+//
+// `--chain N` times instead what a long chain costs a drain, plaintext and encrypted: N
+// operations of one entity whose first is parked (a pass looks at each and sends nothing), and
+// N ready ones of as many entities sent to a transport that takes each at once.
 //
 // Each photo is prepared once (long edge 2048, timed: the "prepare" of prepare-and-enqueue). Then,
 // round by round, each prepared capture is committed to both stores in turn, and each store is
@@ -18,6 +23,7 @@ import PhotoCapture
 
 struct Options {
     var rounds = 30
+    var chain: Int?
     var folder: URL?
     var photos: [String] = []
 }
@@ -28,9 +34,10 @@ func parseOptions() -> Options {
     while let argument = arguments.popFirst() {
         switch argument {
         case "--rounds": options.rounds = arguments.popFirst().flatMap(Int.init) ?? options.rounds
+        case "--chain": options.chain = arguments.popFirst().flatMap(Int.init)
         case "--folder": options.folder = arguments.popFirst().map { URL(fileURLWithPath: $0, isDirectory: true) }
         case "--help", "-h":
-            print("usage: outbox-bench [--rounds N] [--folder DIR] PHOTO ...")
+            print("usage: outbox-bench [--rounds N] [--folder DIR] PHOTO ... | --chain N [--folder DIR]")
             exit(0)
         default: options.photos.append(argument)
         }
@@ -90,6 +97,53 @@ let base =
         ? URL(fileURLWithPath: "/dev/shm", isDirectory: true) : FileManager.default.temporaryDirectory)
 let work = base.appendingPathComponent("outbox-bench-\(UUID().uuidString)", isDirectory: true)
 defer { try? FileManager.default.removeItem(at: work) }
+
+/// A transport that refuses the entry whose id starts with "head-" for good, and takes every other.
+struct ChainTransport: Transport {
+    func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
+        delivery.id.hasPrefix("head-") ? .http(status: 422, detail: "refused") : .http(status: 200)
+    }
+}
+
+/// The seconds of `drain` over `count` operations: one entity behind a parked head, or as many
+/// entities ready to go.
+func chainDrain(count: Int, parkedHead: Bool, in folder: URL, keyProvider: (any KeyProvider)?) async throws
+    -> (seconds: Double, synced: Int)
+{
+    let outbox = try Outbox(
+        folder: folder,
+        configuration: Outbox.Configuration(operationTypes: [OperationType("bench.note")], keyProvider: keyProvider))
+    try await outbox.write { transaction in
+        for number in 0..<count {
+            let id = (parkedHead && number == 0 ? "head-" : "note-") + String(number)
+            _ = try transaction.enqueue(
+                OutboxOperation(
+                    id: id, entity: parkedHead ? "note:chain" : "note:\(number)", type: "bench.note",
+                    payloadJSON: Data(#"{"text":"a line of a note"}"#.utf8)))
+        }
+    }
+    if parkedHead { _ = try await outbox.drain(using: ChainTransport()) }
+    let started = ContinuousClock.now
+    let report = try await outbox.drain(using: ChainTransport())
+    return (milliseconds(ContinuousClock.now - started) / 1000, report.synced.count)
+}
+
+if let count = options.chain {
+    let sealedKey: any KeyProvider = BenchKey()
+    for (name, key) in [("plaintext", nil), ("encrypted", sealedKey)] as [(String, (any KeyProvider)?)] {
+        for parkedHead in [true, false] {
+            let folder = work.appendingPathComponent("\(name)-\(parkedHead)")
+            let (seconds, synced) = try await chainDrain(
+                count: count, parkedHead: parkedHead, in: folder, keyProvider: key)
+            let what = parkedHead ? "behind a parked head" : "ready, each its own entity"
+            print(
+                String(
+                    format: "drain of %d operations %@, %@: %.3f s, %d sent (%.0f a second)", count, what, name,
+                    seconds, synced, Double(synced) / max(seconds, 1e-9)))
+        }
+    }
+    exit(0)
+}
 
 var configuration = PhotoPreparer.Configuration()
 configuration.displayEdge = nil

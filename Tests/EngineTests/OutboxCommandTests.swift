@@ -141,7 +141,8 @@ struct OutboxCommandTests {
             #expect(up.standardError == "outbox: 0 captures left in the queue, 0 parked.\n")
             #expect(try OutboxProcess.run(["--store", store, "list", "--json"]).lines == ["{\"unreadable\":0}"])
             let records = try await engine.state().records
-            #expect(records.map(\.requestId) == ids)
+            // The capture that met the outage backs off, so the drain sends it after the others.
+            #expect(records.map(\.requestId) == Array(ids.dropFirst()) + [ids[0]])
             #expect(records.allSatisfy { $0.kind == "photo" && $0.note == "gate" })
         }
     }

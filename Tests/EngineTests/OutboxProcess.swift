@@ -106,6 +106,15 @@ final class OutboxProcess: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// The process's peak resident memory so far (`VmHWM` in /proc), in bytes; nil once it ended.
+    var peakResidentBytes: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kibibytes = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ")[0])
+        else { return nil }
+        return kibibytes * 1024
+    }
+
     /// Sends `signal` to the process, if it is still running.
     ///
     /// - Returns: Whether it was running.

@@ -148,9 +148,11 @@ struct WireContractTests {
 
     @Test func onlyTheRecordWithThisCapturesChecksumsConfirmsACapture() {
         let media = [MediaDescriptor(index: 0, sha256: Self.sha, width: 8, height: 8, byteCount: 9)]
-        let held = EngineConfirmation.capture(id: "plate-1", media: media)
+        let request = #"{"request_id": "plate-1", "kind": "plate", "media": [{"index": 0, "sha256": "\#(Self.sha)"}]}"#
+        let held = EngineConfirmation.capture(id: "plate-1", media: media, request: Data(request.utf8))
         let record =
-            #"{"request_id": "plate-1", "kind": "plate", "media": [{"index": 0, "sha256": "\#(Self.sha)", "width": 8}]}"#
+            #"{"request_id": "plate-1", "kind": "plate", "received_at": "2024-04-30T12:02:05+00:00","#
+            + #" "media": [{"index": 0, "sha256": "\#(Self.sha)", "width": 8, "byte_count": 9}]}"#
         #expect(held.isConfirmed(by: Self.answer(201, record)))
         #expect(held.isConfirmed(by: Self.answer(200, record)))
         let otherPhotos = record.replacingOccurrences(of: "ab", with: "cd")
@@ -163,6 +165,43 @@ struct WireContractTests {
         #expect(!held.isConfirmed(by: Self.answer(200, onePhotoMore)))
         #expect(!held.isConfirmed(by: Self.answer(200, record.replacingOccurrences(of: "plate-1", with: "plate-2"))))
         #expect(!held.isConfirmed(by: Self.answer(200, #"{"status": "ok"}"#)))
+        #expect(held.isConfirmed(by: Self.answer(201, "\u{FEFF}" + record)), "a byte order mark is ignored")
+    }
+
+    /// What only an engine adds: a mirror of the request, or a record without `received_at` or
+    /// its uploads' sizes, confirms nothing.
+    @Test func aRecordWithoutWhatTheEngineAddsConfirmsNothing() {
+        let media = [MediaDescriptor(index: 0, sha256: Self.sha, width: 8, height: 8, byteCount: 9)]
+        let request = #"{"request_id": "plate-1", "media": [{"index": 0, "sha256": "\#(Self.sha)", "width": 8}]}"#
+        let held = EngineConfirmation.capture(id: "plate-1", media: media, request: Data(request.utf8))
+        let echo = #"{"media": [{"width": 8, "sha256": "\#(Self.sha)", "index": 0}], "request_id": "plate-1"}"#
+        #expect(!held.isConfirmed(by: Self.answer(201, request)))
+        #expect(!held.isConfirmed(by: Self.answer(201, echo)))
+        #expect(
+            held.whyNotConfirmed(by: Self.answer(201, echo))
+                == "the server answered 201 with the request itself, not the engine's answer (a server that mirrors"
+                + " requests?)")
+        let undated = #"{"request_id": "plate-1", "media": [{"index": 0, "sha256": "\#(Self.sha)", "byte_count": 9}]}"#
+        #expect(!held.isConfirmed(by: Self.answer(201, undated)))
+        #expect(
+            held.whyNotConfirmed(by: Self.answer(201, undated))
+                == "the server answered 201 with a record that does not say when it received it ('received_at'),"
+                + " not the engine's answer")
+        let dated = undated.replacingOccurrences(of: "}]}", with: #"}], "received_at": "2024-04-30T12:02:05Z"}"#)
+        #expect(held.isConfirmed(by: Self.answer(201, dated)))
+        #expect(!held.isConfirmed(by: Self.answer(201, dated.replacingOccurrences(of: ": 9", with: ": 8"))))
+        #expect(!held.isConfirmed(by: Self.answer(201, dated.replacingOccurrences(of: "2024-04-30T", with: "soon"))))
+        let bare = EngineConfirmation.operation(
+            id: "note-1", type: "note.delete", media: [],
+            request: Data(#"{"request_id": "note-1", "type": "note.delete", "media": []}"#.utf8))
+        #expect(
+            !bare.isConfirmed(by: Self.answer(201, #"{"request_id": "note-1", "type": "note.delete", "media": []}"#)))
+        #expect(
+            bare.isConfirmed(
+                by: Self.answer(
+                    201,
+                    #"{"request_id": "note-1", "type": "note.delete", "media": [], "received_at": "2024-04-30T12:02:05.25Z"}"#
+                )))
     }
 
     @Test(arguments: [

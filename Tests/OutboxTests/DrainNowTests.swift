@@ -16,7 +16,8 @@ struct DrainNowTests {
         return outbox
     }
 
-    @Test func aRequestedDrainSendsWhatTheAutomaticOnesLeaveWaiting() async throws {
+    /// What backs off is tried after the rest; what waits for send-now is left to send-now.
+    @Test func aRequestedDrainSendsWhatBacksOffLastAndLeavesWhatWaitsForSendNow() async throws {
         try await withTemporaryFolder { folder in
             let clock = TestClock()
             let configuration = clock.configuration(backoff: Backoff(initialDelay: 60, automaticRetryLimit: 0))
@@ -26,18 +27,19 @@ struct DrainNowTests {
             // plate-1 fails once: with a limit of 0 automatic retries it now waits for the user.
             _ = try await outbox.drain(using: ScriptedTransport([.http(status: 503)]))
             #expect(try await outbox.entry(id: "plate-1")?.isWaitingForSendNow == true)
-            let automatic = ScriptedTransport()
-            _ = try await outbox.drain(using: automatic)
-            #expect(await automatic.sentIDs == ["plate-2"], "the automatic pass passes over plate-1")
-
-            try await outbox.enqueue(makeCapture(id: "plate-3"))
-            _ = try await outbox.drain(using: ScriptedTransport([.http(status: 503)]))
-            #expect(try await outbox.entry(id: "plate-3")?.isWaitingForSendNow == true)
-
             let requested = ScriptedTransport()
-            let report = try await outbox.drainNow(using: requested)
-            #expect(await requested.sentIDs == ["plate-1", "plate-3"])
-            #expect(report.synced == ["plate-1", "plate-3"])
+            #expect(try await outbox.drainNow(using: requested).synced == ["plate-2"])
+            #expect(await requested.sentIDs == ["plate-2"], "only send-now sends plate-1")
+            #expect(try await outbox.sendNow(id: "plate-1", using: requested).synced == ["plate-1"])
+
+            let backingOff = try Outbox(
+                folder: folder.appendingPathComponent("backing-off"),
+                configuration: clock.configuration(backoff: Backoff(initialDelay: 60)))
+            for id in ["plate-1", "plate-2", "plate-3"] { try await backingOff.enqueue(makeCapture(id: id)) }
+            _ = try await backingOff.drain(using: ScriptedTransport([.http(status: 503)]))
+            let again = ScriptedTransport()
+            _ = try await backingOff.drainNow(using: again)
+            #expect(await again.sentIDs == ["plate-2", "plate-3", "plate-1"])
         }
     }
 
@@ -54,7 +56,7 @@ struct DrainNowTests {
 
             // Asked again at once, it does not wait for the Retry-After; an automatic pass does.
             #expect(try await outbox.drain(using: ScriptedTransport()).synced.isEmpty)
-            #expect(try await outbox.drainNow(using: ScriptedTransport()).synced == ["plate-1", "plate-2"])
+            #expect(try await outbox.drainNow(using: ScriptedTransport()).synced == ["plate-2", "plate-1"])
         }
     }
 

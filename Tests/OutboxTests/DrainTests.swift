@@ -127,10 +127,13 @@ struct DrainTests {
     }
 
     @Test(arguments: [
-        TransportResponse.networkError(detail: "connection reset"), .timedOut, .http(status: 409),
-        .http(status: 500),
+        TransportResponse.networkError(detail: "connection reset"), .timedOut, .http(status: 429),
+        .http(status: 502), .http(status: 503), .http(status: 504), .http(status: 409, retryAfter: "5"),
+        .notConfirmed(status: 200, detail: "a login page"),
     ])
-    func aTransientFailurePutsTheEntryBackAndStopsThePass(response: TransportResponse) async throws {
+    func aTransientFailureAboutTheEngineOrTheNetworkPutsTheEntryBackAndStopsThePass(response: TransportResponse)
+        async throws
+    {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
             try await outbox.enqueue(makeCapture(id: "plate-1"))
@@ -140,6 +143,28 @@ struct DrainTests {
             #expect(report.halt == .transientFailure(id: "plate-1", reason: Outbox.reason(for: response)))
             #expect(await transport.sentIDs == ["plate-1"])
             #expect(try await outbox.list().entries.map(\.state) == [.queued, .queued])
+        }
+    }
+
+    /// A 409 is about this entry's key, and one 500 alone may be this entry's: the entry backs
+    /// off and the pass goes on; a second 500 with nothing confirmed between them stops it.
+    @Test(arguments: [TransportResponse.http(status: 409), .http(status: 500)])
+    func aTransientFailureAboutTheEntryLetsThePassGoOn(response: TransportResponse) async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try Outbox(folder: folder)
+            for number in 1...3 { try await outbox.enqueue(makeCapture(id: "plate-\(number)")) }
+            let transport = ScriptedTransport([response])
+            let report = try await outbox.drain(using: transport)
+            #expect(report.retrying == ["plate-1"])
+            #expect(report.synced == ["plate-2", "plate-3"])
+            #expect(try await outbox.entry(id: "plate-1")?.lastError == Outbox.reason(for: response))
+
+            let outage = try Outbox(folder: folder.appendingPathComponent("outage"))
+            for number in 1...3 { try await outage.enqueue(makeCapture(id: "plate-\(number)")) }
+            let failing = ScriptedTransport([.http(status: 500), .http(status: 500)])
+            let stopped = try await outage.drain(using: failing)
+            #expect(stopped.halt == .transientFailure(id: "plate-2", reason: "HTTP 500"))
+            #expect(await failing.sentIDs == ["plate-1", "plate-2"])
         }
     }
 

@@ -20,16 +20,31 @@ Modes:
     quotes-request the reference engine from ENGINE_FOLDER, except that every record (a capture
                    or an operation) is refused with a 400 whose message quotes the request: its
                    path and query, its note and its place
+    echo           a mirror: an upload is answered 201 with the documented body of the bytes it
+                   got (the right SHA-256), a record 201 with the request's own body
+    gzip-bomb      every request: 200 application/json with 1 GiB of spaces, as a server or proxy
+                   that compresses what the client accepts: gzip-compressed into about 1 MB when
+                   the request's Accept-Encoding names gzip, else plain; each request's headers
+                   are appended to DATA/requests.jsonl (--data)
+    gzip-bomb-anyway  the same, compressed whatever the request's Accept-Encoding says
+    loses-uploads  the reference engine from ENGINE_FOLDER, except that every record is answered
+                   422 upload_missing, as by an engine that loses what it was sent
+    refuses-poison the reference engine from ENGINE_FOLDER, except that a record whose request id
+                   starts with "poison" is answered 500, every time
 
 Like the reference engine it prints {"port": N, "url": ...} once it listens, and stops on SIGTERM.
 """
 
 import argparse
+import hashlib
 import http.server
 import json
+import os
 import signal
+import struct
 import sys
 import time
+import zlib
 
 LOGIN_PAGE = b"""<!DOCTYPE html>
 <html><head><title>Welcome to Hotel Wi-Fi</title></head>
@@ -37,9 +52,26 @@ LOGIN_PAGE = b"""<!DOCTYPE html>
 """
 
 
+def gzip_bomb(size=1024 ** 3):
+    """`size` spaces (a JSON body: white space) as one gzip member of about a thousandth of that.
+    One MiB is compressed once, ending in a full flush so that the compressor starts afresh, and
+    the same bytes stand for every MiB after it: a second to make, not a minute."""
+    block = b" " * (1024 * 1024)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    piece = compressor.compress(block) + compressor.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(size // len(block)):
+        crc = zlib.crc32(block, crc)
+    last = zlib.compressobj(9, zlib.DEFLATED, -15).flush()
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"
+    return header + piece * (size // len(block)) + last + struct.pack("<II", crc, size & 0xFFFFFFFF)
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     mode = None
+    data = None
+    bomb = None
 
     def log_message(self, format, *args):
         pass
@@ -51,7 +83,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def misbehave(self):
         length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
+        self.body = self.rfile.read(length)
         try:
             getattr(self, "answer_" + self.mode.replace("-", "_"))()
         except (BrokenPipeError, ConnectionResetError):
@@ -73,6 +105,31 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer_other_json(self):
         self.send(200, "application/json", b'{"status": "ok", "received": true}\n')
+
+    def answer_echo(self):
+        parts = self.path.strip("/").split("/")
+        if self.command == "PUT" and len(parts) == 4:
+            body = {"request_id": parts[2], "index": int(parts[3]), "sha256": hashlib.sha256(self.body).hexdigest(),
+                    "byte_count": len(self.body)}
+            self.send(201, "application/json", json.dumps(body).encode())
+        else:
+            self.send(201, self.headers.get("Content-Type") or "application/json", self.body)
+
+    def answer_gzip_bomb(self):
+        with open(os.path.join(self.data, "requests.jsonl"), "a") as log:
+            log.write(json.dumps({"method": self.command, "path": self.path, "headers": dict(self.headers)}) + "\n")
+        if self.mode == "gzip-bomb-anyway" or "gzip" in (self.headers.get("Accept-Encoding") or ""):
+            return self.send(200, "application/json", self.bomb, {"Content-Encoding": "gzip"})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(1024 ** 3))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for _ in range(1024 ** 3 // len(self.CHUNK)):
+            self.wfile.write(self.CHUNK)
+            time.sleep(0.001)
+
+    answer_gzip_bomb_anyway = answer_gzip_bomb
 
     def answer_other_bytes(self):
         parts = self.path.strip("/").split("/")
@@ -161,26 +218,61 @@ def quoting_engine(folder, data, port):
     return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
 
 
+def record_refusing_engine(folder, data, port, refuses, status, code, message):
+    """The reference engine, answering `status` to every record whose request id `refuses`."""
+    sys.path.insert(0, folder)
+    import reference_engine
+
+    dispatch = reference_engine.Handler.dispatch
+
+    def refusing(self, method):
+        key = self.headers.get("Idempotency-Key") or ""
+        if method == "POST" and self.path.startswith(("/v1/captures", "/v1/operations")) and refuses(key):
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.body_read = True
+            self.server.log(self, method, self.path, status)
+            return self.answer(status, {"error": code, "message": message % key})
+        return dispatch(self, method)
+
+    reference_engine.Handler.dispatch = refusing
+    return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("mode", choices=["html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first", "requires-token", "quotes-request"])
+    parser.add_argument("mode", choices=["html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first",
+                                         "requires-token", "quotes-request", "echo", "gzip-bomb", "gzip-bomb-anyway", "loses-uploads",
+                                         "refuses-poison"])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reference-engine", help="the folder of reference_engine.py (for keeps-first)")
     parser.add_argument("--data", help="the engine's data folder (for keeps-first and requires-token)")
     parser.add_argument("--token", help="the one bearer token taken (for requires-token)")
     options = parser.parse_args()
-    if options.mode in ("keeps-first", "requires-token", "quotes-request") and (not options.reference_engine or not options.data):
+    engines = ("keeps-first", "requires-token", "quotes-request", "loses-uploads", "refuses-poison")
+    if options.mode in engines and (not options.reference_engine or not options.data):
         parser.error(options.mode + " needs --reference-engine and --data")
     if options.mode == "keeps-first":
         server = keeps_first_engine(options.reference_engine, options.data, options.port)
     elif options.mode == "quotes-request":
         server = quoting_engine(options.reference_engine, options.data, options.port)
+    elif options.mode == "loses-uploads":
+        server = record_refusing_engine(options.reference_engine, options.data, options.port, lambda key: True, 422,
+                                        "upload_missing", "Upload 0 of '%s' has not arrived.")
+    elif options.mode == "refuses-poison":
+        server = record_refusing_engine(options.reference_engine, options.data, options.port,
+                                        lambda key: key.startswith("poison"), 500, "internal",
+                                        "The engine failed on '%s'.")
     elif options.mode == "requires-token":
         if not options.token:
             parser.error("requires-token needs --token")
         server = token_engine(options.reference_engine, options.data, options.port, options.token)
     else:
         Handler.mode = options.mode
+        if options.mode.startswith("gzip-bomb"):
+            if not options.data:
+                parser.error("gzip-bomb needs --data")
+            os.makedirs(options.data, exist_ok=True)
+            Handler.data, Handler.bomb = options.data, gzip_bomb()
         server = http.server.ThreadingHTTPServer(("127.0.0.1", options.port), Handler)
         server.daemon_threads = True
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
