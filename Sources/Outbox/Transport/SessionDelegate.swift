@@ -43,10 +43,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         var isPastDeadline = false
         /// The most body bytes the caller takes.
         let bodyLimit: Int
-        /// Whether the answer turned out larger than the limit, so that the task was cancelled.
-        var isOversized = false
-        /// The answer's `Content-Encoding` when it is not the identity, so that the task was cancelled.
-        var encoding: String?
+        /// The answer's status and `Retry-After`, once its headers came.
+        var status: Int?
+        var retryAfter: String?
         /// When a byte last moved, either way.
         var lastActivity = ContinuousClock.now
         let progress: (@Sendable (Int64) -> Void)?
@@ -161,37 +160,60 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
-        let isOversized = exchanges.withLock { exchanges in
-            guard var exchange = exchanges[dataTask.taskIdentifier] else { return false }
-            exchange.lastActivity = .now
-            // A Content-Length above the limit is refused before a byte of the body is read.
-            exchange.isOversized = response.expectedContentLength > Int64(exchange.bodyLimit)
-            // So is a compressed body: its length says nothing of what it inflates to.
-            exchange.encoding = Self.encoding(of: response)
-            exchanges[dataTask.taskIdentifier] = exchange
-            return exchange.isOversized || exchange.encoding != nil
+        let refused = exchanges.withLock { exchanges -> (Exchange, HTTPExchangeResult)? in
+            let identifier = dataTask.taskIdentifier
+            guard exchanges[identifier] != nil, let response = response as? HTTPURLResponse else { return nil }
+            let retryAfter = response.value(forHTTPHeaderField: "Retry-After")
+            exchanges[identifier]?.lastActivity = .now
+            exchanges[identifier]?.status = response.statusCode
+            exchanges[identifier]?.retryAfter = retryAfter
+            let result: HTTPExchangeResult
+            if let encoding = Self.encoding(of: response) {
+                // A compressed body is refused unread: its length says nothing of what it inflates to.
+                result = .encoded(status: response.statusCode, retryAfter: retryAfter, encoding: encoding)
+            } else if response.expectedContentLength > Int64(exchanges[identifier]?.bodyLimit ?? 0) {
+                // So is a Content-Length above the limit, before a byte of the body is read.
+                result = .oversized(status: response.statusCode, retryAfter: retryAfter)
+            } else {
+                return nil
+            }
+            return exchanges.removeValue(forKey: identifier).map { ($0, result) }
         }
-        // FoundationNetworking ignores the disposition (it cannot pause a transfer), so the task
-        // is cancelled as well; bytes that arrive before that takes effect are dropped below.
-        completionHandler(isOversized ? .cancel : .allow)
-        if isOversized { dataTask.cancel() }
+        // FoundationNetworking ignores the disposition (it cannot pause a transfer), hence `refuse`.
+        completionHandler(refused == nil ? .allow : .cancel)
+        if let (exchange, result) = refused { refuse(dataTask, exchange, with: result) }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let isOversized = exchanges.withLock { exchanges in
-            guard var exchange = exchanges[dataTask.taskIdentifier], !exchange.isOversized, exchange.encoding == nil
-            else { return false }
-            exchange.lastActivity = .now
-            if exchange.body.count + data.count > exchange.bodyLimit {
-                exchange.isOversized = true
-                exchange.body = Data()
-            } else {
-                exchange.body.append(data)
+        let refused = exchanges.withLock { exchanges -> (Exchange, HTTPExchangeResult)? in
+            let identifier = dataTask.taskIdentifier
+            guard let exchange = exchanges[identifier] else { return nil }
+            guard exchange.body.count + data.count > exchange.bodyLimit else {
+                // In place, so that the body is not copied on every chunk.
+                exchanges[identifier]?.lastActivity = .now
+                exchanges[identifier]?.body.append(data)
+                return nil
             }
-            exchanges[dataTask.taskIdentifier] = exchange
-            return exchange.isOversized
+            exchanges[identifier] = nil
+            guard let status = exchange.status else {
+                return (exchange, .failed(reason: "a body larger than the limit came without an HTTP status"))
+            }
+            return (exchange, .oversized(status: status, retryAfter: exchange.retryAfter))
         }
-        if isOversized { dataTask.cancel() }
+        if let (exchange, result) = refused { refuse(dataTask, exchange, with: result) }
+    }
+
+    /// Ends the wait for an answer refused part-way at once, and cancels its task from another
+    /// queue; what the task still reports is dropped, since its exchange is gone.
+    ///
+    /// Not from this delegate's queue: FoundationNetworking's `cancel()` waits for the session's
+    /// work queue, where libcurl hands over all that one read of the socket brought before it
+    /// looks at a cancel, inflated (for a 1 MB gzip bomb, a gigabyte in 16 KB chunks). Waiting
+    /// there would hold this queue, and every chunk queued for it would pile up in memory; from
+    /// elsewhere, this queue goes on dropping them as they come.
+    private func refuse(_ task: URLSessionTask, _ exchange: Exchange, with result: HTTPExchangeResult) {
+        exchange.continuation.resume(returning: result)
+        DispatchQueue.global().async { task.cancel() }
     }
 
     /// Redirects are not followed: the contract has none, and a redirected PUT or POST could
@@ -209,22 +231,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private static func result(of task: URLSessionTask, error: (any Error)?, exchange: Exchange) -> HTTPExchangeResult {
-        let response = task.response as? HTTPURLResponse
-        if let encoding = exchange.encoding, let response {
-            return .encoded(
-                status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
-                encoding: encoding)
-        }
-        if exchange.isOversized, let response {
-            return .oversized(
-                status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"))
-        }
         if let error {
             let code = (error as? URLError)?.code
             if code == .timedOut || (code == .cancelled && exchange.isPastDeadline) { return .timedOut }
             return .failed(reason: reason(for: error))
         }
-        guard let response else { return .failed(reason: "the answer was not HTTP") }
+        guard let response = task.response as? HTTPURLResponse else {
+            return .failed(reason: "the answer was not HTTP")
+        }
         return .answered(
             HTTPAnswer(
                 status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
