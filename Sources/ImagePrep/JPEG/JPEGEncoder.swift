@@ -31,13 +31,24 @@ final class EncodeBuffer {
     deinit { tjFree(bytes) }
 
     /// Makes the buffer big enough for any JPEG of `size` that TurboJPEG can write.
+    ///
+    /// A size whose worst case `tjAlloc` cannot take (more than `Int32.max` bytes, a side the
+    /// file gave under a raised `maxPixels`; or TurboJPEG's -1 for a size it refuses) leaves no
+    /// buffer, so the encode fails with `encodingFailed` rather than trapping on the conversion.
     func reserve(for size: PixelSize, gray: Bool) {
-        let needed = Int(
-            tjBufSize(Int32(size.width), Int32(size.height), Int32(gray ? TJSAMP_GRAY.rawValue : TJSAMP_444.rawValue)))
-        guard needed > capacity else { return }
+        let subsampling = Int32(gray ? TJSAMP_GRAY.rawValue : TJSAMP_444.rawValue)
+        guard let width = Int32(exactly: size.width), let height = Int32(exactly: size.height),
+            let needed = Int32(exactly: tjBufSize(width, height, subsampling))
+        else {
+            tjFree(bytes)
+            bytes = nil
+            capacity = 0
+            return
+        }
+        guard Int(needed) > capacity else { return }
         tjFree(bytes)
-        bytes = tjAlloc(Int32(needed))
-        capacity = bytes == nil ? 0 : needed
+        bytes = tjAlloc(needed)
+        capacity = bytes == nil ? 0 : Int(needed)
     }
 }
 

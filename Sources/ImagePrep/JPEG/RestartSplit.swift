@@ -28,7 +28,9 @@ struct RestartSplit: Equatable {
             let frameSegment = layout.segments.first(where: { $0.isStartOfFrame }),
             let scan = layout.segments.last, scan.marker == JPEGSegment.startOfScan,
             let restart = layout.segments.last(where: { $0.marker == defineRestartInterval }),
-            restart.payload.count == 2, frame.size.height > 0,
+            // A width of 0 would give no MCUs a row, and the interval's check below a division
+            // by zero.
+            restart.payload.count == 2, frame.size.width > 0, frame.size.height > 0,
             // The segment whose height is cut must be the frame header read, whole.
             frameSegment.payload.count >= 6,
             Int(bytes[frameSegment.payload.lowerBound + 1]) << 8 | Int(bytes[frameSegment.payload.lowerBound + 2])

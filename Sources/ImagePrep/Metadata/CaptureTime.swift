@@ -58,8 +58,11 @@ public struct CaptureTime: Sendable, Hashable, Codable {
 
     /// The moment in UTC, or nil when the offset is unknown.
     public var instant: Date? {
-        guard let utcOffset else { return nil }
-        return local.date(atOffsetSeconds: utcOffset.minutes * 60)
+        // Checked: a decoded (Codable) offset can hold any Int; one past a day is refused below.
+        guard let utcOffset, case (let seconds, false) = utcOffset.minutes.multipliedReportingOverflow(by: 60) else {
+            return nil
+        }
+        return local.date(atOffsetSeconds: seconds)
     }
 
     /// ISO 8601, with the offset when it is known: `2024-04-30T14:02:05.495+02:00` or
@@ -151,7 +154,8 @@ public struct UTCOffset: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// `±HH:MM`, as EXIF's OffsetTime tags and ISO 8601 write it.
     public var description: String {
-        let magnitude = abs(minutes)
+        // `magnitude`, not `abs`: a decoded (Codable) offset may be `Int.min`, whose `abs` traps.
+        let magnitude = minutes.magnitude
         let hours = magnitude / 60
         let rest = magnitude % 60
         return (minutes < 0 ? "-" : "+") + (hours < 10 ? "0" : "") + "\(hours):" + (rest < 10 ? "0" : "") + "\(rest)"
