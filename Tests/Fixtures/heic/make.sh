@@ -6,7 +6,8 @@
 #
 # Needs, from Debian 12: libheif-examples 1.15.1 (heif-enc with x265 and libaom, heif-convert
 # with libde265 and dav1d), imagemagick 6.9.11 (to cut and scale the pictures), exiftool 12.57,
-# and a Python 3 (standard library only, for heifcraft.py). Tests need none of them.
+# x265 3.5 (the command, for 4:0:0 at 10 bits, which heif-enc cannot code) and a Python 3
+# (standard library only, for heifcraft.py). Tests need none of them.
 #
 # Every picture and every EXIF block comes from a permissively licensed file of ../corpus (see
 # its MANIFEST.tsv) or from ../decode; no GPL file is used.
