@@ -8,6 +8,14 @@ import Testing
 /// on a `ManualClock`, so that nothing waits for real time and each timer fires when the test says.
 @Suite("Scheduler")
 struct SchedulerTests {
+    @Test("a trigger prints as its case's name, as an app's log shows it")
+    func triggersPrintAsTheirNames() {
+        #expect("\(Outbox.DrainTrigger.started)" == "started")
+        #expect(String(describing: Outbox.DrainTrigger.becameActive) == "becameActive")
+        let event = OutboxEvent.drained(DrainReport(), trigger: .timer)
+        #expect(!"\(event)".contains("Outbox.Outbox."), "\(event)")
+    }
+
     @Test func aCommitTriggersADrain() async throws {
         try await withTemporaryFolder { folder in
             let clock = ManualClock()

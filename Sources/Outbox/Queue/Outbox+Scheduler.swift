@@ -35,8 +35,9 @@ extension Outbox {
         }
     }
 
-    /// What made the scheduler run a pass.
-    public enum DrainTrigger: Sendable, Hashable {
+    /// What made the scheduler run a pass; it prints as its case's name ("started"), not as
+    /// `Outbox.Outbox.DrainTrigger.started`.
+    public enum DrainTrigger: Sendable, Hashable, CustomStringConvertible {
         /// `start(transport:)`: what is queued goes at once.
         case started
         /// An operation was queued (`enqueue`, `write`, `commit`).
@@ -47,6 +48,16 @@ extension Outbox {
         case connectivity
         /// The app came to the foreground (`appDidBecomeActive()`).
         case becameActive
+
+        public var description: String {
+            switch self {
+            case .started: "started"
+            case .enqueued: "enqueued"
+            case .timer: "timer"
+            case .connectivity: "connectivity"
+            case .becameActive: "becameActive"
+            }
+        }
     }
 
     /// Starts sending by itself: a pass at once, then one after each commit or enqueue, one
