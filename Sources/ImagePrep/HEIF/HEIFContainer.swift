@@ -190,19 +190,24 @@ struct HEIFContainer {
         return plan
     }
 
+    /// Each derived image's sources (`dimg`), in the file's order, a source named twice twice.
+    private func derivedImageSources() -> [ItemID: [ItemID]] {
+        var sources: [ItemID: [ItemID]] = [:]
+        for reference in references where reference.type == FourCC("dimg") {
+            sources[reference.from, default: []] += reference.to
+        }
+        return sources
+    }
+
     /// Refuses the file when items reachable from `start` refer to each other in a loop.
     ///
     /// A derived image (`dimg`) reads its sources; every other reference (`auxl`, `thmb`, `cdsc`,
     /// `prem`, kinds not known here) hangs an item on the one it names, which is read with it.
     /// The search keeps its own stack, so a long chain cannot exhaust the thread's.
     func refuseLoops(from start: ItemID) throws(Problem) {
-        var next: [ItemID: [ItemID]] = [:]
-        for reference in references {
-            if reference.type == FourCC("dimg") {
-                next[reference.from, default: []] += reference.to
-            } else {
-                for target in reference.to { next[target, default: []].append(reference.from) }
-            }
+        var next = derivedImageSources()
+        for reference in references where reference.type != FourCC("dimg") {
+            for target in reference.to { next[target, default: []].append(reference.from) }
         }
         enum Mark { case onPath, done }
         var marks: [ItemID: Mark] = [start: .onPath]
@@ -257,11 +262,7 @@ struct HEIFContainer {
 
         init(container: HEIFContainer) {
             self.container = container
-            var sources: [ItemID: [ItemID]] = [:]
-            for reference in container.references where reference.type == FourCC("dimg") {
-                sources[reference.from, default: []] += reference.to
-            }
-            self.sources = sources
+            sources = container.derivedImageSources()
         }
 
         /// libheif nests derived images (a grid of grids, an identity of an overlay); real files

@@ -222,8 +222,10 @@ enum FileSystem {
     /// was made from this very input, even when the input's time lies in the future. Best effort:
     /// a file system that refuses leaves the copy's own time, which is later than its input's.
     static func setModified(_ descriptor: Int32, nanoseconds: Int64) {
-        let seconds = nanoseconds.dividedReportingOverflow(by: 1_000_000_000).partialValue
-        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds - seconds * 1_000_000_000))
+        // Whole seconds rounded down, so that a time before 1970 keeps its nanoseconds in 0..<10^9.
+        var (seconds, remainder) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        if remainder < 0 { (seconds, remainder) = (seconds - 1, remainder + 1_000_000_000) }
+        let time = timespec(tv_sec: Int(seconds), tv_nsec: Int(remainder))
         // Access time too: a new copy's has no meaning of its own.
         _ = futimens(descriptor, [time, time])
     }
