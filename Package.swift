@@ -21,8 +21,8 @@ func fixtureTestTarget(_ name: String, dependencies: [Target.Dependency]) -> Tar
 
 let package = Package(
     name: "ImagePrep",
-    // `Mutex` (Synchronization) needs macOS 15 and iOS 18; Linux has it with the toolchain.
-    platforms: [.macOS(.v15), .iOS(.v18)],
+    // The floor most apps still support; `Locked` (PlatformLayer) stands where `Mutex` would need macOS 15 and iOS 18.
+    platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "ImagePrep", targets: ["ImagePrep"]),
         .library(name: "Outbox", targets: ["Outbox"]),
@@ -64,7 +64,7 @@ let package = Package(
             name: "ImagePrep",
             dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer"]),
         // The one command-line parser and help layout of the three commands; not a product.
-        .target(name: "CommandLineParser"),
+        .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),
         // Linux's sync_file_range, which Swift's Glibc module leaves out: prep-photo starts the
         // write-back of a photo's copies together, so that their fsyncs share one journal commit.
         .target(name: "CWriteBack"),
@@ -96,7 +96,7 @@ let package = Package(
         // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
         // libjpeg's message codes.
         // What the test targets share: temporary folders, JSON values, the corpus manifest.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PlatformLayer"], path: "Tests/TestSupport"),
         fixtureTestTarget("ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG"]),
         // Outbox on its own, so that the tests prove it needs nothing of ImagePrep.
         fixtureTestTarget("OutboxTests", dependencies: ["TestSupport", "Outbox"]),

@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 /// Splits a command line into options, their values and the other arguments, the way
 /// swift-argument-parser and getopt_long read one:
 ///
@@ -90,7 +92,7 @@ public struct ArgumentParser: Sendable {
         let equals = body.firstIndex(of: UInt8(ascii: "="))
         let nameBytes = body[..<(equals ?? body.endIndex)]
         let inline = equals.map { CommandLineArgument(bytes: Array(body[($0 + 1)...])) }
-        guard let name = String(validating: nameBytes, as: UTF8.self), let option = optionsByName[name] else {
+        guard let name = String(validUTF8: nameBytes), let option = optionsByName[name] else {
             throw unknownOption("--" + escapedForDisplay(nameBytes), typedName: escapedForDisplay(nameBytes))
         }
         switch option.value {
@@ -113,7 +115,7 @@ public struct ArgumentParser: Sendable {
     ) throws(UsageError) {
         let letters = word.bytes.dropFirst()
         // `-out` is a long name typed with one dash, not -o with the value "ut".
-        if letters.count > 1, let name = String(validating: letters, as: UTF8.self), optionsByName[name] != nil {
+        if letters.count > 1, let name = String(validUTF8: letters), optionsByName[name] != nil {
             throw UsageError("Unknown option '-\(name)'. Did you mean '--\(name)'?")
         }
         var index = letters.startIndex

@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 /// One word of a command line, kept as the bytes the program was given.
 ///
 /// A file name on Linux is any bytes but `/` and NUL, so a path that is not UTF-8 is still a path:
@@ -24,7 +26,7 @@ public struct CommandLineArgument: Sendable, Hashable, ExpressibleByStringLitera
     }
 
     /// The word as text, or nil when its bytes are not UTF-8.
-    public var text: String? { String(validating: bytes, as: UTF8.self) }
+    public var text: String? { String(validUTF8: bytes) }
 
     /// The word as text, for an argument that must be text.
     ///

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// SIGINT and SIGTERM as a request to stop `drain` and `send-now`: the first cancels the work in
 /// progress, whose send in flight then goes back to the queue as it was (no attempt counted, no
@@ -11,7 +10,7 @@ final class StopSignal: Sendable {
         var onStop: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Dispatch's signal sources, kept alive for as long as the command runs.
     private nonisolated(unsafe) var sources: [any DispatchSourceSignal] = []
 

@@ -1,5 +1,4 @@
 import Outbox
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -53,7 +52,7 @@ final class ProgressLine: Sendable {
     }
 
     private let isShown: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(isShown: Bool) { self.isShown = isShown }
 

@@ -1,6 +1,5 @@
 import Foundation
 import ImagePrep
-import Synchronization
 
 /// The stages of the whole job as the report names them: ImagePrep's own `StageTimings`, the
 /// writing that the benchmark times itself, and what no stage accounts for.
@@ -65,7 +64,7 @@ enum InProcessRun {
     static func timeBatch(
         _ photos: [BenchPhoto], preparer: PhotoPreparer, workers: Int, outputFolder: String
     ) throws(BenchError) -> BatchMeasurement {
-        let firstFailure = Mutex<BenchError?>(nil)
+        let firstFailure = Locked<BenchError?>(nil)
         let cpuBefore = processCPUMilliseconds()
         let start = ContinuousClock.now
         ParallelWorkers.forEach(

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Runs items on a fixed number of worker threads that each take the next item as they finish
 /// one, the way `prep-photo` runs a batch (and `xargs -P` runs processes).
@@ -24,10 +23,10 @@ enum ParallelWorkers {
 
     /// Hands out 0, 1, 2, ... to whichever worker asks first.
     private final class IndexDealer: Sendable {
-        private let counter = Atomic<Int>(0)
+        private let counter = Locked<Int>(0)
 
         func next(below end: Int) -> Int? {
-            let index = counter.wrappingAdd(1, ordering: .relaxed).oldValue
+            let index = counter.takeNext()
             return index < end ? index : nil
         }
     }

@@ -1,6 +1,5 @@
 import Foundation
 import ImagePrep
-import Synchronization
 
 /// How one output compares with the reference made at its own size.
 struct QualityResult: Sendable, Codable {
@@ -24,8 +23,8 @@ enum QualityRun {
     static func measure(
         _ photos: [BenchPhoto], outputs: [String: [String: String]], workers: Int, computesSSIM: Bool
     ) throws(BenchError) -> [String: [String: QualityResult]] {
-        let results = Mutex<[String: [String: QualityResult]]>([:])
-        let firstFailure = Mutex<BenchError?>(nil)
+        let results = Locked<[String: [String: QualityResult]]>([:])
+        let firstFailure = Locked<BenchError?>(nil)
         ParallelWorkers.forEach(
             itemCount: photos.count, workers: workers, makeState: {},
             body: { _, index in

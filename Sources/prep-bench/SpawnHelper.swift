@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A small child process that starts the timed commands for the benchmark, so that their peak
 /// RSS is their own.
@@ -30,7 +29,7 @@ final class SpawnHelper: Sendable {
         var responses: LineReader
     }
 
-    private let channel: Mutex<Channel?>
+    private let channel: Locked<Channel?>
 
     /// Starts `prep-bench --spawn-helper` with pipes on its stdin and stdout.
     init() throws(BenchError) {
@@ -60,7 +59,7 @@ final class SpawnHelper: Sendable {
             close(fromHelper[0])
             throw .toolFailed(command: "\(executable) \(Self.argument)", detail: String(cString: strerror(error)))
         }
-        channel = Mutex(Channel(pid: pid, requests: toHelper[1], responses: LineReader(descriptor: fromHelper[0])))
+        channel = Locked(Channel(pid: pid, requests: toHelper[1], responses: LineReader(descriptor: fromHelper[0])))
     }
 
     /// Runs `arguments` in the helper and waits for it; see `ProcessRun.run`.
@@ -157,13 +156,13 @@ struct LineReader {
 /// One spawn helper per batch worker, each used by one thread at a time.
 final class SpawnHelperPool: Sendable {
     private let helpers: [SpawnHelper]
-    private let free: Mutex<[Int]>
+    private let free: Locked<[Int]>
 
     init(count: Int) throws(BenchError) {
         var helpers: [SpawnHelper] = []
         for _ in 0..<max(1, count) { helpers.append(try SpawnHelper()) }
         self.helpers = helpers
-        free = Mutex(Array(helpers.indices))
+        free = Locked(Array(helpers.indices))
     }
 
     /// Runs `arguments` in whichever helper is free; at most `count` at once.

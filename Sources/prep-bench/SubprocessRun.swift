@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Times command-line tools as users run them: a process per photo, and a whole folder at once.
 enum SubprocessRun {
@@ -45,8 +44,8 @@ enum SubprocessRun {
     static func timeProcessPerPhotoBatch(
         _ photos: [BenchPhoto], tool: CommandTool, launcher: SpawnHelperPool, workers: Int, into folder: String
     ) throws(BenchError) -> BatchMeasurement {
-        let measurements = Mutex<[ProcessMeasurement]>([])
-        let firstFailure = Mutex<BenchError?>(nil)
+        let measurements = Locked<[ProcessMeasurement]>([])
+        let firstFailure = Locked<BenchError?>(nil)
         let start = ContinuousClock.now
         ParallelWorkers.forEach(
             itemCount: photos.count, workers: workers, makeState: {},

@@ -1,7 +1,6 @@
 import CommandLineParser
 import Dispatch
 import ImagePrep
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -78,7 +77,7 @@ case .run(let options):
             // A photo still in flight this long after the request is one that a decoder will not
             // give back soon (libheif cannot be interrupted): the run stops without it.
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(StopSignals.gracePeriodMilliseconds)) {
-                guard !batch.isEnding.load(ordering: .acquiring) else { return }
+                guard !batch.isEnding.withLock({ $0 }) else { return }
                 stopAtOnce(
                     signal,
                     "\(StopSignals.name(of: signal)): a photo in flight was still being prepared "
@@ -142,7 +141,7 @@ case .run(let options):
     let runner = BatchRunner(plan: plan, preparer: preparer, settings: settings, writer: writer, signals: signals)
     batch.runner.withLock { $0 = runner }
     let (tally, elapsed) = runner.run()
-    batch.isEnding.store(true, ordering: .releasing)
+    batch.isEnding.withLock { $0 = true }
 
     let stopSignal = signals.stopSignal
     if !options.isQuiet || stopSignal != nil {
@@ -156,7 +155,7 @@ case .run(let options):
 
 /// The run in progress, for a stop that comes from the signal thread.
 final class RunningBatch: Sendable {
-    let runner = Mutex<BatchRunner?>(nil)
+    let runner = Locked<BatchRunner?>(nil)
     /// Set once the batch has finished and only the summary is left to print.
-    let isEnding = Atomic<Bool>(false)
+    let isEnding = Locked<Bool>(false)
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -54,7 +53,7 @@ final class OutboxProcess: @unchecked Sendable {
 
     /// Bytes a reader thread appends to while the test reads them.
     private final class Buffer: Sendable {
-        private let data = Mutex(Data())
+        private let data = Locked(Data())
         func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
         var contents: Data { data.withLock { $0 } }
     }

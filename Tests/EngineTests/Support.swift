@@ -1,7 +1,6 @@
 import Foundation
 import ImagePrep
 import PhotoCapture
-import Synchronization
 @_exported import TestSupport
 import Testing
 
@@ -101,7 +100,7 @@ func runToEnd(_ executable: String, _ arguments: [String], in folder: URL? = nil
 
 /// The sockets that keep `unusedPort()`'s ports taken, by port, until an engine is started on
 /// one (`ReferenceEngine(dataFolder:port:)`) or the test process ends.
-private let heldPorts = Mutex<[Int: Int32]>([:])
+private let heldPorts = Locked<[Int: Int32]>([:])
 
 /// Lets `port` go, so that an engine can listen on it.
 func releaseHeldPort(_ port: Int) {
@@ -349,7 +348,7 @@ struct EngineTestError: Error, CustomStringConvertible {
 
 /// A list that many tasks can append to.
 final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = Locked<[Element]>([])
 
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
 
@@ -358,9 +357,9 @@ final class Recorder<Element: Sendable>: Sendable {
 
 /// A clock that moves only when a test moves it.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Mutex(start) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Locked(start) }
 
     var now: Date { current.withLock { $0 } }
 

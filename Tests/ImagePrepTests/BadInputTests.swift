@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ImagePrep
@@ -105,19 +104,19 @@ struct BadInputTests {
         let writer = FIFOWriter()
         Thread {
             sleep(5)
-            writer.hasCome.store(true, ordering: .sequentiallyConsistent)
+            writer.hasCome.withLock { $0 = true }
             let descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             if descriptor >= 0 { close(descriptor) }
         }.start()
         let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: fifo) }
-        let waited = writer.hasCome.load(ordering: .sequentiallyConsistent)
+        let waited = writer.hasCome.withLock { $0 }
         #expect(!waited, "prepare(contentsOf:) waited for a writer")
         #expect(error == .unreadable(file: fifo.path, reason: "it is not a regular file but a named pipe (FIFO)"))
     }
 
     /// Whether the FIFO test's late writer has come.
     final class FIFOWriter: Sendable {
-        let hasCome = Atomic(false)
+        let hasCome = Locked(false)
     }
 
     @Test("a character device is refused as not a regular file")

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import Outbox
@@ -18,9 +17,9 @@ final class ManualClock: Sendable {
         var sleepers: [Int: Sleeper] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { state = Mutex(State(now: start)) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { state = Locked(State(now: start)) }
 
     var now: Date { state.withLock { $0.now } }
 

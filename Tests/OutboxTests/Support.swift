@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @_exported import TestSupport
 import Testing
 
@@ -68,9 +67,9 @@ enum TestTypes {
 
 /// A clock that moves only when a test moves it.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Mutex(start) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Locked(start) }
 
     var now: Date { current.withLock { $0 } }
 
@@ -163,7 +162,7 @@ actor ScriptedTransport: Transport {
 
 /// A list that many tasks can append to.
 final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Mutex<[Element]>([])
+    private let storage = Locked<[Element]>([])
 
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
 

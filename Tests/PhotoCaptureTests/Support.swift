@@ -2,7 +2,6 @@ import Foundation
 import ImagePrep
 import Outbox
 import PhotoCapture
-import Synchronization
 @_exported import TestSupport
 import Testing
 
@@ -70,9 +69,9 @@ enum Photos {
 
 /// A clock that moves only when a test moves it.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Mutex(start) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_714_478_525)) { current = Locked(start) }
 
     var now: Date { current.withLock { $0 } }
 

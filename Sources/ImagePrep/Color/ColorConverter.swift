@@ -1,7 +1,6 @@
 internal import CLCMS2
 internal import CPixelKernels
 internal import CTurboJPEG
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -221,7 +220,7 @@ enum ColorConverter {
         let isGray: Bool
     }
 
-    private static let cache = Mutex<[CacheKey: DisplayConversion]>([:])
+    private static let cache = Locked<[CacheKey: DisplayConversion]>([:])
 
     private static func makeDisplayConversion(for iccProfile: ICCProfile, isGray: Bool) throws(UnusableProfile)
         -> DisplayConversion

@@ -1,5 +1,4 @@
 internal import CHeif
-import Synchronization
 
 /// A libheif context that reads a file held in memory, with exactly one owner.
 ///
@@ -370,7 +369,7 @@ enum HEIFDecoder {
 /// which the decode writes anyway. glibc's smallest blocks, kept per thread, are not filled; on
 /// other C libraries nothing is done.
 enum FreshMemory {
-    private static let decodes = Mutex(0)
+    private static let decodes = Locked(0)
 
     static func filled<Result>(_ body: () -> Result) -> Result {
         #if os(Linux)  // glibc's M_PERTURB, through CHeif's header (malloc.h)

@@ -87,7 +87,7 @@ enum EXIFReader {
 
     /// UTF-8 when valid, Latin-1 otherwise: old cameras wrote Latin-1 into ASCII tags and comments.
     static func text(_ bytes: [UInt8]) -> String {
-        String(validating: bytes, as: UTF8.self)
+        String(validUTF8: bytes)
             ?? String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Runs two pieces of one photo's work at once: on libdispatch's threads, or as a pipeline.
 ///

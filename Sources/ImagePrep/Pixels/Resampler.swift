@@ -1,5 +1,4 @@
 internal import CPixelKernels
-import Synchronization
 
 /// Which build of the C pixel kernels runs (`CPixelKernels`): the fastest this CPU has, or the
 /// baseline build that runs on every CPU of the architecture, which the tests compare it with.
@@ -118,7 +117,7 @@ final class Resampler {
     private var boxRow = GrowableBuffer<Float>()
     /// The filters made so far, shared by every resampler: a batch's photos mostly share their
     /// sizes, and the two bands of one photo and its planes' resamplers the same filters.
-    private static let filterBanks = Mutex<[FilterBank.Key: FilterBank]>([:])
+    private static let filterBanks = Locked<[FilterBank.Key: FilterBank]>([:])
     private var job: Job?
 
     init(kernels: PixelKernels = .best) {

@@ -264,8 +264,8 @@ func routeLibexifMessage(
 ) {
     guard let format, let context else { return }
     context.assumingMemoryBound(to: LibexifLog.self).pointee.record(
-        code: code, domain: domain.flatMap { String(validatingCString: $0) } ?? "",
-        format: String(validatingCString: format) ?? "")
+        code: code, domain: domain.flatMap { String(validUTF8CString: $0) } ?? "",
+        format: String(validUTF8CString: format) ?? "")
 }
 
 /// Matching library messages against their printf formats, and taking the numbers out of text.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import PlatformLayer
 
 /// Something that happened in an outbox, as `Outbox.events` tells it: for a UI that shows the
 /// queue without polling it.
@@ -45,7 +45,7 @@ final class EventHub: Sendable {
         var progress: [String: UploadProgress] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A new stream of every event from now on; it ends when the consumer stops iterating.
     func stream() -> AsyncStream<OutboxEvent> {

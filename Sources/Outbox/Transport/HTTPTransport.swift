@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import PlatformLayer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -78,7 +78,7 @@ public final class HTTPTransport: Transport {
     /// Where the credentials come from; nil for an engine that needs none.
     private let credentialsProvider: (any CredentialsProvider)?
     /// The credentials last fetched, kept across sends.
-    private let currentCredentials = Mutex<EngineCredentials?>(nil)
+    private let currentCredentials = Locked<EngineCredentials?>(nil)
 
     /// URLSession's own timeout, in whole seconds above both of the transport's, so that it never decides first.
     private var backstop: TimeInterval { Self.backstop(configuration) }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+internal import PlatformLayer
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -53,13 +53,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     /// The requests in flight, by task identifier.
-    private let exchanges = Mutex<[Int: Exchange]>([:])
+    private let exchanges = Locked<[Int: Exchange]>([:])
     /// Whether the session is a background one (iOS): bodies then go from files, as such a
     /// session requires, and the timeouts are the session's, whose clock stops while the app is
     /// suspended, rather than a watchdog's.
     let isBackground: Bool
     /// What the app gave `handleEventsForBackgroundURLSession`, called once the session's events are delivered.
-    let backgroundEventsFinished = Mutex<(@Sendable () -> Void)?>(nil)
+    let backgroundEventsFinished = Locked<(@Sendable () -> Void)?>(nil)
 
     init(isBackground: Bool = false) {
         self.isBackground = isBackground

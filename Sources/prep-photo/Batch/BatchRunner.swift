@@ -1,6 +1,5 @@
 import Dispatch
 import ImagePrep
-import Synchronization
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -84,7 +83,7 @@ final class BatchRunner: Sendable {
     private let writer: OutputWriter
     private let signals: StopSignals
     private let photoCount: Int
-    private let nextIndex = Atomic<Int>(0)
+    private let nextIndex = Locked<Int>(0)
     /// Writes and flushes prepared photos' copies, so that a worker goes on to its next photo
     /// instead of waiting for the disk (3–5 ms a photo in fsync and rename, 5 % of a batch). A
     /// serial queue of its own runs on a thread of its own even while every worker is busy.
@@ -92,7 +91,7 @@ final class BatchRunner: Sendable {
     private let writesInFlight = DispatchGroup()
     /// At most one photo a worker waits to be written, which bounds the memory they hold.
     private let writingRoom: DispatchSemaphore
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let started = ContinuousClock.now
 
     private struct State {
@@ -123,7 +122,7 @@ final class BatchRunner: Sendable {
         writingRoom = DispatchSemaphore(value: max(1, min(settings.jobs, photoCount)))
         var state = State()
         state.tally.photos = photoCount
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     /// Runs the batch until it is done or a signal stops it.
@@ -147,7 +146,7 @@ final class BatchRunner: Sendable {
         // A worker with one photo keeps no buffers for a next one, which lowers its peak memory.
         let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: photoCount > workers)
         while signals.stopSignal == nil {
-            let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
+            let index = nextIndex.takeNext()
             guard index < photos.count else { return }
             // Once fewer photos are left than workers, the other workers run out of work.
             let isAmongLast = index >= photos.count - (workers - 1)

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -31,7 +29,7 @@ final class OutputWriter: Sendable {
         case appeared(BytePath)
     }
 
-    private let temporaries = Mutex(Set<BytePath>())
+    private let temporaries = Locked(Set<BytePath>())
 
     /// Writes each copy to a new temporary file in its destination's folder and flushes them all
     /// to the disk; on a failure it removes what it wrote and names the copy.

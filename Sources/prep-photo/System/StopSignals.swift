@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -20,7 +18,7 @@ final class StopSignals: Sendable {
     /// The signals taken: SIGINT, SIGTERM and SIGHUP, less those the parent had ignored.
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP].filter { !Platform.isIgnored($0) }
 
-    private let received = Mutex<[Int32]>([])
+    private let received = Locked<[Int32]>([])
     private let onFirstSignal: @Sendable (Int32) -> Void
     private let onSecondSignal: @Sendable (Int32) -> Never
 
