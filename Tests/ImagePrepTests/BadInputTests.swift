@@ -208,10 +208,13 @@ struct BadInputTests {
                 == .tooManyPixels(
                     file: "bomb-60000x60000.jpg", size: PixelSize(width: 60000, height: 60000), limit: 100_000_000))
         // Refused from the header: no plane of the workspace was ever sized.
-        for image in [workspace.decoded, workspace.upload] + workspace.lanes.flatMap({ [$0.resized, $0.oriented] }) {
-            #expect(image.size == PixelSize(width: 0, height: 0))
-            #expect(image.planes.allSatisfy { $0.width == 0 && $0.height == 0 })
+        let untouched = workspace.inspectKeptBuffers { buffers in
+            buffers.images.allSatisfy { image in
+                image.size == PixelSize(width: 0, height: 0)
+                    && image.planes.allSatisfy { $0.width == 0 && $0.height == 0 }
+            }
         }
+        #expect(untouched == true)
     }
 
     @Test("maxPixels is the limit: one pixel more than allowed is .tooManyPixels, exactly as many prepares")

@@ -18,9 +18,9 @@ struct HEIFBadInputTests {
 
     /// Whether no plane of the workspace was ever sized: refused before any decode.
     static func nothingAllocated(_ workspace: PreparationWorkspace) -> Bool {
-        ([workspace.decoded, workspace.upload] + workspace.lanes.flatMap { [$0.resized, $0.oriented] }).allSatisfy {
-            $0.size == PixelSize(width: 0, height: 0)
-        }
+        workspace.inspectKeptBuffers { buffers in
+            buffers.images.allSatisfy { $0.size == PixelSize(width: 0, height: 0) }
+        } == true
     }
 
     @Test("a file that names no primary image is .heifWithoutImage")
@@ -175,4 +175,9 @@ struct HEIFBadInputTests {
         data.replaceSubrange(8..<12, with: Array("xxxx".utf8))
         #expect(try PhotoPreparer().prepare(data, name: "brand").upload.size == PixelSize(width: 250, height: 188))
     }
+}
+
+extension WorkspaceBuffers {
+    /// Every image a photo's preparation may size, for tests of what was (never) allocated.
+    var images: [PlanarImage] { [decoded, upload] + lanes.flatMap { [$0.resized, $0.oriented] } }
 }

@@ -40,10 +40,9 @@ struct MemoryTests {
         #expect(workspace.lastDecode.size == PixelSize(width: 8000, height: 6000))
         #expect(workspace.lastDecode.isStripWise)
         // Every plane the pipeline sized, padding included, is at most the upload's luma.
-        for image in [workspace.decoded, workspace.upload] + workspace.lanes.flatMap({ [$0.resized, $0.oriented] }) {
-            for plane in image.planes {
-                #expect(plane.width <= 2048 && plane.height <= 1536, "a \(plane.width)x\(plane.height) plane")
-            }
+        let planeSizes = workspace.inspectKeptBuffers { $0.images.flatMap { $0.planes.map { ($0.width, $0.height) } } }
+        for (width, height) in try #require(planeSizes) {
+            #expect(width <= 2048 && height <= 1536, "a \(width)x\(height) plane")
         }
         let upload = try DecodedJPEG(photo.upload.data)
         #expect(upload.size == photo.upload.size && upload.warnings.isEmpty)
@@ -63,14 +62,14 @@ struct MemoryTests {
         #expect(photo.upload.size == PixelSize(width: 56, height: 80))
         #expect(workspace.lastDecode.size == PixelSize(width: 80, height: 114) && !workspace.lastDecode.isStripWise)
         let decodedSize = keepsBuffers ? PixelSize(width: 80, height: 114) : PixelSize(width: 0, height: 0)
-        #expect(workspace.decoded.size == decodedSize)
-        #expect(workspace.decoded.planes[0].width == decodedSize.width)
+        #expect(workspace.inspectKeptBuffers { $0.decoded.size } == decodedSize)
+        #expect(workspace.inspectKeptBuffers { $0.decoded.planes[0].width } == decodedSize.width)
 
         let strips = PreparationWorkspace(keepsBuffersBetweenPhotos: keepsBuffers)
         let ycbcr = "corpus/orientation-landscape-1.jpg"
         _ = try PhotoPreparer(configuration: configuration).prepare(
             Fixtures.data(ycbcr), name: ycbcr, workspace: strips)
         #expect(strips.lastDecode.isStripWise)
-        #expect(strips.decoded.size == PixelSize(width: 0, height: 0))
+        #expect(strips.inspectKeptBuffers { $0.decoded.size } == PixelSize(width: 0, height: 0))
     }
 }

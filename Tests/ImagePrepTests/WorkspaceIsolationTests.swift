@@ -181,3 +181,55 @@ enum JPEGBytes {
         return found
     }
 }
+
+/// A workspace shared by photos prepared at the same time, as a main-actor view model holds one
+/// and passes it to each async prepare: each photo gets buffers of its own while another has the
+/// kept ones, so every photo comes out as it does alone.
+@Suite("One workspace shared by photos prepared at once")
+struct SharedWorkspaceTests {
+    @Test("eight photos prepared at once with one workspace are each the photo prepared alone")
+    func concurrentPhotosShareOneWorkspace() async throws {
+        let names = [
+            "corpus/orientation-landscape-1.jpg", "corpus/cmyk-adobe-no-icc.jpg", "corpus/progressive.jpg",
+            "heic/display-p3-gps.heic",
+        ]
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = 300
+        let preparer = try PhotoPreparer(configuration: configuration)
+        var alone: [String: Data] = [:]
+        for name in names {
+            alone[name] = try await preparer.prepare(Fixtures.data(name), name: name).upload.data
+        }
+        let shared = PreparationWorkspace()
+        let together = try await withThrowingTaskGroup(of: (String, Data).self) { group in
+            for round in 0..<8 {
+                let name = names[round % names.count]
+                let data = try Fixtures.data(name)
+                group.addTask { (name, try await preparer.prepare(data, name: name, workspace: shared).upload.data) }
+            }
+            return try await group.reduce(into: [(String, Data)]()) { $0.append($1) }
+        }
+        #expect(together.count == 8)
+        for (name, upload) in together {
+            #expect(upload == alone[name], "\(name) prepared beside others differs from \(name) alone")
+        }
+        // The kept buffers came back: the next photo reuses them rather than allocating.
+        #expect(shared.inspectKeptBuffers { _ in true } == true)
+        #expect(shared.lastTimings.total > .zero)
+    }
+
+    @Test("the async form of prepare(_:name:) gives what the synchronous one gives")
+    func asyncBytesFormMatches() async throws {
+        let name = "corpus/orientation-landscape-1.jpg"
+        let data = try Fixtures.data(name)
+        let preparer = PhotoPreparer()
+        // In an async context the bare call is the async form; a synchronous closure picks the other.
+        let synchronous = try { () throws(ImagePrepError) in try preparer.prepare(data, name: name) }()
+        let asynchronous = try await preparer.prepare(data, name: name)
+        #expect(asynchronous.upload.data == synchronous.upload.data)
+        #expect(asynchronous.metadata == synchronous.metadata)
+        await #expect(throws: ImagePrepError.empty(file: "camera.jpg")) {
+            try await preparer.prepare(Data(), name: "camera.jpg")
+        }
+    }
+}

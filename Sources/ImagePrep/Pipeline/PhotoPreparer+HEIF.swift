@@ -80,7 +80,7 @@ extension PreparationRun {
             handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
         warnings += decoded.warnings
         let decodedSize = workspace.decoded.size
-        workspace.lastDecode = (decodedSize, false, false, false)
+        workspace.lastDecode = .init(size: decodedSize)
         if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
         timings.decode += clock.now - start
 

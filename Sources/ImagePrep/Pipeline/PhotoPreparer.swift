@@ -87,17 +87,14 @@ public struct PhotoPreparer: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
         let data = try Self.read(url)
-        let read = clock.now - start
-        let photo = try prepare(data, name: url.relativePath, workspace: workspace)
-        workspace.lastTimings.read = read
-        return photo
+        return try prepareBytes(data, name: url.relativePath, workspace: workspace, readTime: clock.now - start)
     }
 
     /// Reads and prepares the photo at `url` (JPEG or HEIF) off the caller's executor: for an app that
     /// prepares a photo from the main actor without blocking its UI. The work runs on the
     /// concurrent executor; the error stays typed.
     ///
-    /// - Parameter workspace: buffers to reuse from an earlier photo; one per concurrent task.
+    /// - Parameter workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming the file and the cause.
     @concurrent
@@ -112,7 +109,7 @@ public struct PhotoPreparer: Sendable {
     ///
     /// - Parameters:
     ///   - name: what errors and warnings call these bytes, typically a file name.
-    ///   - workspace: buffers to reuse from an earlier photo; one per thread.
+    ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming `name` and the cause.
     public func prepare(
@@ -121,16 +118,44 @@ public struct PhotoPreparer: Sendable {
     )
         throws(ImagePrepError) -> PreparedPhoto
     {
+        try prepareBytes(jpeg, name: name, workspace: workspace, readTime: .zero)
+    }
+
+    /// Prepares a photo's bytes (a camera buffer, a download) off the caller's executor, as
+    /// `prepare(contentsOf:workspace:) async` does for a file: from the main actor, the photo is
+    /// decoded and encoded on the concurrent executor, never on the UI's thread.
+    ///
+    /// - Parameters:
+    ///   - name: what errors and warnings call these bytes, typically a file name.
+    ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
+    /// - Returns: the three copies and the metadata.
+    /// - Throws: `ImagePrepError` naming `name` and the cause.
+    @concurrent
+    public func prepare(
+        _ jpeg: Data, name: String,
+        workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
+    ) async throws(ImagePrepError) -> PreparedPhoto {
+        try prepareBytes(jpeg, name: name, workspace: workspace, readTime: .zero)
+    }
+
+    /// Both forms of `prepare(_:name:workspace:)`, and the file forms once the file is read.
+    private func prepareBytes(_ data: Data, name: String, workspace: PreparationWorkspace, readTime: Duration)
+        throws(ImagePrepError) -> PreparedPhoto
+    {
         try configuration.validate()
-        do {
-            return try jpeg.withUnsafeBytes { bytes throws(ImagePrepError) in
-                var run = PreparationRun(configuration: configuration, workspace: workspace, file: name)
-                return try run.prepare(bytes)
+        return try workspace.withBuffers { buffers throws(ImagePrepError) in
+            do {
+                let photo = try data.withUnsafeBytes { bytes throws(ImagePrepError) in
+                    var run = PreparationRun(configuration: configuration, workspace: buffers, file: name)
+                    return try run.prepare(bytes)
+                }
+                buffers.lastTimings.read = readTime
+                return photo
+            } catch let error as ImagePrepError {
+                throw error
+            } catch {
+                preconditionFailure("only ImagePrepError is thrown")
             }
-        } catch let error as ImagePrepError {
-            throw error
-        } catch {
-            preconditionFailure("only ImagePrepError is thrown")
         }
     }
 
@@ -182,13 +207,13 @@ public struct PhotoPreparer: Sendable {
 /// The work on one photo, stage by stage, with its timings.
 struct PreparationRun {
     let configuration: PhotoPreparer.Configuration
-    let workspace: PreparationWorkspace
+    let workspace: WorkspaceBuffers
     let file: String
     var warnings: [PhotoWarning] = []
     var timings = StageTimings()
     let clock = ContinuousClock()
 
-    init(configuration: PhotoPreparer.Configuration, workspace: PreparationWorkspace, file: String) {
+    init(configuration: PhotoPreparer.Configuration, workspace: WorkspaceBuffers, file: String) {
         self.configuration = configuration
         self.workspace = workspace
         self.file = file
@@ -271,7 +296,9 @@ struct PreparationRun {
             timings.decode += strips.decodeTime
             timings.encode += strips.streamTime
             streamedUpload = strips.streamedUpload
-            workspace.lastDecode = (strips.decodedSize, true, strips.isCutInTwo, strips.streamedUpload != nil)
+            workspace.lastDecode = .init(
+                size: strips.decodedSize, isStripWise: true, isCutInTwo: strips.isCutInTwo,
+                isUploadStreamed: strips.streamedUpload != nil)
             uploadSize = strips.size
             extent = (Double(uploadSize.width), Double(uploadSize.height))  // Already resampled.
             stripUpload = strips.image
@@ -289,7 +316,7 @@ struct PreparationRun {
                 bytes, header: header, options: options, decompressor: decompressor, into: workspace.decoded,
                 scratch: workspace.scratch, file: file)
             workspace.decoded.fillRows(from: decode.rowsWritten)
-            workspace.lastDecode = (decodedSize, false, false, false)
+            workspace.lastDecode = .init(size: decodedSize)
             warnings += decode.warnings
             timings.decode += clock.now - start
             // A side that the DCT scale does not divide decodes to one pixel more than its share

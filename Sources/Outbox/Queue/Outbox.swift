@@ -115,6 +115,18 @@ public actor Outbox {
         sweptAtOpen = store.sweptAtOpen
     }
 
+    /// Opens the outbox in `folder` as `init(folder:configuration:)` does, off the caller's
+    /// actor: opening migrates, recovers and sweeps, which on a big store or a slow disk takes
+    /// longer than a main-actor frame may.
+    ///
+    /// - Throws: What `init(folder:configuration:)` throws.
+    @concurrent
+    public static func open(folder: URL, configuration: Configuration = Configuration()) async throws(OutboxError)
+        -> Outbox
+    {
+        try Outbox(folder: folder, configuration: configuration)
+    }
+
     deinit {
         // Streams of `events` end with the outbox, so that a `for await` over them finishes.
         eventHub.finish()
@@ -168,10 +180,14 @@ public actor Outbox {
     /// }
     /// ```
     ///
+    /// The body is `sending`: it runs on the outbox's actor, so from a main-actor view model it
+    /// may capture the caller's values (copy a property into a local first) but not the view
+    /// model itself.
+    ///
     /// - Parameter body: The work, given the transaction; what it returns is returned.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, after rolling everything back; or an `OutboxError`.
-    public func write<R: Sendable>(_ body: (borrowing OutboxTransaction) throws -> R) throws -> R {
+    public func write<R: Sendable>(_ body: sending (borrowing OutboxTransaction) throws -> R) throws -> R {
         let now = configuration.now()
         let result = try store.writeTransaction(
             { () throws -> R in
@@ -187,10 +203,12 @@ public actor Outbox {
     /// query in `body` sees the same moment, however others write meanwhile. Only statements that
     /// change nothing are taken; the rules of `write(_:)` for what the app's SQL may touch hold.
     ///
+    /// The body is `sending`, as `write(_:)`'s is.
+    ///
     /// - Parameter body: The reading, given the transaction; what it returns is returned.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, or an `OutboxError`.
-    public func read<R: Sendable>(_ body: (borrowing OutboxTransaction) throws -> R) throws -> R {
+    public func read<R: Sendable>(_ body: sending (borrowing OutboxTransaction) throws -> R) throws -> R {
         try store.readTransaction {
             try body(
                 OutboxTransaction(
