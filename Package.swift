@@ -53,8 +53,8 @@ let package = Package(
         // libheif 1.15 (Debian 12's libheif1): HEIC and AVIF input, through libde265, dav1d and
         // libaom. Not linked, so that a process that meets no HEIF file never maps it (9 ms a
         // start): this target opens it at the first HEIF file and resolves its functions into a
-        // table. It is not a system library, since pkg-config's flags would link libheif: its header
-        // (libheif-dev, `<libheif/heif.h>`) comes from the compiler's own search path.
+        // table. It is not a system library, since pkg-config's flags would link libheif, and it
+        // needs no libheif header: `include/Libheif.h` declares the part of the API it uses.
         .target(name: "CHeif"),
 
         // The per-pixel loops in C: fast in a debug build too, and compiled for AVX2 beside the

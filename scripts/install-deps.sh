@@ -8,7 +8,7 @@ packages=(
   libjpeg62-turbo-dev # CJPEG: libjpeg's own API, for every warning of a damaged photo's decode
   libexif-dev         # CExif: EXIF metadata
   liblcms2-dev        # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
-  libheif-dev         # CHeif: heif.h; libheif1, loaded at the first HEIF file, brings libde265, dav1d, libaom
+  libheif-dev         # heif.h, for LibheifDeclarationTests only; libheif1, loaded at the first HEIF file, brings libde265, dav1d, libaom
   libsqlite3-dev      # CSQLite: the outbox's store
   libssl-dev          # CCrypto: OpenSSL's libcrypto, the outbox's AES-256-GCM, SHA-256 and random bytes
   python3             # the reference engine that the outbox tests send to (standard library only)

@@ -2,7 +2,7 @@
 #define CHEIF_H
 #include <stdbool.h>
 #include <stddef.h>
-#include <libheif/heif.h>
+#include "Libheif.h"
 #if defined(__GLIBC__)
 // mallopt(M_PERTURB): libheif's decoders leave what they never write as malloc gave it
 // (FreshMemory in HEIFDecoder.swift).
@@ -13,8 +13,8 @@
 ///
 /// Linking libheif maps it and what it needs (libde265 and its static initialisers, libx265,
 /// dav1d, libaom, libstdc++) into every process: about 9 ms a start, paid by every JPEG. So
-/// nothing links it: its header gives the types and the functions' signatures, and the functions
-/// are called through a table that `dlsym` fills. No function here has a libheif name, so no
+/// nothing links it: `Libheif.h` declares the types and the functions' signatures, and the
+/// functions are called through a table that `dlsym` fills. No function here has a libheif name, so no
 /// definition of ours can stand in for libheif's.
 
 #pragma clang assume_nonnull begin
