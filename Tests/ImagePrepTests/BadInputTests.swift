@@ -149,7 +149,8 @@ struct BadInputTests {
     @Test("a photo's bytes read into huge pages are the file's bytes, as many as were filled")
     func photoBytesHoldWhatWasFilled() throws {
         for capacity in [0, 3, 4 << 20] {
-            let data = PhotoBytes.read(capacity: capacity) { buffer in
+            let data = PhotoBytes.read(capacity: capacity, shortage: fatalError("no memory for \(capacity) bytes")) {
+                buffer in
                 for index in buffer.indices { buffer[index] = UInt8(truncatingIfNeeded: index &* 7) }
                 return capacity / 2
             }

@@ -119,10 +119,10 @@ struct DecodedJPEG {
     /// `-resize` does, row by row.
     func lumaGrid(columns: Int, rows: Int) -> [Double] {
         let source = PixelPlane()
-        source.reshape(width: size.width, height: size.height)
+        try! source.reshape(width: size.width, height: size.height)
         luma.samples.withUnsafeBufferPointer { source.pixels.update(from: $0.baseAddress!, count: $0.count) }
         let target = PixelPlane()
-        target.reshape(width: columns, height: rows)
+        try! target.reshape(width: columns, height: rows)
         Resampler().resample(
             source, size: size, into: target, size: PixelSize(width: columns, height: rows),
             scaleX: Double(size.width) / Double(columns), scaleY: Double(size.height) / Double(rows))

@@ -163,7 +163,7 @@ struct HEIFMetadataTests {
 
     @Test(
         "a large reduction starts with an average of whole blocks, the blocks at the edges over the samples they have")
-    func blockAverage() {
+    func blockAverage() throws {
         // 5x3 samples, averaged 2x2: blocks of 4, 2 (right edge), 2 (bottom edge) and 1 sample.
         let samples: [UInt8] = [
             10, 20, 30, 40, 50,
@@ -171,7 +171,7 @@ struct HEIFMetadataTests {
             100, 110, 120, 130, 141,
         ]
         let plane = PixelPlane()
-        plane.reshape(width: 3, height: 2)
+        try plane.reshape(width: 3, height: 2)
         samples.withUnsafeBufferPointer {
             HEIFDecoder.average($0.baseAddress!, stride: 5, size: PixelSize(width: 5, height: 3), by: 2, into: plane)
         }

@@ -73,13 +73,13 @@ struct HEIFOrientationTests {
         let decoded = try DecodedJPEG(photo.upload.data)
         let reference = try DecodedJPEG(Fixtures.data("heic/references/orientation-1.jpg"))
         let image = PlanarImage()
-        image.reshape(size: decoded.size, isGray: true, subsampling: .full)
+        try image.reshape(size: decoded.size, isGray: true, subsampling: .full, file: "test")
         decoded.luma.samples.withUnsafeBufferPointer {
             image.planes[0].pixels.update(from: $0.baseAddress!, count: $0.count)
         }
         for orientation in Orientation.allCases where orientation != .up && !orientation.swapsWidthAndHeight {
             let turned = PlanarImage()
-            image.orient(orientation, into: turned)
+            try image.orient(orientation, into: turned, file: "test")
             let samples = (0..<turned.size.height).flatMap { y in
                 (0..<turned.size.width).map { Double(turned.planes[0].row(y)[$0]) }
             }

@@ -14,7 +14,7 @@ struct KernelDispatchTests {
     static func randomPlane(width: Int, height: Int, seed: UInt64) -> PixelPlane {
         var generator = KernelTestRandom(seed: seed)
         let plane = PixelPlane()
-        plane.reshape(width: width, height: height)
+        try! plane.reshape(width: width, height: height)
         for index in 0..<width * height { plane.pixels[index] = UInt8(truncatingIfNeeded: generator.next()) }
         return plane
     }
@@ -53,7 +53,7 @@ struct KernelDispatchTests {
         let targetSize = PixelSize(width: targetWidth, height: targetHeight)
         let targets = [PixelKernels.best, .portable].map { kernels in
             let target = PixelPlane()
-            target.reshape(width: targetWidth, height: targetHeight)
+            try! target.reshape(width: targetWidth, height: targetHeight)
             Resampler(kernels: kernels).resample(
                 source, size: sourceSize, into: target, size: targetSize,
                 scaleX: Double(sourceWidth) / Double(targetWidth), scaleY: Double(sourceHeight) / Double(targetHeight))
@@ -76,7 +76,7 @@ struct KernelDispatchTests {
         let size = PixelSize(width: 333, height: 47)
         let images = [PixelKernels.best, .portable].map { kernels in
             let image = PlanarImage()
-            image.reshape(size: size, isGray: false, subsampling: .quarter)
+            try! image.reshape(size: size, isGray: false, subsampling: .quarter, file: "test")
             for (index, plane) in image.planes.enumerated() {
                 let random = Self.randomPlane(width: plane.width, height: plane.height, seed: UInt64(index + 7))
                 plane.pixels.update(from: random.pixels, count: plane.width * plane.height)
@@ -119,7 +119,7 @@ struct KernelDispatchTests {
         let size = PixelSize(width: width, height: height)
         func randomImage() -> PlanarImage {
             let image = PlanarImage()
-            image.reshape(size: size, isGray: false, subsampling: .quarter)
+            try! image.reshape(size: size, isGray: false, subsampling: .quarter, file: "test")
             for (index, plane) in image.planes.enumerated() {
                 let random = Self.randomPlane(width: plane.width, height: plane.height, seed: UInt64(width + index))
                 plane.pixels.update(from: random.pixels, count: plane.width * plane.height)

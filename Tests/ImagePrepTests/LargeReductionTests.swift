@@ -10,7 +10,7 @@ struct LargeReductionTests {
     /// A plane whose samples rise evenly from left to right (0 to 255), the same on every row.
     static func ramp(width: Int, height: Int) -> PixelPlane {
         let plane = PixelPlane()
-        plane.reshape(width: width, height: height)
+        try! plane.reshape(width: width, height: height)
         for y in 0..<height {
             let row = plane.row(y)
             for x in 0..<width { row[x] = UInt8((Double(x) * 255 / Double(width - 1)).rounded()) }
@@ -21,10 +21,10 @@ struct LargeReductionTests {
     @Test(
         "a reduction beyond the threshold keeps a ramp where it was: each sample is the ramp at its centre",
         arguments: [(3000, 30), (3000, 7), (2501, 13), (1250, 1)])
-    func rampStaysInPlace(sourceWidth: Int, targetWidth: Int) {
+    func rampStaysInPlace(sourceWidth: Int, targetWidth: Int) throws {
         let source = Self.ramp(width: sourceWidth, height: 40)
         let target = PixelPlane()
-        target.reshape(width: targetWidth, height: 1)
+        try target.reshape(width: targetWidth, height: 1)
         let scale = Double(sourceWidth) / Double(targetWidth)
         #expect(Resampler.boxFactor(for: scale, length: sourceWidth) > 1, "the box stage is used")
         Resampler().resample(

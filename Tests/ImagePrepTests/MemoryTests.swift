@@ -10,7 +10,7 @@ struct MemoryTests {
     static func make48MegapixelJPEG() throws -> Data {
         let size = PixelSize(width: 8000, height: 6000)
         let image = PlanarImage()
-        image.reshape(size: size, isGray: false, subsampling: .quarter)
+        try image.reshape(size: size, isGray: false, subsampling: .quarter, file: "test")
         for (index, plane) in image.planes.enumerated() {
             for y in 0..<plane.height {
                 // Bands that change down the picture, different in each plane.

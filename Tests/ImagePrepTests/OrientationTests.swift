@@ -23,14 +23,14 @@ struct OrientationTests {
     /// than one 64-pixel tile, in gray
     /// and 4:2:0 (whose chroma planes are half as big, rounded up).
     @Test("every orientation moves every pixel where the EXIF definition says", arguments: Orientation.allCases)
-    func everyPixel(orientation: Orientation) {
+    func everyPixel(orientation: Orientation) throws {
         for size in [
             PixelSize(width: 64, height: 48), PixelSize(width: 150, height: 131), PixelSize(width: 37, height: 21),
             PixelSize(width: 9, height: 17),
         ] {
             for isGray in [true, false] {
                 let image = PlanarImage()
-                image.reshape(size: size, isGray: isGray, subsampling: .quarter)
+                try image.reshape(size: size, isGray: isGray, subsampling: .quarter, file: "test")
                 var random = SystemRandomNumberGenerator()
                 for plane in image.activePlanes {
                     for y in 0..<plane.height {
@@ -38,7 +38,7 @@ struct OrientationTests {
                     }
                 }
                 let turned = PlanarImage()
-                image.orient(orientation, into: turned)
+                try image.orient(orientation, into: turned, file: "test")
                 #expect(turned.size == (orientation.swapsWidthAndHeight ? size.transposed : size))
                 for (index, plane) in image.activePlanes.enumerated() {
                     let factor = index == 0 ? 1 : 2

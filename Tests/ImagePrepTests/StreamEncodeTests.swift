@@ -69,7 +69,7 @@ struct StreamEncodeTests {
     /// Gradients with noise on top, different in each plane: detail for the entropy coder.
     static func noisyImage(size: PixelSize, isGray: Bool) -> PlanarImage {
         let image = PlanarImage()
-        image.reshape(size: size, isGray: isGray, subsampling: .quarter)
+        try! image.reshape(size: size, isGray: isGray, subsampling: .quarter, file: "test")
         var random = KernelTestRandom(seed: UInt64(size.width * 31 + size.height))
         for (index, plane) in image.activePlanes.enumerated() {
             for y in 0..<plane.height {

@@ -133,9 +133,9 @@ struct WorkspaceIsolationTests {
     }
 
     @Test("rows a decoder did not write are filled with the documented grey in every plane")
-    func unwrittenRowsAreGrey() {
+    func unwrittenRowsAreGrey() throws {
         let image = PlanarImage()
-        image.reshape(size: PixelSize(width: 6, height: 7), isGray: false, subsampling: .quarter)
+        try image.reshape(size: PixelSize(width: 6, height: 7), isGray: false, subsampling: .quarter, file: "test")
         for plane in image.planes { plane.pixels.update(repeating: 7, count: plane.width * plane.height) }
         image.fillRows(from: 4)
         #expect(image.planes[0].pixels[4 * 6 - 1] == 7 && image.planes[0].pixels[4 * 6] == 128)

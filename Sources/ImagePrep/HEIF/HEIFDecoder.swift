@@ -185,8 +185,9 @@ enum HEIFDecoder {
             let decoded = try decodeImage(
                 handle, colorspace: colorspace, chroma: chroma, appliesTransforms: appliesTransforms, file: file)
             let expandsRange = isMonochrome && !(nclx?.isFullRange ?? true)
-            if copyPlanes(
-                of: decoded, expected: expected, reduction: reduction, expandingVideoRange: expandsRange, into: image)
+            if try copyPlanes(
+                of: decoded, expected: expected, reduction: reduction, expandingVideoRange: expandsRange, into: image,
+                file: file)
             {
                 return result(decoded, reduction)
             }
@@ -196,7 +197,7 @@ enum HEIFDecoder {
             appliesTransforms: appliesTransforms, file: file)
         guard let rgb = decoded.plane(heif_channel_interleaved), decoded.size(of: heif_channel_interleaved) == expected
         else { throw .corruptHEIF(file: file, detail: "the decoded image is not the size the file declares") }
-        image.reshape(size: expected, isGray: false, subsampling: .full)
+        try image.reshape(size: expected, isGray: false, subsampling: .full, file: file)
         let compressor = try Compressor(file: file)
         try JPEGEncoder.convert(rgb: rgb.pixels, pitch: rgb.stride, into: image, compressor: compressor, file: file)
         return result(decoded, 1)
@@ -248,8 +249,8 @@ enum HEIFDecoder {
     /// scaled to 8 bits here, and gray in video range (16–235) is stretched to full range.
     private static func copyPlanes(
         of decoded: borrowing HEIFImage, expected: PixelSize, reduction: Int, expandingVideoRange: Bool,
-        into image: PlanarImage
-    ) -> Bool {
+        into image: PlanarImage, file: String
+    ) throws(ImagePrepError) -> Bool {
         let libheif = decoded.libheif
         let colorspace = libheif.heif_image_get_colorspace(decoded.pointer)
         let chroma = libheif.heif_image_get_chroma_format(decoded.pointer)
@@ -272,8 +273,9 @@ enum HEIFDecoder {
         } else {
             return false
         }
-        image.reshape(
-            size: JPEGDecoder.scaled(expected, by: reduction), isGray: channels.count == 1, subsampling: subsampling)
+        try image.reshape(
+            size: JPEGDecoder.scaled(expected, by: reduction), isGray: channels.count == 1, subsampling: subsampling,
+            file: file)
         for (plane, channel) in zip(image.activePlanes, channels) {
             guard let source = decoded.plane(channel),
                 Int(libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, channel)) == lumaBits

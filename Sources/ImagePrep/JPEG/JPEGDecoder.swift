@@ -149,7 +149,7 @@ enum JPEGDecoder {
         let size = scaled(header.size, by: options.scaleDenominator)
         let jpeg = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
         if let subsampling = header.subsampling, header.colorModel == .ycbcr || header.colorModel == .gray {
-            image.reshape(size: size, isGray: header.colorModel == .gray, subsampling: subsampling)
+            try image.reshape(size: size, isGray: header.colorModel == .gray, subsampling: subsampling, file: file)
             let warnings = try runToTheEnd(
                 { flags in decodePlanes(bytes, size: size, image: image, decompressor: decompressor, flags: flags) },
                 bytes: bytes, decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData,
@@ -176,7 +176,7 @@ enum JPEGDecoder {
                     Int32(format.rawValue), flags)
             }, bytes: bytes, decompressor: decompressor, acceptsIncompleteData: options.acceptsIncompleteData,
             file: file)
-        image.reshape(size: size, isGray: format == TJPF_GRAY, subsampling: .full)
+        try image.reshape(size: size, isGray: format == TJPF_GRAY, subsampling: .full, file: file)
         if format == TJPF_GRAY {
             image.planes[0].pixels.update(from: decoded, count: pixelCount)
             return Outcome(rowsWritten: size.height, warnings: warnings)

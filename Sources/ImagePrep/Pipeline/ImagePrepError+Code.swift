@@ -18,6 +18,7 @@ extension ImagePrepError {
         case .heifWithoutImage: "no_image"
         case .heifUnavailable: "heif_unavailable"
         case .encodingFailed: "encoding_failed"
+        case .outOfMemory: "out_of_memory"
         case .invalidSetting: "invalid_setting"
         }
     }

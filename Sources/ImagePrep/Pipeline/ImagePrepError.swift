@@ -44,6 +44,9 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case heifUnavailable(file: String, reason: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)
+    /// The system would not give the memory the photo's pixels need (`byteCount` bytes for one
+    /// buffer; `Int.max` when the size itself overflows).
+    case outOfMemory(file: String, byteCount: Int)
     /// A setting of `PhotoPreparer.Configuration` is outside what it allows: `setting` names it,
     /// `value` is what it was given and `allowed` what it takes. It is about no file.
     case invalidSetting(setting: String, value: String, allowed: String)
@@ -57,7 +60,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             .tooManyPixels(let file, _, _), .tooMuchDecoding(let file, _, _), .tooManyScans(let file, _),
             .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
-            .heifWithoutImage(let file), .heifUnavailable(let file, _), .encodingFailed(let file, _):
+            .heifWithoutImage(let file), .heifUnavailable(let file, _), .encodingFailed(let file, _),
+            .outOfMemory(let file, _):
             return file
         }
     }
@@ -94,6 +98,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is a HEIF file, and \(Self.libheifNeeded)\(reason)."
         case .encodingFailed(let file, let detail):
             return "Encoding a copy of '\(file)' failed: \(detail)."
+        case .outOfMemory(let file, let byteCount):
+            let amount = byteCount == Int.max ? "more than can be counted" : "\(Self.megabytes(byteCount)) MB"
+            return "'\(file)' could not be prepared: the system would not give one of its buffers the memory it needs "
+                + "(\(amount))."
         case .invalidSetting(let setting, let value, let allowed):
             return "The photo setting \(setting) cannot be \(value): it must be \(allowed)."
         }
@@ -101,6 +109,9 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
 
     /// The same sentence as `description`, for `error.localizedDescription`.
     public var errorDescription: String? { description }
+
+    /// Bytes as whole megabytes, rounded up, as the error says them.
+    static func megabytes(_ byteCount: Int) -> Int { byteCount / (1 << 20) + (byteCount % (1 << 20) == 0 ? 0 : 1) }
 
     /// What `.heifUnavailable` says before the loader's reason.
     static let libheifNeeded = "HEIF support needs libheif (Debian package libheif1), which could not be loaded: "

@@ -178,7 +178,9 @@ public struct PhotoPreparer: Sendable {
         if let refusal = PhotoBytes.refusal(forSize: Int(info.st_size)) {
             throw .unreadable(file: name, reason: refusal)
         }
-        return try PhotoBytes.read(capacity: Int(info.st_size)) { bytes throws(ImagePrepError) in
+        let size = Int(info.st_size)
+        return try PhotoBytes.read(capacity: size, shortage: .outOfMemory(file: name, byteCount: size)) {
+            bytes throws(ImagePrepError) in
             var filled = 0
             while filled < bytes.count {
                 let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
@@ -351,9 +353,9 @@ struct PreparationRun {
         if let stripUpload = decoded.stripUpload {
             resampledUpload = stripUpload
         } else {
-            resampledUpload = resampled(
+            resampledUpload = try resampled(
                 workspace.decoded, extent: decoded.extent, to: decoded.uploadSize, into: workspace.upload,
-                lanes: configuration.splitsWorkAcrossCores ? lanes : [lanes[0]], timings: &timings)
+                lanes: configuration.splitsWorkAcrossCores ? lanes : [lanes[0]], timings: &timings, file: file)
             if !workspace.keepsBuffersBetweenPhotos, resampledUpload !== workspace.decoded {
                 workspace.decoded.releaseMemory()
             }
@@ -365,7 +367,7 @@ struct PreparationRun {
             // Into whichever of the two big images the upload is not.
             let start = clock.now
             upload = resampledUpload === workspace.upload ? workspace.decoded : workspace.upload
-            resampledUpload.orient(decoded.uploadTurn, into: upload)
+            try resampledUpload.orient(decoded.uploadTurn, into: upload, file: file)
             timings.rotate += clock.now - start
         }
         let uploadSize = upload.size
@@ -473,12 +475,12 @@ struct PreparationRun {
 ///   a DCT scale rounded a side up.
 private func resampled(
     _ source: PlanarImage, extent: (width: Double, height: Double), to size: PixelSize, into target: PlanarImage,
-    lanes: [CopyLane], timings: inout StageTimings
-) -> PlanarImage {
+    lanes: [CopyLane], timings: inout StageTimings, file: String
+) throws(ImagePrepError) -> PlanarImage {
     if source.size == size, source.isGray || source.subsampling == .quarter { return source }
     let clock = ContinuousClock()
     let start = clock.now
-    target.reshape(size: size, isGray: source.isGray, subsampling: .quarter)
+    try target.reshape(size: size, isGray: source.isGray, subsampling: .quarter, file: file)
     for (index, plane) in source.activePlanes.enumerated() {
         let sourceFactor = index == 0 ? ChromaSubsampling.full : source.subsampling
         let targetFactor = index == 0 ? ChromaSubsampling.full : target.subsampling
@@ -554,11 +556,11 @@ private struct CopyMaker {
     func uprightPixels(
         of upload: PlanarImage, size: PixelSize, lane: CopyLane, workers: [CopyLane], timings: inout StageTimings
     ) throws(ImagePrepError) -> PlanarImage {
-        let source = resampled(
-            upload, extent: upload.extent, to: size, into: lane.resized, lanes: workers, timings: &timings)
+        let source = try resampled(
+            upload, extent: upload.extent, to: size, into: lane.resized, lanes: workers, timings: &timings, file: file)
         guard orientation != .up || conversion.isNeeded else { return source }
         let upright = lane.oriented
-        source.reshape(upright, toHold: orientation)
+        try source.reshape(upright, toHold: orientation, file: file)
         // Bands of whole 16-row blocks, so that the chroma bands start on even rows too.
         let height = upright.size.height
         let split = workers.count == 1 ? height : min(height, (height / 2 + 15) / 16 * 16)

@@ -57,7 +57,7 @@ extension PreparationRun {
         else { return nil }
 
         let target = workspace.upload
-        target.reshape(size: size, isGray: header.colorModel == .gray, subsampling: .quarter)
+        try target.reshape(size: size, isGray: header.colorModel == .gray, subsampling: .quarter, file: file)
         // A side that the DCT scale does not divide decodes to one pixel more than its share.
         let extent = (
             width: Double(header.size.width) / Double(denominator),

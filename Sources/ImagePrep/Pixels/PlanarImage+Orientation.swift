@@ -6,17 +6,18 @@ extension PlanarImage {
     ///
     /// Works on the real (unpadded) region of each plane, through a C kernel (`pk_orient_plane`)
     /// that moves the quarter turns' 8x8 blocks through a register transpose.
-    func orient(_ orientation: Orientation, into target: PlanarImage) {
-        reshape(target, toHold: orientation)
+    func orient(_ orientation: Orientation, into target: PlanarImage, file: String) throws(ImagePrepError) {
+        try reshape(target, toHold: orientation, file: file)
         orient(orientation, into: target, rows: 0..<target.size.height)
         target.replicateEdges()
     }
 
     /// Lays `target` out for this image turned by `orientation`, for `orient(_:into:rows:)`.
-    func reshape(_ target: PlanarImage, toHold orientation: Orientation) {
+    func reshape(_ target: PlanarImage, toHold orientation: Orientation, file: String) throws(ImagePrepError) {
         precondition(subsampling.horizontal == subsampling.vertical, "a quarter turn needs square chroma subsampling")
-        target.reshape(
-            size: orientation.swapsWidthAndHeight ? size.transposed : size, isGray: isGray, subsampling: subsampling)
+        try target.reshape(
+            size: orientation.swapsWidthAndHeight ? size.transposed : size, isGray: isGray, subsampling: subsampling,
+            file: file)
     }
 
     /// Writes one band of `target`'s rows (starting on a multiple of the subsampling), so that

@@ -5,22 +5,38 @@
 final class PixelPlane {
     private(set) var width = 0
     private(set) var height = 0
-    private var memory = PageMemory(byteCount: 1)
-
+    /// Nil until the plane is first sized, and after its memory is given back.
+    private var memory: PageMemory?
     /// The first sample of the first row.
-    var pixels: UnsafeMutablePointer<UInt8> { memory.bytes }
+    private(set) var pixels = PixelPlane.nowhere
+    private var capacity = 0
+
+    /// Where a plane of no pixels points: never read or written, since it has no rows.
+    nonisolated(unsafe) private static let nowhere = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
     /// Makes the plane `width` x `height` (rows are `width` bytes apart); the contents are undefined.
-    func reshape(width: Int, height: Int) {
-        let needed = width * height
-        if needed > memory.byteCount { memory = PageMemory(byteCount: needed) }
+    ///
+    /// - Throws: `PageMemory.Shortage` when the system will not give the memory; the plane is
+    ///   then empty.
+    func reshape(width: Int, height: Int) throws(PageMemory.Shortage) {
+        let (needed, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow else { throw PageMemory.Shortage(byteCount: Int.max) }
+        if needed > capacity {
+            releaseMemory()
+            let fresh = try PageMemory(byteCount: needed)
+            pixels = fresh.bytes
+            capacity = fresh.byteCount
+            memory = consume fresh
+        }
         self.width = width
         self.height = height
     }
 
     /// Gives the memory back to the system; the next `reshape` allocates afresh.
     func releaseMemory() {
-        memory = PageMemory(byteCount: 1)
+        memory = nil
+        pixels = Self.nowhere
+        capacity = 0
         width = 0
         height = 0
     }
@@ -73,18 +89,27 @@ final class PlanarImage {
     var activePlanes: ArraySlice<PixelPlane> { planes.prefix(isGray ? 1 : 3) }
 
     /// Lays the planes out for an image of `size`, reusing their memory where it suffices.
-    func reshape(size: PixelSize, isGray: Bool, subsampling: ChromaSubsampling) {
+    ///
+    /// - Throws: `.outOfMemory` naming `file` when the system will not give the memory.
+    func reshape(size: PixelSize, isGray: Bool, subsampling: ChromaSubsampling, file: String)
+        throws(ImagePrepError)
+    {
         self.size = size
         self.isGray = isGray
         self.subsampling = isGray ? .full : subsampling
         let s = self.subsampling
         let lumaWidth = (size.width + s.horizontal - 1) / s.horizontal * s.horizontal
         let lumaHeight = (size.height + s.vertical - 1) / s.vertical * s.vertical
-        planes[0].reshape(width: lumaWidth, height: lumaHeight)
-        if !isGray {
-            for plane in planes[1...] {
-                plane.reshape(width: lumaWidth / s.horizontal, height: lumaHeight / s.vertical)
+        do {
+            try planes[0].reshape(width: lumaWidth, height: lumaHeight)
+            if !isGray {
+                for plane in planes[1...] {
+                    try plane.reshape(width: lumaWidth / s.horizontal, height: lumaHeight / s.vertical)
+                }
             }
+        } catch {
+            releaseMemory()
+            throw .outOfMemory(file: file, byteCount: error.byteCount)
         }
     }
 

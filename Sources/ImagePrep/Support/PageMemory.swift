@@ -9,6 +9,12 @@ import Foundation
 /// pages, each a page fault on first touch (20–30 ms of kernel time in a one-photo process), but
 /// fewer than twenty 2 MB pages.
 struct PageMemory: ~Copyable {
+    /// The system would not give a buffer the memory it needs: malloc or mmap failed, for
+    /// example under a process's address-space limit (`ulimit -v`) or an app's memory limit.
+    struct Shortage: Error {
+        let byteCount: Int
+    }
+
     let bytes: UnsafeMutablePointer<UInt8>
     let byteCount: Int
     /// The mapping to give back, for buffers of a huge page or more; nil for malloc'd ones.
@@ -17,7 +23,7 @@ struct PageMemory: ~Copyable {
 
     private static let hugePage = 2 << 20
 
-    init(byteCount: Int) {
+    init(byteCount: Int) throws(Shortage) {
         self.byteCount = byteCount
         guard byteCount >= Self.hugePage else {
             // Zeroed, as fresh mapped pages are: memory malloc hands back may hold an earlier
@@ -25,22 +31,19 @@ struct PageMemory: ~Copyable {
             // memset: for a buffer it maps afresh (a 4:2:0 upload's chroma planes) it knows the
             // pages are zero and leaves them untouched, so that their faults fall on the thread
             // that first writes them, not on the start of every photo (1.3 ms in a new process).
-            guard let zeroed = calloc(max(byteCount, 1), 1) else {
-                preconditionFailure("could not allocate \(byteCount) bytes")
-            }
+            guard let zeroed = calloc(max(byteCount, 1), 1) else { throw Shortage(byteCount: byteCount) }
             bytes = zeroed.assumingMemoryBound(to: UInt8.self)
             mappedBase = nil
             mappedCount = 0
             return
         }
         // Map one huge page more than needed, so that the buffer can start on a 2 MB boundary.
-        let mapped = (byteCount + 2 * Self.hugePage - 1) / Self.hugePage * Self.hugePage
+        let (padded, overflow) = byteCount.addingReportingOverflow(2 * Self.hugePage - 1)
+        guard !overflow else { throw Shortage(byteCount: byteCount) }
+        let mapped = padded / Self.hugePage * Self.hugePage
         guard let base = mmap(nil, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
             base != MAP_FAILED
-        else {
-            // Out of address space is out of memory: fail as an ordinary allocation would.
-            preconditionFailure("could not map \(mapped) bytes")
-        }
+        else { throw Shortage(byteCount: byteCount) }
         let aligned = (Int(bitPattern: base) + Self.hugePage - 1) / Self.hugePage * Self.hugePage
         let start = UnsafeMutableRawPointer(bitPattern: aligned)!
         // The hint is advice: without huge pages the memory works the same, only with more faults.
@@ -92,10 +95,18 @@ public enum PhotoBytes {
 
     /// A `Data` of up to `capacity` bytes, filled by `fill`, which returns how many it wrote
     /// (fewer when the file shrank while it was read).
+    ///
+    /// - Parameter shortage: The error to throw when the system will not give `capacity` bytes.
     public static func read<Failure: Error>(
-        capacity: Int, _ fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+        capacity: Int, shortage: @autoclosure () -> Failure,
+        _ fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
     ) throws(Failure) -> Data {
-        let memory = PageMemory(byteCount: max(capacity, 1))
+        let memory: PageMemory
+        do {
+            memory = try PageMemory(byteCount: max(capacity, 1))
+        } catch {
+            throw shortage()
+        }
         let filled = try fill(UnsafeMutableRawBufferPointer(start: memory.bytes, count: capacity))
         precondition(filled >= 0 && filled <= capacity, "fill reports the bytes it wrote")
         return memory.data(count: filled)

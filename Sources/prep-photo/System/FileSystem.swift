@@ -161,7 +161,8 @@ enum FileSystem {
             throw .notRegularFile(info.st_mode & S_IFMT == S_IFDIR ? .folder : .other)
         }
         if let refusal = PhotoBytes.refusal(forSize: Int(info.st_size)) { throw .tooLarge(refusal) }
-        return try PhotoBytes.read(capacity: Int(info.st_size)) { bytes throws(ReadFailure) in
+        return try PhotoBytes.read(capacity: Int(info.st_size), shortage: .system(SystemError(code: ENOMEM))) {
+            bytes throws(ReadFailure) in
             var filled = 0
             while filled < bytes.count {
                 let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
