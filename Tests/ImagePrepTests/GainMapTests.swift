@@ -123,10 +123,17 @@ struct GainMapTests {
         #expect(photo.upload.data.firstRange(of: Data("hdrgm".utf8)) == nil)
     }
 
-    @Test("A JPEG with MPF but no Ultra HDR XMP (an iPhone's, a GoPro's) is uploaded as before, without a warning")
+    @Test(
+        "A JPEG with MPF but no Ultra HDR XMP (an iPhone's, a GoPro's), or with Ultra HDR XMP but no MPF (a Pixel's cut down), is uploaded as before, without a warning"
+    )
     func otherMPFPhotos() throws {
+        var withoutIndex = try [UInt8](Fixtures.data(Self.crafted))
+        withoutIndex[try UltraHDRLayout(withoutIndex).mpfSegment + 4] = UInt8(ascii: "X")
+        let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(withoutIndex), name: "no-mpf.jpg")
+        #expect(try Self.preparer().prepare(Data(withoutIndex), name: "no-mpf.jpg") == sdr)
         for name in [
             "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/offset-plus0200-gopro-6digit-subsec-mpf.jpg",
+            "corpus/offset-plus0200-pixel8pro-8x8.jpg",
         ] {
             let photo = try Self.preparer().prepare(Fixtures.data(name), name: name)
             #expect(photo.uploadGainMap == nil, "\(name)")
@@ -175,9 +182,6 @@ struct GainMapTests {
             let key = Array("hdrgm:Version=\"1.0\" hdrgm:GainMapMin".utf8)
             let at = bytes.firstRange(of: key)!.lowerBound
             bytes[at] = UInt8(ascii: "X")
-        },
-        Breakage(description: "no MPF index at all") { bytes, layout in
-            bytes[layout.mpfSegment + 4] = UInt8(ascii: "X")
         },
     ]
 

@@ -7,7 +7,6 @@ import Foundation
 /// Why a photo's HDR gain map is not carried. Each is our own sentence, with no value from the
 /// file but sizes and counts, for the warning that says the upload is SDR only.
 enum GainMapProblem: Error, Equatable, Sendable {
-    case noIndex
     case malformedIndex(String)
     case tooManyImages(Int)
     case noGainMapItem
@@ -23,7 +22,6 @@ enum GainMapProblem: Error, Equatable, Sendable {
 
     var reason: String {
         switch self {
-        case .noIndex: "the photo has no MPF index to say where the gain map is"
         case .malformedIndex(let detail): "its MPF index is malformed: \(detail)"
         case .tooManyImages(let count):
             "its MPF index lists \(count) images, more than the \(MPFIndex.maximumEntries) read"
@@ -64,9 +62,11 @@ struct UltraHDRSource: Sendable {
 
     /// The gain map of the JPEG `bytes` whose marker walk is `layout`.
     ///
-    /// - Returns: nil when the photo does not say it has one (no `hdrgm` XMP and no ISO 21496-1
-    ///   segment: most photos, and Apple's own MPF gain maps, which Ultra HDR readers do not
-    ///   read either); else the gain map, or why it cannot be carried.
+    /// - Returns: nil when the photo has none to carry: no `hdrgm` XMP and no ISO 21496-1
+    ///   segment (most photos, and Apple's own MPF gain maps, which Ultra HDR readers do not read
+    ///   either), or no MPF index (an editor that kept the XMP dropped the gain map: the corpus's
+    ///   Pixel 8 Pro photo cut to 8x8), or a marker walk that stopped before the scan (which warns
+    ///   by itself); else the gain map, or why it cannot be carried.
     static func find(in bytes: UnsafeRawBufferPointer, layout: JPEGLayout) -> Result<UltraHDRSource, GainMapProblem>? {
         let xmp = layout.xmpPacket(in: bytes)
         let primaryISO = layout.segments.filter {
@@ -79,7 +79,7 @@ struct UltraHDRSource: Sendable {
         }
         guard let mpf, let scan = layout.segments.last, scan.marker == JPEGSegment.startOfScan,
             let baseSize = layout.frame?.size
-        else { return .failure(.noIndex) }
+        else { return nil }
         let index: MPFIndex
         switch MPFIndex.read(mpf, in: bytes) {
         case .success(let read): index = read
