@@ -14,6 +14,7 @@ packages=(
   python3             # the reference engine that the outbox tests send to (standard library only)
   bsdutils            # script(1): the test of outbox drain's progress line on a terminal
   time                # /usr/bin/time -v: the test of prep-photo's peak memory at every edge
+  libimage-exiftool-perl # exiftool: GainMapTests reads an Ultra HDR upload's MPF images and hdrgm XMP with it
 )
 missing=()
 for package in "${packages[@]}"; do

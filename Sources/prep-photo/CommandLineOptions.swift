@@ -62,6 +62,11 @@ struct CommandLineOptions {
         Option("no-display", help: "Do not write display copies."),
         Option("no-thumb", help: "Do not write thumbnails."),
         Option(
+            "no-gain-map",
+            help:
+                "Upload an Ultra HDR JPEG as its SDR photo alone, without its HDR gain map, for engines that cannot store one."
+        ),
+        Option(
             "jobs", short: "j", value: .required(placeholder: "count"),
             help:
                 "Photos prepared at once. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"
@@ -107,7 +112,8 @@ struct CommandLineOptions {
                 """
                 For each photo NAME.jpg (or NAME.heic, ...) the output folder gets:
                   NAME.jpg              upload copy: long edge at most --max-edge, with the original's
-                                        EXIF (GPS included), ICC profile and comment
+                                        EXIF (GPS included), ICC profile and comment, and an
+                                        Ultra HDR photo's gain map (see --no-gain-map)
                   NAME.display.jpg      display copy: upright, sRGB, only the comment kept
                   NAME.thumb.jpg        thumbnail: upright, sRGB, only the comment kept
                 A photo found in a folder keeps its path below that folder (or below --base);
@@ -177,6 +183,7 @@ struct CommandLineOptions {
         configuration.quality = try parsed.integer("quality", in: 1...100) ?? configuration.quality
         if parsed.has("no-display") { configuration.displayEdge = nil }
         if parsed.has("no-thumb") { configuration.thumbnailEdge = nil }
+        if parsed.has("no-gain-map") { configuration.carriesGainMap = false }
         configuration.acceptsIncompleteData = parsed.has("accept-incomplete")
         configuration.maxPixels = try parsed.integer("max-pixels", in: 1...Int.max) ?? configuration.maxPixels
         if parsed.has("fast") { configuration.dctScaleTolerance = 0.03 }

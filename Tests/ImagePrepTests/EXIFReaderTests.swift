@@ -12,6 +12,18 @@ enum EXIFReaderTests {
 
 @Suite("Capture time")
 struct CaptureTimeTests {
+    @Test("a date with a newline in it is quoted in its warning as \\x0A, so that it breaks no log line")
+    func controlCharactersInAWarning() throws {
+        var bytes = try [UInt8](Fixtures.data("crafted/ultrahdr-320x240.jpg"))
+        let date = try #require(bytes.firstRange(of: Array("2024:06:01 12:00:00".utf8)))
+        bytes[date.lowerBound + 3] = 0x0A
+        bytes[date.lowerBound + 4] = 0x1B
+        let warnings = PhotoMetadata.read(fromJPEG: Data(bytes)).warnings
+        let warning = try #require(warnings.first { $0.message.hasPrefix("DateTimeOriginal") }).message
+        #expect(warning.hasPrefix("DateTimeOriginal '202\\x0A\\x1B06:01 12:00:00' is not of the form"), "\(warning)")
+        #expect(!warning.unicodeScalars.contains { $0.value < 0x20 })
+    }
+
     @Test(
         "an offset that is not a whole hour is kept to the minute, with its sub-seconds",
         arguments: [

@@ -12,7 +12,8 @@ import Testing
 /// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
-/// (`heif` or `jpeg`) keeps the seeds of one format; `scripts/fuzz.sh N SEED [heif|jpeg]` runs a
+/// (`heif`, `jpeg`, or `ultrahdr` for the Ultra HDR seed alone) keeps the seeds of one format;
+/// `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr]` runs a
 /// long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
@@ -21,13 +22,15 @@ struct FuzzTests {
     /// in both byte orders with IFD1 thumbnails and GPS, ICC profiles (RGB, gray, Display P3),
     /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers (one
     /// photo tall enough that `prep-photo` on one worker cuts it in two), odd-sized 4:2:2, a
-    /// truncated file; and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
+    /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata (its MPF index and gain map
+    /// mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
     /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome. Every mutation is
     /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
         case "heif": file.hasPrefix("heic/")
         case "jpeg": !file.hasPrefix("heic/")
+        case "ultrahdr": file.contains("ultrahdr")
         default: true
         }
     }
@@ -38,7 +41,7 @@ struct FuzzTests {
         "corpus/ycck-adobe-pillow.jpg", "corpus/grayscale-gray-gamma-icc.jpg", "corpus/truncated-progressive.jpg",
         "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
         "decode/restart-every-row-224x150.jpg", "decode/restart-every-row-224x300.jpg",
-        "decode/ycc422-odd-223x149.jpg",
+        "decode/ycc422-odd-223x149.jpg", "crafted/ultrahdr-320x240-iso.jpg",
         "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
         "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
     ]
@@ -239,7 +242,9 @@ enum PhotoMutation: CustomStringConvertible {
 enum SegmentRules {
     /// The upload copy: JFIF, then the original's EXIF APP1 (patched, so the same length), its
     /// ICC chunks (not for CMYK) and its comments byte for byte, then only TurboJPEG's tables,
-    /// frame and one scan, and EOI last. The stripped copies: JFIF and the comments only.
+    /// frame and one scan, and EOI last; an Ultra HDR upload has our XMP, the original's ISO
+    /// 21496-1 segments and our MPF index after the EXIF, and its gain map after the EOI. The
+    /// stripped copies: JFIF and the comments only.
     static func check(_ photo: PreparedPhoto, original: Data, label: String) {
         if original.withUnsafeBytes({ HEIFContainer.hasSignature($0) }) {
             checkHEIF(photo, label: label)
@@ -261,6 +266,9 @@ enum SegmentRules {
             #expect(next?.marker == JPEGSegment.app1 && next?.bytes.count == exif, "\(label): the upload's EXIF")
             carried.removeFirst(min(1, carried.count))
         }
+        if let gainMap = photo.uploadGainMap {
+            checkGainMap(gainMap, of: photo, segments: &carried, label: label)
+        }
         let wanted = (isCMYK ? [] : icc) + comments
         #expect(carried.prefix(wanted.count).map(\.bytes) == wanted, "\(label): the upload's ICC and COM segments")
         expectOnlyImageSegments(carried.dropFirst(wanted.count), in: photo.upload.data, label: "\(label): the upload")
@@ -277,7 +285,33 @@ enum SegmentRules {
         checkDecoding(photo, label: label)
     }
 
-    /// Every copy is a JPEG that decodes without a word about its image data, at its size.
+    /// An Ultra HDR upload's segments for its gain map (our XMP, the ISO 21496-1 segments, our
+    /// MPF index), taken off the front of `segments`, and the gain map at the upload's end, which
+    /// decodes cleanly at its size.
+    static func checkGainMap(
+        _ gainMap: EncodedJPEG, of photo: PreparedPhoto, segments: inout [(marker: UInt8, bytes: Data)],
+        label: String
+    ) {
+        func starts(_ segment: (marker: UInt8, bytes: Data)?, _ marker: UInt8, _ signature: [UInt8]) -> Bool {
+            segment?.marker == marker && segment?.bytes.dropFirst(4).starts(with: signature) == true
+        }
+        #expect(starts(segments.first, JPEGSegment.app1, GainMapMetadata.xmpSignature), "\(label): the upload's XMP")
+        segments.removeFirst(min(1, segments.count))
+        while starts(segments.first, JPEGSegment.app2, UltraHDRSource.isoSignature) { segments.removeFirst() }
+        #expect(starts(segments.first, JPEGSegment.app2, MPFIndex.signature), "\(label): the upload's MPF index")
+        segments.removeFirst(min(1, segments.count))
+        #expect(photo.upload.data.suffix(gainMap.data.count) == gainMap.data, "\(label): the gain map at the end")
+        do {
+            let decoded = try FuzzTests.preparer(acceptingIncompleteData: false).prepare(gainMap.data, name: "gain map")
+            #expect(decoded.metadata.originalSize == gainMap.size, "\(label)")
+            #expect(!decoded.warnings.contains { $0.kind == .imageData }, "\(label): \(decoded.warnings)")
+        } catch {
+            Issue.record("\(label): the gain map does not decode: \(error)")
+        }
+    }
+
+    /// Every copy is a JPEG that decodes without a word about its image data, at its size; an
+    /// Ultra HDR upload is read back as one, without a word about its gain map.
     static func checkDecoding(_ photo: PreparedPhoto, label: String) {
         let strict = FuzzTests.preparer(acceptingIncompleteData: false)
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
@@ -287,6 +321,9 @@ enum SegmentRules {
                 #expect(
                     !again.warnings.contains { $0.kind == .imageData || $0.kind == .incompleteImageData },
                     "\(label): \(again.warnings)")
+                if copy == photo.upload, photo.uploadGainMap != nil {
+                    #expect(again.uploadGainMap != nil && !again.warnings.contains { $0.kind == .gainMap }, "\(label)")
+                }
             } catch {
                 Issue.record("\(label): a copy does not decode: \(error)")
             }

@@ -5,7 +5,9 @@ import Foundation
 ///
 /// The kinds aim where decoders and metadata readers go wrong: the headers more than the image
 /// data, segment lengths and order, the frame header's size and component count, the EXIF
-/// block's offsets, counts and loops, ICC chunk numbering, and very large comments.
+/// block's offsets, counts and loops, ICC chunk numbering, and very large comments; in an Ultra
+/// HDR file, the MPF index's image count, lengths and offsets (past the end, into the primary,
+/// onto the index itself) and the gain map's frame size.
 enum JPEGMutation: CustomStringConvertible {
     case truncate(length: Int)
     case flip([(offset: Int, mask: UInt8)])
@@ -19,6 +21,8 @@ enum JPEGMutation: CustomStringConvertible {
     case iccChunk(offset: Int, sequence: UInt8, count: UInt8)
     case hugeComment(at: Int, copies: Int)
     case insertMarker(offset: Int, marker: UInt8)
+    case mpfField(offset: Int, value: UInt32, isBigEndian: Bool)
+    case gainMapFrameSize(width: Int, height: Int)
 
     static let insertedMarkers: [UInt8] = [0xD8, 0xD9, 0xDA, 0xC0, 0xC2, 0xC4, 0xDB, 0xDD, 0xE1, 0xE2, 0xFE, 0xD3]
     /// Sizes that sit on the edges of what decoders handle: tiny, odd, block-sized, huge.
@@ -33,8 +37,11 @@ enum JPEGMutation: CustomStringConvertible {
             Bool.random(using: &random) ? offset(in: 0..<layout.headerEnd) : offset(in: 0..<bytes.count)
         }
         func segment() -> Int { layout.segments.randomElement(using: &random)?.start ?? 2 }
+        // Files without an MPF index draw from the first 16 kinds only, so that their mutations
+        // stay what they were before the MPF kinds were added.
+        let kinds = layout.mpfFields.isEmpty ? 16 : 19
         while true {
-            switch Int.random(in: 0..<16, using: &random) {
+            switch Int.random(in: 0..<kinds, using: &random) {
             case 0:
                 return .truncate(length: anyOffset())
             case 1, 2:
@@ -94,8 +101,22 @@ enum JPEGMutation: CustomStringConvertible {
                 let places = [2, layout.firstScan ?? 2, segment()]
                 return .hugeComment(
                     at: places.randomElement(using: &random)!, copies: Int.random(in: 1...3, using: &random))
-            default:
+            case 15:
                 return .insertMarker(offset: anyOffset(), marker: insertedMarkers.randomElement(using: &random)!)
+            case 16, 17:
+                let field = layout.mpfFields.randomElement(using: &random)!
+                let values: [Int] = [
+                    0, 1, field.current - 1, field.current + 1, field.current * 2, 0xFFFF_FFFF, bytes.count, 5000,
+                    layout.mpfOrigin.map { bytes.count - $0 } ?? 0, Int.random(in: 0...0xFFFF_FFFF, using: &random),
+                ]
+                let value = values.randomElement(using: &random)!
+                return .mpfField(
+                    offset: field.offset, value: UInt32(truncatingIfNeeded: value), isBigEndian: layout.mpfIsBigEndian)
+            default:
+                guard layout.gainMapFrame != nil else { continue }
+                let sides = frameSides + [60000]
+                return .gainMapFrameSize(
+                    width: sides.randomElement(using: &random)!, height: sides.randomElement(using: &random)!)
             }
         }
     }
@@ -145,6 +166,17 @@ enum JPEGMutation: CustomStringConvertible {
             for _ in 0..<copies { bytes.insert(contentsOf: segment, at: min(offset, bytes.count)) }
         case .insertMarker(let offset, let marker):
             bytes.insert(contentsOf: [0xFF, marker, 0x00, 0x04, 0x00, 0x00], at: min(offset, bytes.count))
+        case .mpfField(let offset, let value, let isBigEndian):
+            guard offset + 3 < bytes.count else { break }
+            for index in 0..<4 {
+                let shift = 8 * (isBigEndian ? 3 - index : index)
+                bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+            }
+        case .gainMapFrameSize(let width, let height):
+            guard let frame = layout.gainMapFrame, frame + 8 < bytes.count else { break }
+            bytes.replaceSubrange(
+                (frame + 5)..<(frame + 9),
+                with: [UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF)])
         }
         return bytes
     }
@@ -163,6 +195,8 @@ enum JPEGMutation: CustomStringConvertible {
         case .iccChunk(let offset, let sequence, let count): "ICC chunk at \(offset) numbered \(sequence) of \(count)"
         case .hugeComment(let offset, let copies): "\(copies) COM of 65533 bytes inserted at \(offset)"
         case .insertMarker(let offset, let marker): "FF \(String(marker, radix: 16)) 00 04 00 00 inserted at \(offset)"
+        case .mpfField(let offset, let value, _): "MPF field at \(offset) set to \(value)"
+        case .gainMapFrameSize(let width, let height): "gain map frame size set to \(width)x\(height)"
         }
     }
 }
@@ -207,6 +241,14 @@ struct JPEGStructure {
     private(set) var exifFields: [EXIFField] = []
     /// The sequence-number byte of each ICC_PROFILE chunk.
     private(set) var iccChunks: [Int] = []
+    /// The MPF index's 4-byte numbers worth damaging: the image count, and each entry's length
+    /// and offset.
+    private(set) var mpfFields: [(offset: Int, current: Int)] = []
+    private(set) var mpfIsBigEndian = true
+    /// The MPF payload's TIFF header, where its offsets count from.
+    private(set) var mpfOrigin: Int?
+    /// The gain map's SOF segment (the second MPF image's first frame header).
+    private(set) var gainMapFrame: Int?
     private let bytes: [UInt8]
 
     init(_ bytes: [UInt8]) {
@@ -231,6 +273,9 @@ struct JPEGStructure {
             if marker == 0xE2, bytes[payload].starts(with: Array("ICC_PROFILE\0".utf8)), payload.count >= 14 {
                 iccChunks.append(payload.lowerBound + 12)
             }
+            if marker == 0xE2, mpfOrigin == nil, bytes[payload].starts(with: Array("MPF\0".utf8)) {
+                findMPFFields(origin: payload.lowerBound + 4, end: payload.upperBound)
+            }
             if marker == 0xDA {
                 firstScan = firstScan ?? offset
                 headerEnd = min(headerEnd, offset + 2 + length)
@@ -239,6 +284,46 @@ struct JPEGStructure {
                 continue
             }
             offset += 2 + length
+        }
+    }
+
+    /// Finds the image count and MP entries of the index whose TIFF header is at `origin`, and
+    /// the second image's frame header.
+    private mutating func findMPFFields(origin: Int, end: Int) {
+        guard origin + 8 <= end else { return }
+        let isBigEndian = bytes[origin] == 0x4D
+        func read(_ offset: Int, _ width: Int) -> Int? {
+            guard offset >= origin, offset + width <= end else { return nil }
+            let slice = bytes[offset..<(offset + width)]
+            return (isBigEndian ? Array(slice) : slice.reversed()).reduce(0) { $0 << 8 | Int($1) }
+        }
+        guard let ifd = read(origin + 4, 4), let count = read(origin + ifd, 2) else { return }
+        mpfOrigin = origin
+        mpfIsBigEndian = isBigEndian
+        var entries: (at: Int, count: Int)?
+        for index in 0..<min(count, 16) {
+            let field = origin + ifd + 2 + 12 * index
+            guard let tag = read(field, 2), let value = read(field + 8, 4) else { break }
+            if tag == 0xB001 { mpfFields.append((field + 8, value)) }
+            if tag == 0xB002, let length = read(field + 4, 4) { entries = (origin + value, length / 16) }
+        }
+        guard let entries else { return }
+        for image in 0..<min(entries.count, 16) {
+            let entry = entries.at + 16 * image
+            guard let size = read(entry + 4, 4), let offset = read(entry + 8, 4) else { break }
+            mpfFields += [(entry + 4, size), (entry + 8, offset)]
+            // The gain map: the second image, when it starts with SOI inside the file.
+            let start = origin + offset
+            if image == 1, start + 4 < bytes.count, bytes[start] == 0xFF, bytes[start + 1] == 0xD8 {
+                var at = start + 2
+                while at + 4 < bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
+                    if bytes[at + 1] == 0xC0 || bytes[at + 1] == 0xC2 {
+                        gainMapFrame = at
+                        break
+                    }
+                    at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+                }
+            }
         }
     }
 

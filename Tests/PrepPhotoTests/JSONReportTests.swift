@@ -8,7 +8,7 @@ struct JSONReportTests {
         try TemporaryFolder.with { folder in
             let inputs = [
                 "offset-plus0200-gopro-6digit-subsec-mpf.jpg", "comment-gimp-nikon-d70-xmp-icc.jpg", "no-exif.jpg",
-                "not-a-jpeg.png", "corrupt-header.jpg",
+                "mpf-ultrahdr-gainmap-3840x2160.jpg", "not-a-jpeg.png", "corrupt-header.jpg",
             ]
             for input in inputs { try folder.copy("corpus/\(input)", to: input) }
             let result = try PrepPhotoRunner.run(
@@ -29,12 +29,12 @@ struct JSONReportTests {
             #expect(nestedSeen == Set(PhotoReport.Keys.nested.keys), "some nested object was never checked")
 
             let reports = try result.reports()
-            for report in reports.prefix(3) {
+            for report in reports.prefix(4) {
                 #expect(report.ok && report.error == nil, "\(report.input)")
                 #expect(
                     report.upload != nil && report.display != nil && report.thumbnail != nil && report.original != nil)
             }
-            #expect(reports.map(\.code) == [nil, nil, nil, "not_jpeg", "corrupt"])
+            #expect(reports.map(\.code) == [nil, nil, nil, nil, "not_jpeg", "corrupt"])
             #expect(reports.allSatisfy { !$0.skipped })
             for (report, line) in zip(reports, lines).suffix(2) {
                 #expect(!report.ok)
@@ -44,6 +44,30 @@ struct JSONReportTests {
                 for key in others { #expect(line[key] is NSNull, "\(report.input): \(key) is not null") }
                 #expect(report.warnings.isEmpty)
             }
+        }
+    }
+
+    @Test("An Ultra HDR upload's gain map is reported with its size and length; --no-gain-map leaves it out")
+    func gainMap() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("crafted/ultrahdr-320x240-iso.jpg", to: "hdr.jpg")
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--max-edge", "160", "--out", "out", "hdr.jpg"], in: folder.url)
+            #expect(result.status == 0)
+            let report = try #require(try result.reports().first)
+            let gainMap = try #require(report.gainMap)
+            #expect(gainMap.width == 40 && gainMap.height == 30 && gainMap.bytes > 0)
+            let upload = try Data(contentsOf: folder.url.appendingPathComponent("out/hdr.jpg"))
+            #expect(report.upload?.bytes == upload.count)
+            #expect(upload.suffix(2) == Data([0xFF, 0xD9]) && upload.firstRange(of: Data("MPF\0".utf8)) != nil)
+
+            let plain = try PrepPhotoRunner.run(
+                ["--json", "--no-gain-map", "--max-edge", "160", "--out", "plain", "hdr.jpg"], in: folder.url)
+            #expect(plain.status == 0)
+            let plainReport = try #require(try plain.reports().first)
+            #expect(plainReport.gainMap == nil && plainReport.warnings.isEmpty)
+            let sdr = try Data(contentsOf: folder.url.appendingPathComponent("plain/hdr.jpg"))
+            #expect(sdr.firstRange(of: Data("MPF\0".utf8)) == nil && sdr.count < upload.count - gainMap.bytes)
         }
     }
 

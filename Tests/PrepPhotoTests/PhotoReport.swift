@@ -9,6 +9,12 @@ struct PhotoReport: Decodable {
         let bytes: Int
     }
 
+    struct GainMap: Decodable, Equatable {
+        let width: Int
+        let height: Int
+        let bytes: Int
+    }
+
     struct Size: Decodable, Equatable {
         let width: Int
         let height: Int
@@ -35,6 +41,7 @@ struct PhotoReport: Decodable {
     let upload: Copy?
     let display: Copy?
     let thumbnail: Copy?
+    let gainMap: GainMap?
     let original: Size?
     let orientation: Int?
     let capturedAt: CapturedAt?
@@ -52,17 +59,20 @@ struct PhotoReport: Decodable {
     /// The keys of every line, and of each object in it, exactly as the issue lists them.
     enum Keys {
         static let line: Set = [
-            "input", "ok", "skipped", "code", "error", "upload", "display", "thumbnail", "original", "orientation",
+            "input", "ok", "skipped", "code", "error", "upload", "display", "thumbnail", "gainMap", "original",
+            "orientation",
             "capturedAt",
             "location", "comment", "warnings",
         ]
         static let copy: Set = ["path", "width", "height", "bytes"]
         static let original: Set = ["width", "height"]
+        static let gainMap: Set = ["width", "height", "bytes"]
         static let capturedAt: Set = ["local", "offset", "inferred", "source"]
         static let location: Set = ["latitude", "longitude", "altitude"]
         /// The keys of each nested object.
         static let nested: [String: Set<String>] = [
-            "upload": copy, "display": copy, "thumbnail": copy, "original": original, "capturedAt": capturedAt,
+            "upload": copy, "display": copy, "thumbnail": copy, "gainMap": gainMap, "original": original,
+            "capturedAt": capturedAt,
             "location": location,
         ]
     }

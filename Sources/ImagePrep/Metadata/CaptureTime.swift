@@ -192,7 +192,9 @@ extension CaptureTime {
                 continue
             case .invalid(let reason):
                 warnings.append(
-                    PhotoWarning(.metadata, "\(field.source.rawValue) '\(text)' \(reason), so it is ignored."))
+                    PhotoWarning(
+                        .metadata, "\(field.source.rawValue) '\(EXIFReader.quoted(text))' \(reason), so it is ignored.")
+                )
                 continue
             case .value(let value):
                 date = value
@@ -211,7 +213,9 @@ extension CaptureTime {
                 case .invalid(let reason):
                     warnings.append(
                         PhotoWarning(
-                            .metadata, "\(field.source.subSecondTag) '\(subSecond)' \(reason), so it is ignored."))
+                            .metadata,
+                            "\(field.source.subSecondTag) '\(EXIFReader.quoted(subSecond))' \(reason), so it is ignored."
+                        ))
                 }
             }
 
@@ -228,7 +232,9 @@ extension CaptureTime {
                 case .invalid(let reason):
                     warnings.append(
                         PhotoWarning(
-                            .metadata, "\(field.source.offsetSource.rawValue) '\(text)' \(reason), so it is ignored."))
+                            .metadata,
+                            "\(field.source.offsetSource.rawValue) '\(EXIFReader.quoted(text))' \(reason), so it is ignored."
+                        ))
                 }
             }
             if offset == nil {

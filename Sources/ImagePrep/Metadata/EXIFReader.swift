@@ -85,6 +85,23 @@ enum EXIFReader {
         return text(bytes)
     }
 
+    /// `text` from a file, for a warning: control characters (a newline among them) shown as
+    /// `\xHH`, as prep-photo shows them in paths, so that a value never breaks or forges a line
+    /// of a log.
+    static func quoted(_ text: String) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                shown +=
+                    "\\x" + String(scalar.value >> 4, radix: 16, uppercase: true)
+                    + String(scalar.value & 0xF, radix: 16, uppercase: true)
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
+    }
+
     /// UTF-8 when valid, Latin-1 otherwise: old cameras wrote Latin-1 into ASCII tags and comments.
     static func text(_ bytes: [UInt8]) -> String {
         String(validUTF8: bytes)

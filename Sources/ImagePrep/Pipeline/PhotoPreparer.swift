@@ -44,6 +44,10 @@ public struct PhotoPreparer: Sendable {
         /// one photo while someone waits; leave it off when already preparing several photos
         /// at once, which keeps every core busy without it.
         public var splitsWorkAcrossCores = false
+        /// Whether the upload of an Ultra HDR JPEG keeps its HDR gain map, resized with the photo
+        /// (see docs/library.md, "HDR gain maps"). Turn it off for an engine that cannot store
+        /// one: the upload is then the SDR photo alone, as it is for a damaged gain map.
+        public var carriesGainMap = true
 
         public init() {}
     }
@@ -247,6 +251,9 @@ struct PreparationRun {
         /// The upload's file without its metadata, when the strip decode encoded it as it went
         /// (`JPEGStreamEncoder`): in the first lane's encode buffer, until that lane encodes again.
         var streamedUpload: UnsafeRawBufferPointer? = nil
+        /// The HDR gain map the upload carries after its EOI, resized; its segments are already in
+        /// `uploadSegments`.
+        var gainMap: UploadGainMap? = nil
     }
 
     mutating func prepare(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> PreparedPhoto {
@@ -334,6 +341,10 @@ struct PreparationRun {
             uploadSegments.append(segment)
             warnings += warning.map { [$0] } ?? []
         }
+        timings.metadata += clock.now - start
+        let gainMap = uploadGainMap(of: bytes, layout: layout, baseSize: header.size, uploadSize: uploadSize)
+        uploadSegments += gainMap?.primarySegments ?? []
+        start = clock.now
         if header.colorModel != .cmyk {  // A CMYK profile does not describe the RGB we write.
             uploadSegments += layout.iccSegments(in: bytes).map { bytes.data(in: $0.bytes) }
         }
@@ -342,7 +353,7 @@ struct PreparationRun {
         return DecodedPhoto(
             metadata: metadata, uploadSize: uploadSize, extent: extent, strippedTurn: metadata.orientation ?? .up,
             profile: header.colorModel == .cmyk ? nil : profile, uploadSegments: uploadSegments, comments: comments,
-            stripUpload: stripUpload, streamedUpload: streamedUpload)
+            stripUpload: stripUpload, streamedUpload: streamedUpload, gainMap: gainMap)
     }
 
     /// Everything after the decode, the same for every format: the upload (resampled, then
@@ -449,13 +460,14 @@ struct PreparationRun {
         let (files, uploadLineThumbnail) = try uploadResult.get()
         let (ownDisplay, displayLineThumbnail) = try displayResult.get()
         let display = displaySharesUpload ? EncodedJPEG(data: files[1], size: uploadSize) : ownDisplay
+        let uploadFile = decoded.gainMap.map { MPFIndex.filled(files[0], appending: $0.copy.data) } ?? files[0]
         let thumbnailCopy = uploadLineThumbnail ?? displayLineThumbnail
         timings.add(uploadTimings)
         timings.add(displayTimings)
         workspace.lastTimings = timings
         return PreparedPhoto(
-            upload: EncodedJPEG(data: files[0], size: uploadSize), display: display, thumbnail: thumbnailCopy,
-            metadata: decoded.metadata, warnings: warnings)
+            upload: EncodedJPEG(data: uploadFile, size: uploadSize), display: display, thumbnail: thumbnailCopy,
+            metadata: decoded.metadata, warnings: warnings, uploadGainMap: decoded.gainMap?.copy)
     }
 
     func checkPixelLimit(_ size: PixelSize) throws(ImagePrepError) {

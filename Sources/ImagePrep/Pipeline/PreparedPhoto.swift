@@ -22,7 +22,9 @@ public struct EncodedJPEG: Sendable, Hashable {
 ///
 /// - `upload` is for the engine: long edge at most `maxEdge`, pixels as stored, with the
 ///   original's EXIF (Orientation, GPS and all), ICC profile and comment carried across. From a
-///   HEIF original the pixels are turned upright and the carried Orientation is 1.
+///   HEIF original the pixels are turned upright and the carried Orientation is 1. From an
+///   Ultra HDR JPEG it is one too: its HDR gain map, resized by the same ratio, follows the
+///   photo's EOI, indexed by MPF (unless `carriesGainMap` is off).
 /// - `display` and `thumbnail` are safe to show or share anywhere: they keep only the JPEG
 ///   comment, their pixels are turned upright, and wide-gamut colour is converted to sRGB.
 public struct PreparedPhoto: Sendable, Hashable {
@@ -36,11 +38,15 @@ public struct PreparedPhoto: Sendable, Hashable {
     public var metadata: PhotoMetadata
     /// Problems that did not stop the photo, in the order they were found.
     public var warnings: [PhotoWarning]
+    /// The HDR gain map that the upload carries after its own EOI (the last bytes of
+    /// `upload.data`), with its size; nil when the upload is SDR only.
+    public var uploadGainMap: EncodedJPEG?
 
     public init(
         upload: EncodedJPEG, display: EncodedJPEG?, thumbnail: EncodedJPEG?, metadata: PhotoMetadata,
-        warnings: [PhotoWarning] = []
+        warnings: [PhotoWarning] = [], uploadGainMap: EncodedJPEG? = nil
     ) {
+        self.uploadGainMap = uploadGainMap
         self.upload = upload
         self.display = display
         self.thumbnail = thumbnail

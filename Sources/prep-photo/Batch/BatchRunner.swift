@@ -20,6 +20,8 @@ enum PhotoOutcome: Sendable {
         let upload: WrittenCopy
         let display: WrittenCopy?
         let thumbnail: WrittenCopy?
+        /// The size and length of the HDR gain map that the upload carries; nil when none.
+        let uploadGainMap: (size: PixelSize, byteCount: Int)?
         let metadata: PhotoMetadata
         let warnings: [PhotoWarning]
     }
@@ -226,7 +228,8 @@ final class BatchRunner: Sendable {
         }
         let outcome = PhotoOutcome.prepared(
             .init(
-                upload: written[0]!, display: written[1], thumbnail: written[2], metadata: prepared.metadata,
+                upload: written[0]!, display: written[1], thumbnail: written[2],
+                uploadGainMap: prepared.uploadGainMap.map { ($0.size, $0.data.count) }, metadata: prepared.metadata,
                 warnings: prepared.warnings))
         do throws(OutputWriter.Failure) {
             let staged = try writer.stage(

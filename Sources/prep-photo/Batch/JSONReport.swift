@@ -61,7 +61,7 @@ enum JSONReport {
         return JSONValue.object([
             ("input", .string(input.description)), ("ok", .bool(ok)), ("skipped", .bool(skipped)),
             ("code", code.map { .string($0) } ?? .null), ("error", message.map { .string($0) } ?? .null),
-            ("upload", .null), ("display", .null), ("thumbnail", .null), ("original", .null),
+            ("upload", .null), ("display", .null), ("thumbnail", .null), ("gainMap", .null), ("original", .null),
             ("orientation", .null), ("capturedAt", .null), ("location", .null), ("comment", .null),
             ("warnings", .array([])),
         ]).serialized
@@ -97,6 +97,15 @@ enum JSONReport {
             ("code", .null), ("error", .null),
             ("upload", copy(prepared.upload)), ("display", copy(prepared.display)),
             ("thumbnail", copy(prepared.thumbnail)),
+            (
+                "gainMap",
+                prepared.uploadGainMap.map { gainMap in
+                    .object([
+                        ("width", .int(gainMap.size.width)), ("height", .int(gainMap.size.height)),
+                        ("bytes", .int(gainMap.byteCount)),
+                    ])
+                } ?? .null
+            ),
             (
                 "original",
                 .object([

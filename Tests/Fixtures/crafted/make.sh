@@ -154,5 +154,8 @@ craft gps-altitude-without-position.jpg -GPSAltitude=1200 -GPSAltitudeRef=0
 craft gps-altitude-ref-2.jpg -GPSLatitude=35.3606 -GPSLatitudeRef=N -GPSLongitude=138.7274 \
     -GPSLongitudeRef=E -GPSAltitude=3776 -GPSAltitudeRef=2
 
+# Ultra HDR: a base and a gain map drawn by the script, XMP by exiftool, MPF by the script.
+/usr/bin/python3 -B "$here/ultrahdr.py"
+
 # exiftool's own reading of every file here, beside them.
 sh "$here/../exiftool-readings.sh" crafted

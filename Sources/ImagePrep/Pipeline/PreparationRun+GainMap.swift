@@ -1,0 +1,80 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension PreparationRun {
+    /// An Ultra HDR upload's gain map, made before the photo's upload is encoded: the primary's
+    /// XMP holds the gain map's length, so it must be known first.
+    struct UploadGainMap {
+        /// The gain map's JPEG, to follow the upload's EOI.
+        var copy: EncodedJPEG
+        /// What the upload's primary carries for it, in order: the container XMP, the original's
+        /// ISO 21496-1 version segment if any, and the MPF index to fill in once it is encoded.
+        var primarySegments: [Data]
+    }
+
+    /// The gain map of the JPEG `bytes` for an upload of `uploadSize`, resized by the same ratio
+    /// as the photo (`baseSize` to `uploadSize`), with its metadata; nil when there is none, when
+    /// `carriesGainMap` is off, or when it cannot be carried, which adds a `.gainMap` warning.
+    /// The photo itself never fails because of its gain map.
+    mutating func uploadGainMap(
+        of bytes: UnsafeRawBufferPointer, layout: JPEGLayout, baseSize: PixelSize, uploadSize: PixelSize
+    ) -> UploadGainMap? {
+        guard configuration.carriesGainMap else { return nil }
+        let start = clock.now
+        let found = UltraHDRSource.find(in: bytes, layout: layout)
+        timings.metadata += clock.now - start
+        guard let found else { return nil }
+        let source: UltraHDRSource
+        switch found {
+        case .success(let value): source = value
+        case .failure(let problem):
+            warnings.append(problem.warning)
+            return nil
+        }
+        let target = PixelSize(
+            width: max(1, Int((Double(source.size.width * uploadSize.width) / Double(baseSize.width)).rounded())),
+            height: max(1, Int((Double(source.size.height * uploadSize.height) / Double(baseSize.height)).rounded())))
+        // The gain map is a JPEG like any other: decoded and resampled by the same bounded code,
+        // in a workspace of its own (the photo's holds its decoded pixels), refusing damage.
+        var gainMapConfiguration = configuration
+        gainMapConfiguration.maxEdge = target.longEdge
+        gainMapConfiguration.displayEdge = nil
+        gainMapConfiguration.thumbnailEdge = nil
+        gainMapConfiguration.acceptsIncompleteData = false
+        gainMapConfiguration.dctScaleTolerance = 0
+        gainMapConfiguration.splitsWorkAcrossCores = false
+        gainMapConfiguration.carriesGainMap = false
+        var run = PreparationRun(
+            configuration: gainMapConfiguration, workspace: PreparationWorkspace(keepsBuffersBetweenPhotos: false),
+            file: file)
+        let prepared: PreparedPhoto
+        do {
+            prepared = try run.prepare(UnsafeRawBufferPointer(rebasing: bytes[source.range]))
+        } catch {
+            warnings.append(GainMapProblem.undecodable(Self.cause(of: error)).warning)
+            return nil
+        }
+        timings.add(run.timings)
+        let carried = CarriedSegments(segments: [source.metadata.segment] + source.gainMapISOSegments)
+        let copy = prepared.upload.data.withUnsafeBytes { JPEGEncoder.assemble($0, carrying: carried) }
+        return UploadGainMap(
+            copy: EncodedJPEG(data: copy, size: prepared.upload.size),
+            primarySegments: [GainMapMetadata.primarySegment(gainMapLength: copy.count)] + source.primaryISOSegments
+                + [MPFIndex.emptyTwoImageSegment])
+    }
+
+    /// What stopped the gain map's decode, without the file's name (the warning is already the
+    /// photo's).
+    private static func cause(of error: ImagePrepError) -> String {
+        switch error {
+        case .unsupportedJPEG(_, let detail), .corruptJPEG(_, let detail), .incompleteImageData(_, let detail),
+            .tooManyScans(_, let detail), .encodingFailed(_, let detail):
+            detail
+        case .tooManyPixels(_, let size, let limit): "it declares \(size) pixels, more than the limit of \(limit)"
+        default: "it is not a JPEG that can be decoded"
+        }
+    }
+}

@@ -1,0 +1,398 @@
+import Foundation
+import Testing
+
+@testable import ImagePrep
+
+/// Ultra HDR JPEGs in, Ultra HDR JPEGs up: the gain map resized by the photo's ratio, its MPF
+/// index and XMP rewritten, its hdrgm and ISO 21496-1 metadata carried; and every way the gain
+/// map can be broken gives the SDR upload with one warning, never a failure.
+@Suite("HDR gain maps: Ultra HDR JPEG uploads")
+struct GainMapTests {
+    static let corpus = "corpus/mpf-ultrahdr-gainmap-3840x2160.jpg"
+    static let crafted = "crafted/ultrahdr-320x240.jpg"
+    static let craftedISO = "crafted/ultrahdr-320x240-iso.jpg"
+
+    static func preparer(maxEdge: Int = 2048, carriesGainMap: Bool = true) -> PhotoPreparer {
+        var preparer = PhotoPreparer()
+        preparer.configuration.maxEdge = maxEdge
+        preparer.configuration.carriesGainMap = carriesGainMap
+        return preparer
+    }
+
+    /// The gain map bytes of an Ultra HDR file, by its MPF index as our reader finds it.
+    static func gainMap(of file: Data) throws -> Data {
+        let range = try file.withUnsafeBytes { bytes in
+            let found = UltraHDRSource.find(in: bytes, layout: SegmentWalker.walk(bytes))
+            return try #require(found).get().range
+        }
+        return file.subdata(in: range)
+    }
+
+    @Test("The corpus's 3840x2160 Ultra HDR photo is uploaded at 2048x1152 with its 960x540 gain map at 512x288")
+    func corpusPhoto() throws {
+        let original = try Fixtures.data(Self.corpus)
+        let photo = try Self.preparer().prepare(original, name: "ultrahdr.jpg")
+        #expect(photo.warnings.isEmpty, "\(photo.warnings)")
+        #expect(photo.upload.size == PixelSize(width: 2048, height: 1152))
+        let gainMap = try #require(photo.uploadGainMap)
+        #expect(gainMap.size == PixelSize(width: 512, height: 288))
+        #expect(photo.upload.data.suffix(gainMap.data.count) == gainMap.data)
+        // What exiftool sees: two MPF images, the second where it is and as long as it is, and
+        // the original's hdrgm values in the gain map's own XMP.
+        let tags = try Exiftool.tags(of: photo.upload.data)
+        #expect(tags["MPF0:NumberOfImages"] as? Int == 2)
+        #expect(tags["MPImage2:MPImageLength"] as? Int == gainMap.data.count)
+        #expect(tags["MPImage2:MPImageStart"] as? Int == photo.upload.data.count - gainMap.data.count)
+        #expect(tags["MPImage1:MPImageLength"] as? Int == photo.upload.data.count - gainMap.data.count)
+        #expect(tags["XMP-Container:DirectoryItemLength"] as? Int == gainMap.data.count)
+        let extracted = try Exiftool.run(["-b", "-MPImage2", "-"], input: photo.upload.data)
+        #expect(extracted == gainMap.data, "exiftool -b -MPImage2 gives the gain map we appended")
+        let gainMapTags = try Exiftool.tags(of: extracted)
+        let originalGainMapTags = try Exiftool.tags(of: Self.gainMap(of: original))
+        for name in [
+            "Version", "GainMapMin", "GainMapMax", "Gamma", "OffsetSDR", "OffsetHDR", "HDRCapacityMin",
+            "HDRCapacityMax", "BaseRenditionIsHDR",
+        ] {
+            let key = "XMP-hdrgm:\(name)"
+            #expect(
+                gainMapTags[key] != nil && "\(gainMapTags[key]!)" == "\(originalGainMapTags[key] ?? "absent")", "\(key)"
+            )
+        }
+        // Its pixels: the original's gain map, shrunk to the same size by an area average that
+        // shares no code with the pipeline.
+        let reference = try DecodedJPEG(Self.gainMap(of: original)).luma.areaResized(to: gainMap.size)
+        let carried = try DecodedJPEG(extracted).luma
+        let ssim = lumaSSIM(reference, carried)
+        #expect(ssim >= 0.98, "SSIM \(ssim)")
+    }
+
+    @Test("The display copy and the thumbnail of an Ultra HDR photo stay SDR: no MPF, no XMP, no gain map after EOI")
+    func strippedCopiesStaySDR() throws {
+        let photo = try Self.preparer().prepare(Fixtures.data(Self.corpus), name: "ultrahdr.jpg")
+        for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
+            let markers = copy.data.withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
+            #expect(!markers.contains(JPEGSegment.app1) && !markers.contains(JPEGSegment.app2), "\(markers)")
+            #expect(
+                copy.data.firstRange(of: Data([0xFF, JPEGSegment.endOfImage])) == copy.data.count - 2..<copy.data.count)
+            #expect(copy.data.firstRange(of: Data("hdrgm".utf8)) == nil)
+        }
+    }
+
+    @Test("ISO 21496-1 segments are carried byte for byte, in the primary and the gain map, and the EXIF as today")
+    func isoMetadataAndEXIF() throws {
+        let original = try Fixtures.data(Self.craftedISO)
+        let photo = try Self.preparer(maxEdge: 160).prepare(original, name: "iso.jpg")
+        #expect(photo.warnings.isEmpty, "\(photo.warnings)")
+        let gainMap = try #require(photo.uploadGainMap)
+        #expect(photo.upload.size == PixelSize(width: 160, height: 120))
+        #expect(gainMap.size == PixelSize(width: 40, height: 30), "a quarter of the upload, as in the original")
+        func isoSegments(_ file: Data) -> [Data] {
+            file.withUnsafeBytes { bytes in
+                SegmentWalker.walk(bytes).segments.filter {
+                    $0.marker == JPEGSegment.app2 && bytes.hasPrefix(UltraHDRSource.isoSignature, at: $0.payload)
+                }.map { bytes.data(in: $0.bytes) }
+            }
+        }
+        let originalGainMap = try Self.gainMap(of: original)
+        #expect(isoSegments(photo.upload.data) == isoSegments(original) && isoSegments(original).count == 1)
+        #expect(isoSegments(gainMap.data) == isoSegments(originalGainMap) && isoSegments(originalGainMap).count == 1)
+        #expect(photo.metadata.location != nil)
+        let uploadEXIF = photo.upload.data.withUnsafeBytes { bytes in
+            SegmentWalker.walk(bytes).exifSegment(in: bytes).map { bytes[$0.bytes].count }
+        }
+        let originalEXIF = original.withUnsafeBytes { bytes in
+            SegmentWalker.walk(bytes).exifSegment(in: bytes).map { bytes[$0.bytes].count }
+        }
+        #expect(uploadEXIF != nil && uploadEXIF == originalEXIF)
+    }
+
+    @Test("An Ultra HDR upload prepared again is Ultra HDR again: our MPF index and XMP read back by our own reader")
+    func roundTrip() throws {
+        let first = try Self.preparer().prepare(Fixtures.data(Self.craftedISO), name: "iso.jpg")
+        let again = try Self.preparer().prepare(first.upload.data, name: "again.jpg")
+        #expect(again.warnings.isEmpty, "\(again.warnings)")
+        #expect(again.uploadGainMap?.size == first.uploadGainMap?.size)
+    }
+
+    @Test("carriesGainMap off: the upload is the SDR photo alone, with no MPF and no XMP, and no warning")
+    func optOut() throws {
+        let photo = try Self.preparer(carriesGainMap: false).prepare(Fixtures.data(Self.crafted), name: "sdr.jpg")
+        #expect(photo.uploadGainMap == nil && photo.warnings.isEmpty)
+        let markers = photo.upload.data.withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
+        #expect(markers.filter { $0 == JPEGSegment.app2 }.isEmpty)
+        #expect(photo.upload.data.firstRange(of: Data("hdrgm".utf8)) == nil)
+    }
+
+    @Test(
+        "A JPEG with MPF but no Ultra HDR XMP (an iPhone's, a GoPro's), or with Ultra HDR XMP but no MPF (a Pixel's cut down), is uploaded as before, without a warning"
+    )
+    func otherMPFPhotos() throws {
+        var withoutIndex = try [UInt8](Fixtures.data(Self.crafted))
+        withoutIndex[try UltraHDRLayout(withoutIndex).mpfSegment + 4] = UInt8(ascii: "X")
+        let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(withoutIndex), name: "no-mpf.jpg")
+        #expect(try Self.preparer().prepare(Data(withoutIndex), name: "no-mpf.jpg") == sdr)
+        for name in [
+            "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/offset-plus0200-gopro-6digit-subsec-mpf.jpg",
+            "corpus/offset-plus0200-pixel8pro-8x8.jpg",
+        ] {
+            let photo = try Self.preparer().prepare(Fixtures.data(name), name: name)
+            #expect(photo.uploadGainMap == nil, "\(name)")
+            #expect(!photo.warnings.contains { $0.kind == .gainMap }, "\(name): \(photo.warnings)")
+        }
+    }
+
+    /// A byte edit of the crafted Ultra HDR file that breaks its gain map in one way.
+    struct Breakage: CustomStringConvertible, Sendable {
+        let description: String
+        let edit: @Sendable (inout [UInt8], UltraHDRLayout) -> Void
+    }
+
+    static let breakages: [Breakage] = [
+        Breakage(description: "a gain map whose frame claims 60000x60000") { bytes, layout in
+            let frame = layout.gainMapFrame
+            bytes.replaceSubrange((frame + 5)..<(frame + 9), with: [0xEA, 0x60, 0xEA, 0x60])
+        },
+        Breakage(description: "an MPF entry pointing past the end") { bytes, layout in
+            layout.write(UInt32(bytes.count), atEntryField: 2, in: &bytes)
+        },
+        Breakage(description: "an MPF entry whose length runs past the end") { bytes, layout in
+            layout.write(UInt32.max, atEntryField: 1, in: &bytes)
+        },
+        Breakage(description: "an MPF entry pointing into the primary, at its own MPF segment (a loop)") {
+            bytes, layout in
+            layout.write(0, atEntryField: 2, in: &bytes)
+        },
+        Breakage(description: "an MPF index claiming 5000 images") { bytes, layout in
+            layout.writeBigEndian(5000, at: layout.imageCountValue, in: &bytes)
+        },
+        Breakage(description: "a gain map that is a PNG") { bytes, layout in
+            bytes.replaceSubrange(
+                layout.gainMapStart..<(layout.gainMapStart + 8), with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        },
+        Breakage(description: "a gain map whose image data ends early") { bytes, layout in
+            let scanData = layout.gainMapScanData
+            bytes.replaceSubrange((scanData + 8)..<(scanData + 10), with: [0xFF, 0xD9])
+        },
+        Breakage(description: "a gain map whose GainMapMax is not a number") { bytes, _ in
+            let key = Array("hdrgm:GainMapMax=\"2".utf8)
+            let at = bytes.firstRange(of: key)!.upperBound - 1
+            bytes[at] = UInt8(ascii: "x")
+        },
+        Breakage(description: "a gain map without its hdrgm XMP") { bytes, _ in
+            let key = Array("hdrgm:Version=\"1.0\" hdrgm:GainMapMin".utf8)
+            let at = bytes.firstRange(of: key)!.lowerBound
+            bytes[at] = UInt8(ascii: "X")
+        },
+    ]
+
+    @Test("A broken gain map gives the SDR upload, byte for byte, with one gain-map warning", arguments: breakages)
+    func brokenGainMap(_ breakage: Breakage) throws {
+        let original = try [UInt8](Fixtures.data(Self.crafted))
+        var bytes = original
+        breakage.edit(&bytes, try UltraHDRLayout(original))
+        let photo = try Self.preparer().prepare(Data(bytes), name: "broken.jpg")
+        let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(bytes), name: "broken.jpg")
+        #expect(photo.uploadGainMap == nil)
+        #expect(photo.warnings.filter { $0.kind == .gainMap }.count == 1, "\(photo.warnings)")
+        #expect(photo.warnings.filter { $0.kind != .gainMap } == sdr.warnings)
+        #expect(photo.upload == sdr.upload, "the upload is exactly the SDR one")
+        #expect(photo.display == sdr.display && photo.thumbnail == sdr.thumbnail)
+        let warning = photo.warnings.first { $0.kind == .gainMap }?.message ?? ""
+        #expect(warning.hasPrefix("The HDR gain map is left out of the upload"), "\(warning)")
+        #expect(!warning.contains("35.6") && !warning.contains("139.7"), "no coordinate in \(warning)")
+    }
+
+    @Test("A multichannel gain map's hdrgm values, as rdf:Seq elements, are read and written back as three")
+    func multichannelMetadata() throws {
+        let xmp = Array(
+            """
+            <rdf:Description hdrgm:Version="1.0" hdrgm:HDRCapacityMax="3" hdrgm:BaseRenditionIsHDR="True">
+            <hdrgm:GainMapMax><rdf:Seq><rdf:li>3</rdf:li><rdf:li>2.5</rdf:li><rdf:li>2</rdf:li></rdf:Seq></hdrgm:GainMapMax>
+            <hdrgm:Gamma> 1.2 </hdrgm:Gamma></rdf:Description>
+            """.utf8)
+        let metadata = try GainMapMetadata.read(xmp: xmp).get()
+        #expect(metadata.gainMapMax == ["3", "2.5", "2"] && metadata.gamma == ["1.2"] && metadata.baseRenditionIsHDR)
+        #expect(metadata.offsetSDR == ["0.015625"] && metadata.hdrCapacityMin == "0")
+        let written = [UInt8](metadata.segment.dropFirst(4 + GainMapMetadata.xmpSignature.count))
+        #expect(try GainMapMetadata.read(xmp: written).get() == metadata)
+        for bad in ["nan", "inf", "0x1p3", "1e999", "", String(repeating: "1", count: 40)] {
+            let text = Array("hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"\(bad)\" hdrgm:HDRCapacityMax=\"1\"".utf8)
+            #expect(throws: GainMapProblem.self, "\(bad)") { try GainMapMetadata.read(xmp: text).get() }
+        }
+    }
+
+    @Test("The MPF index we write reads back with the primary's and the gain map's lengths and offset")
+    func mpfRoundTrip() throws {
+        let photo = try Self.preparer().prepare(Fixtures.data(Self.crafted), name: "crafted.jpg")
+        let gainMap = try #require(photo.uploadGainMap)
+        let index = try photo.upload.data.withUnsafeBytes { bytes in
+            let segment = try #require(
+                SegmentWalker.walk(bytes).segments.first {
+                    $0.marker == JPEGSegment.app2 && bytes.hasPrefix(MPFIndex.signature, at: $0.payload)
+                })
+            return try MPFIndex.read(segment, in: bytes).get()
+        }
+        let primaryLength = photo.upload.data.count - gainMap.data.count
+        #expect(index.entries.map(\.size) == [primaryLength, gainMap.data.count])
+        #expect(index.entries[0].offset == 0 && index.origin + index.entries[1].offset == primaryLength)
+    }
+}
+
+/// Where the parts of the crafted Ultra HDR file are, found by a walk of our own.
+struct UltraHDRLayout {
+    let mpfSegment: Int
+    /// The TIFF header of the MPF payload, the origin of its offsets.
+    let mpfOrigin: Int
+    let imageCountValue: Int
+    /// The second MP entry.
+    let gainMapEntry: Int
+    let gainMapStart: Int
+    let gainMapFrame: Int
+    let gainMapScanData: Int
+
+    init(_ bytes: [UInt8]) throws {
+        func segments(from start: Int) -> [(marker: UInt8, at: Int, length: Int)] {
+            var found: [(UInt8, Int, Int)] = []
+            var offset = start + 2
+            while offset + 4 <= bytes.count, bytes[offset] == 0xFF {
+                let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+                found.append((bytes[offset + 1], offset, length))
+                if bytes[offset + 1] == 0xDA { break }
+                offset += 2 + length
+            }
+            return found
+        }
+        let mpf = try #require(
+            segments(from: 0).first { $0.marker == 0xE2 && bytes[($0.at + 4)...].starts(with: Array("MPF\0".utf8)) })
+        mpfSegment = mpf.at
+        mpfOrigin = mpf.at + 8
+        func bigEndian(_ at: Int) -> Int { (0..<4).reduce(0) { $0 << 8 | Int(bytes[at + $1]) } }
+        imageCountValue = mpfOrigin + 8 + 2 + 12 + 8
+        gainMapEntry = mpfOrigin + 8 + 2 + 3 * 12 + 4 + 16
+        gainMapStart = mpfOrigin + bigEndian(gainMapEntry + 8)
+        let gainMap = segments(from: gainMapStart)
+        gainMapFrame = try #require(gainMap.first { $0.marker == 0xC0 }).at
+        let scan = try #require(gainMap.last { $0.marker == 0xDA })
+        gainMapScanData = scan.at + 2 + scan.length
+    }
+
+    func writeBigEndian(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
+        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * (3 - index))) }
+    }
+
+    /// Writes the gain map entry's field `field` (0 attribute, 1 length, 2 offset).
+    func write(_ value: UInt32, atEntryField field: Int, in bytes: inout [UInt8]) {
+        writeBigEndian(value, at: gainMapEntry + 4 * field, in: &bytes)
+    }
+}
+
+/// exiftool, run on bytes through its standard input.
+enum Exiftool {
+    static func run(_ arguments: [String], input: Data) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["exiftool"] + arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Written from another thread, so that a large output cannot block both sides.
+        let writer = Thread {
+            stdin.fileHandleForWriting.write(input)
+            try? stdin.fileHandleForWriting.close()
+        }
+        writer.start()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ImagePrepError.unreadable(file: "exiftool", reason: "exit status \(process.terminationStatus)")
+        }
+        return output
+    }
+
+    /// Every tag, as `Group1:Name` with raw values (`-n`).
+    static func tags(of file: Data) throws -> [String: Any] {
+        let json = try run(["-j", "-n", "-a", "-G1", "-"], input: file)
+        let objects = try #require(try JSONSerialization.jsonObject(with: json) as? [[String: Any]])
+        return try #require(objects.first)
+    }
+}
+
+extension DecodedJPEG.Plane {
+    /// The plane shrunk to `size` by averaging the source area each target pixel covers
+    /// (fractional at the edges): a plain, independent reference for a downscaled plane.
+    func areaResized(to size: PixelSize) -> DecodedJPEG.Plane {
+        func weights(from source: Int, to target: Int) -> [[(index: Int, weight: Double)]] {
+            let scale = Double(source) / Double(target)
+            return (0..<target).map { out in
+                let start = Double(out) * scale
+                let end = start + scale
+                return (Int(start)..<min(source, Int(end.rounded(.up)))).map { index in
+                    (index, (min(end, Double(index + 1)) - max(start, Double(index))) / scale)
+                }
+            }
+        }
+        let across = weights(from: width, to: size.width)
+        let down = weights(from: height, to: size.height)
+        var rows = [Double](repeating: 0, count: size.width * height)
+        for y in 0..<height {
+            for (x, taps) in across.enumerated() {
+                rows[y * size.width + x] = taps.reduce(0) { $0 + Double(self[$1.index, y]) * $1.weight }
+            }
+        }
+        var samples: [UInt8] = []
+        for taps in down {
+            for x in 0..<size.width {
+                let value = taps.reduce(0) { $0 + rows[$1.index * size.width + x] * $1.weight }
+                samples.append(UInt8(max(0, min(255, value.rounded()))))
+            }
+        }
+        return DecodedJPEG.Plane(width: size.width, height: size.height, samples: samples)
+    }
+}
+
+/// Mean SSIM of two planes of one size (Wang et al. 2004): an 11-tap Gaussian window of σ 1.5,
+/// K1 0.01, K2 0.03, over the interior where the window never leaves the plane.
+func lumaSSIM(_ reference: DecodedJPEG.Plane, _ candidate: DecodedJPEG.Plane) -> Double {
+    precondition(reference.width == candidate.width && reference.height == candidate.height)
+    let radius = 5
+    let raw = (-radius...radius).map { exp(-Double($0 * $0) / (2 * 1.5 * 1.5)) }
+    let kernel = raw.map { $0 / raw.reduce(0, +) }
+    let (width, height) = (reference.width, reference.height)
+    func filtered(_ values: [Double]) -> [Double] {
+        let innerWidth = width - 2 * radius
+        let innerHeight = height - 2 * radius
+        var across = [Double](repeating: 0, count: innerWidth * height)
+        for y in 0..<height {
+            for x in 0..<innerWidth {
+                var sum = 0.0
+                for tap in 0...(2 * radius) { sum += kernel[tap] * values[y * width + x + tap] }
+                across[y * innerWidth + x] = sum
+            }
+        }
+        var result = [Double](repeating: 0, count: innerWidth * innerHeight)
+        for y in 0..<innerHeight {
+            for x in 0..<innerWidth {
+                var sum = 0.0
+                for tap in 0...(2 * radius) { sum += kernel[tap] * across[(y + tap) * innerWidth + x] }
+                result[y * innerWidth + x] = sum
+            }
+        }
+        return result
+    }
+    let x = reference.samples.map(Double.init)
+    let y = candidate.samples.map(Double.init)
+    let (meanX, meanY) = (filtered(x), filtered(y))
+    let (meanXX, meanYY, meanXY) = (filtered(zip(x, x).map(*)), filtered(zip(y, y).map(*)), filtered(zip(x, y).map(*)))
+    let c1 = (0.01 * 255) * (0.01 * 255)
+    let c2 = (0.03 * 255) * (0.03 * 255)
+    var total = 0.0
+    for index in meanX.indices {
+        let (ux, uy) = (meanX[index], meanY[index])
+        let (vx, vy, vxy) = (meanXX[index] - ux * ux, meanYY[index] - uy * uy, meanXY[index] - ux * uy)
+        total += ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2))
+    }
+    return total / Double(meanX.count)
+}
