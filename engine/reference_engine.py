@@ -697,6 +697,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if version is None:
             raise EngineError(400, "bad_request", "A resumable upload's request carries Upload-Draft-Interop-Version.")
         if method == "HEAD":
+            # An append still arriving (its client already cut off) would make the offset stale: wait for it.
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                with self.server.faults_lock:
+                    if ("upload", token) not in self.server.in_flight:
+                        break
+                time.sleep(0.01)
+            with store.lock:
+                held = store.resumable_upload(token)
+            if held is None:
+                raise EngineError(404, "not_found", "No resumable upload is at %s." % self.path)
             headers = self.upload_fields(version, held["complete"], held["offset"])
             headers["Cache-Control"] = "no-store"
             return 204, None, headers
