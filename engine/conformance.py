@@ -5,6 +5,8 @@ contract, and the operations of the extension.
     python3 engine/conformance.py http://127.0.0.1:8080          # one line per rule
     python3 engine/conformance.py https://engine.example.com/api  # a base URL with a path works too
 
+Resumable uploads are optional: an engine that does not offer them skips those rules ("skip").
+
 It exits 0 only when the engine keeps every rule, 1 when it breaks one, 2 for a usage error. It
 sends real requests under request ids of its own (`conformance-<random>-...`), new on every run,
 so it can run against an engine that holds other data, any number of times; what it creates
@@ -95,6 +97,9 @@ class Engine:
     def post_operation(self, operation, key):
         return self.request("POST", "/v1/operations", json.dumps(operation).encode(),
                             {"Content-Type": "application/json", "Idempotency-Key": key})
+
+    def url(self, path):
+        return "%s://%s%s%s" % (self.parts.scheme, self.parts.netloc, self.prefix, path)
 
     def get_operation(self, request_id):
         return self.request("GET", "/v1/operations/%s" % request_id)
@@ -271,6 +276,102 @@ def operation_rules(engine, run):
     ]
 
 
+class Skipped(Exception):
+    """The engine does not offer what the rule checks, which the protocol lets it leave out."""
+
+
+def resumable_rules(engine, run):
+    """Resumable uploads (draft-ietf-httpbis-resumable-upload, interop version 6), which an engine
+    may leave out: one that answers the creation 404, 405 or 501 skips these rules."""
+    request_id = "conformance-%s-resumable" % run
+    photo = jpeg("conformance %s resumable %s" % (run, "r" * 3000))
+    v6 = {"Upload-Draft-Interop-Version": "6"}
+    held = {}
+
+    def append(offset, data, complete):
+        headers = dict(v6, **{"Upload-Offset": str(offset), "Upload-Complete": "?1" if complete else "?0",
+                              "Content-Type": "application/partial-upload"})
+        return engine.request("PATCH", held["path"], data, headers)
+
+    def needs_resource():
+        if held.get("skipped"):
+            raise Skipped(held["skipped"])
+        expect("path" in held, "needs resumable-create")
+
+    def create():
+        answer = engine.request("POST", "/v1/uploads/%s/0" % request_id, b"",
+                                dict(v6, **{"Upload-Complete": "?0", "Content-Type": "image/jpeg"}))
+        if answer.status in (404, 405, 501) and answer.header("Location") is None:
+            held["skipped"] = "the engine does not offer resumable uploads (the creation was answered %d)" % answer.status
+            raise Skipped(held["skipped"])
+        expect(answer.status == 201, "expected 201, got %d" % answer.status, answer)
+        location = urllib.parse.urlsplit(urllib.parse.urljoin(engine.url("/"), answer.header("Location") or ""))
+        prefix = engine.prefix + "/v1/uploads/%s/0/" % request_id
+        expect((location.scheme, location.netloc) == (engine.parts.scheme, engine.parts.netloc)
+               and location.path.startswith(prefix) and len(location.path) > len(prefix) and not location.query,
+               "expected a Location on this engine under %s" % prefix, answer)
+        expect((answer.header("Upload-Complete"), answer.header("Upload-Offset")) == ("?0", "0"),
+               "expected Upload-Complete: ?0 and Upload-Offset: 0", answer)
+        held["path"] = location.path[len(engine.prefix):]
+
+    def offset():
+        needs_resource()
+        answer = append(0, photo[:1000], False)
+        expect(200 <= answer.status < 300 and answer.header("Upload-Offset") == "1000",
+               "an append that does not complete is 2xx with Upload-Offset: 1000", answer)
+        answer = engine.request("HEAD", held["path"], None, v6)
+        expect(200 <= answer.status < 300, "expected 204, got %d" % answer.status, answer)
+        expect((answer.header("Upload-Offset"), answer.header("Upload-Complete")) == ("1000", "?0"),
+               "expected Upload-Offset: 1000 and Upload-Complete: ?0", answer)
+        expect("no-store" in (answer.header("Cache-Control") or ""), "expected Cache-Control: no-store", answer)
+
+    def wrong_offset():
+        needs_resource()
+        answer = append(500, photo[500:], True)
+        expect(answer.status == 409, "expected 409, got %d" % answer.status, answer)
+        expect(answer.header("Upload-Offset") == "1000", "expected the offset held, Upload-Offset: 1000", answer)
+        offset_now = engine.request("HEAD", held["path"], None, v6).header("Upload-Offset")
+        expect(offset_now == "1000", "a refused append must append nothing (HEAD says %s)" % offset_now)
+
+    def complete():
+        needs_resource()
+        answer = append(1000, photo[1000:], True)
+        expect_upload_answer(answer, 201, request_id, 0, photo)
+        expect(answer.header("Upload-Complete") == "?1", "expected Upload-Complete: ?1", answer)
+        expect_upload_answer(engine.put(request_id, 0, photo), 200, request_id, 0, photo)
+        held["complete"] = True
+
+    def completed_resumed():
+        needs_resource()
+        expect(held.get("complete"), "needs resumable-complete")
+        answer = engine.request("HEAD", held["path"], None, v6)
+        expect((answer.header("Upload-Complete"), answer.header("Upload-Offset")) == ("?1", str(len(photo))),
+               "expected Upload-Complete: ?1 and the whole length", answer)
+        answer = append(len(photo), b"more bytes", True)
+        expect(400 <= answer.status < 500, "an append to a completed upload is refused with a 4xx", answer)
+        expect_upload_answer(engine.put(request_id, 0, photo), 200, request_id, 0, photo)
+
+    def other_key():
+        needs_resource()
+        token = held["path"].rsplit("/", 1)[1]
+        for path in ("/v1/uploads/conformance-%s-other/0/%s" % (run, token), "/v1/uploads/%s/1/%s" % (request_id, token)):
+            answer = engine.request("HEAD", path, None, v6)
+            expect(answer.status == 404, "a resource named under another key (%s) is 404" % path, answer)
+
+    return [
+        ("resumable-create", "POST with Upload-Complete: ?0 creates an upload resource: 201 with its Location on this"
+         " engine, Upload-Complete: ?0, Upload-Offset: 0", create),
+        ("resumable-offset", "HEAD gives the bytes held (Upload-Offset) and Upload-Complete: ?0, not to be cached",
+         offset),
+        ("resumable-wrong-offset", "an append at another offset than the one held is 409 with Upload-Offset, and"
+         " appends nothing", wrong_offset),
+        ("resumable-complete", "the completing append is answered as the contract's PUT, with the SHA-256 and"
+         " byte count of the whole file, which is then held once", complete),
+        ("resumable-completed-resumed", "a completed upload says so to HEAD and refuses more bytes", completed_resumed),
+        ("resumable-other-key", "an upload resource answers only under its own request id and index", other_key),
+    ]
+
+
 def rules(engine, run):
     """The rules, in the order they run: (name, what it asks, check). Later checks build on earlier ones."""
     photo, other = jpeg("conformance %s a" % run), jpeg("conformance %s b" % run)
@@ -346,7 +447,7 @@ def rules(engine, run):
          capture_replay_different),
         ("capture-get", "GET /v1/captures/{request_id} is 200 with the record", capture_get),
         ("capture-get-missing", "GET of an unknown request id is 404 not_found", capture_get_missing),
-    ] + operation_rules(engine, run)
+    ] + operation_rules(engine, run) + resumable_rules(engine, run)
 
 
 def main(arguments=None):
@@ -359,18 +460,23 @@ def main(arguments=None):
     except ValueError as error:
         parser.error(str(error))
     run = os.urandom(6).hex()
-    failures = 0
+    failures = skipped = 0
     for name, asks, check in rules(engine, run):
         try:
             check()
             print("ok   %s: %s" % (name, asks), flush=True)
+        except Skipped as reason:
+            skipped += 1
+            print("skip %s: %s: %s" % (name, asks, reason), flush=True)
         except Failure as failure:
             failures += 1
             print("FAIL %s: %s: %s" % (name, asks, failure), flush=True)
         except (OSError, http.client.HTTPException) as error:
             failures += 1
             print("FAIL %s: %s: the request failed: %s" % (name, asks, error or type(error).__name__), flush=True)
-    print("%d of %d rules kept by %s" % (len(rules(engine, run)) - failures, len(rules(engine, run)), options.url))
+    count = len(rules(engine, run)) - skipped
+    print("%d of %d rules kept by %s%s" % (count - failures, count, options.url,
+                                            " (%d skipped)" % skipped if skipped else ""))
     return 1 if failures else 0
 
 

@@ -2,7 +2,9 @@
 """The reference engine: the protocol of docs/engine-protocol.md, for real, on one machine.
 
 Captures and operations live in SQLite (DATA/engine.sqlite) and uploads on disk
-(DATA/uploads/ID/INDEX.jpg, whatever their type).
+(DATA/uploads/ID/INDEX.jpg, whatever their type); a resumable upload's bytes so far are in
+DATA/resumable/TOKEN.part until it completes (draft-ietf-httpbis-resumable-upload, interop
+versions 3, 5 and 6), so that it survives a cut connection and a restart of the engine.
 It is for tests and for anyone writing their own engine, so it is plain and strict, and it can be
 told to fail in the ways a real network and a real server fail (see `Fault`). Python's standard
 library only: nothing to install but python3.
@@ -35,6 +37,13 @@ SHA256_PATTERN = re.compile(r"[0-9a-f]{64}\Z")
 MAX_UPLOAD_BYTES = 64 * 1024 * 1024
 MAX_RECORD_BYTES = 1024 * 1024
 MAX_MEDIA = 100
+# draft-ietf-httpbis-resumable-upload as URLSession speaks it: interop version 3 (iOS 17, macOS 14;
+# draft -01, `Upload-Incomplete`), 5 (iOS 18, `Upload-Complete`) and 6 (iOS 18.1, the append's
+# Content-Type `application/partial-upload`).
+INTEROP_VERSIONS = (3, 5, 6)
+TOKEN_PATTERN = re.compile(r"[0-9a-f]{32}\Z")
+SF_INTEGER_PATTERN = re.compile(r"[0-9]{1,15}\Z")
+CHUNK_BYTES = 64 * 1024
 
 # MARK: - EXIF: the camera's own clock and GPS, read from an uploaded JPEG
 
@@ -224,8 +233,13 @@ class Store:
             CREATE TABLE IF NOT EXISTS operations (
                 sequence INTEGER PRIMARY KEY AUTOINCREMENT, request_id TEXT NOT NULL UNIQUE, record TEXT NOT NULL,
                 request TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS resumable_uploads (
+                token TEXT PRIMARY KEY, request_id TEXT NOT NULL, idx INTEGER NOT NULL, content_type TEXT NOT NULL,
+                completed_byte_count INTEGER);
             """
         )
+        self.resumable = os.path.join(folder, "resumable")
+        os.makedirs(self.resumable, exist_ok=True)
         # Data from before replays were compared: its records keep no request, and are answered as replays.
         if "request" not in [column[1] for column in self.db.execute("PRAGMA table_info(captures)")]:
             self.db.execute("ALTER TABLE captures ADD COLUMN request TEXT")
@@ -252,6 +266,56 @@ class Store:
             "INSERT INTO uploads (request_id, idx, sha256, byte_count, received_at) VALUES (?, ?, ?, ?, ?)",
             (request_id, index, digest, len(body), utc_now()),
         )
+
+    def put_upload_file(self, request_id, index, source, digest, byte_count):
+        """A completed resumable upload's file, flushed already, renamed into place and then listed."""
+        path = self.upload_path(request_id, index)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.replace(source, path)
+        self.db.execute(
+            "INSERT INTO uploads (request_id, idx, sha256, byte_count, received_at) VALUES (?, ?, ?, ?, ?)",
+            (request_id, index, digest, byte_count, utc_now()),
+        )
+
+    def part_path(self, token):
+        return os.path.join(self.resumable, token + ".part")
+
+    def create_resumable(self, request_id, index, content_type):
+        """A new upload resource, its (empty) part file on disk before it is listed."""
+        token = os.urandom(16).hex()
+        with open(self.part_path(token), "wb") as file:
+            os.fsync(file.fileno())
+        self.db.execute(
+            "INSERT INTO resumable_uploads (token, request_id, idx, content_type) VALUES (?, ?, ?, ?)",
+            (token, request_id, index, content_type),
+        )
+        return token
+
+    def resumable_upload(self, token):
+        """The resource's key, media type and offset (the bytes on disk, or the completed count), or None."""
+        row = self.db.execute(
+            "SELECT request_id, idx, content_type, completed_byte_count FROM resumable_uploads WHERE token = ?",
+            (token,),
+        ).fetchone()
+        if row is None:
+            return None
+        complete = row[3] is not None
+        try:
+            offset = row[3] if complete else os.path.getsize(self.part_path(token))
+        except OSError:
+            return None
+        return {"request_id": row[0], "index": row[1], "content_type": row[2], "complete": complete,
+                "offset": offset}
+
+    def complete_resumable(self, token, byte_count):
+        self.db.execute("UPDATE resumable_uploads SET completed_byte_count = ? WHERE token = ?", (byte_count, token))
+
+    def remove_resumable(self, token):
+        self.db.execute("DELETE FROM resumable_uploads WHERE token = ?", (token,))
+        try:
+            os.remove(self.part_path(token))
+        except OSError:
+            pass
 
     def record(self, request_id):
         row = self.db.execute("SELECT record FROM captures WHERE request_id = ?", (request_id,)).fetchone()
@@ -301,7 +365,14 @@ class Store:
                 {"request_id": request_id, "index": index, "sha256": sha256, "byte_count": byte_count,
                  "sha256_on_disk": on_disk}
             )
-        return {"records": self.records(), "operations": self.operations(), "uploads": uploads}
+        resumable = []
+        for (token,) in self.db.execute("SELECT token FROM resumable_uploads ORDER BY rowid").fetchall():
+            held = self.resumable_upload(token)
+            if held is not None:
+                resumable.append({"token": token, "request_id": held["request_id"], "index": held["index"],
+                                  "offset": held["offset"], "complete": held["complete"]})
+        return {"records": self.records(), "operations": self.operations(), "uploads": uploads,
+                "resumable_uploads": resumable}
 
 
 def canonical(request):
@@ -327,10 +398,12 @@ class Fault:
     Modes: "status" answers `status` (with `retry_after` as Retry-After, if given) without doing
     anything; "drop_connection" closes the connection as soon as the request line and headers
     are read; "delay" waits `seconds` and then handles the request normally; "drop_reply" handles
-    the request (stores what it stores) and then closes the connection instead of answering.
+    the request (stores what it stores) and then closes the connection instead of answering;
+    "cut_body" reads `after` bytes of the request's body and then closes the connection, as a
+    network that drops mid-upload (a resumable upload keeps what came).
     """
 
-    MODES = ("status", "drop_connection", "delay", "drop_reply")
+    MODES = ("status", "drop_connection", "delay", "drop_reply", "cut_body")
 
     def __init__(self, spec):
         self.mode = spec.get("mode")
@@ -342,8 +415,9 @@ class Fault:
         self.seconds = float(spec.get("seconds", 1))
         self.method = spec.get("method")
         self.path_prefix = spec.get("path_prefix", "/v1/")
-        if self.count < 1 or not 100 <= self.status <= 599 or self.seconds < 0:
-            raise ValueError("count must be at least 1, status 100-599, seconds at least 0")
+        self.after = int(spec.get("after", 0))
+        if self.count < 1 or not 100 <= self.status <= 599 or self.seconds < 0 or self.after < 0:
+            raise ValueError("count must be at least 1, status 100-599, seconds and after at least 0")
 
     @staticmethod
     def parse(text):
@@ -356,7 +430,7 @@ class Fault:
 
     def describe(self):
         return {key: getattr(self, key) for key in ("mode", "count", "status", "retry_after", "seconds", "method",
-                                                     "path_prefix")}
+                                                     "path_prefix", "after")}
 
 
 # MARK: - HTTP
@@ -368,6 +442,14 @@ class EngineError(Exception):
     def __init__(self, status, code, message, headers=None):
         super().__init__(message)
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+
+
+class ConnectionCut(Exception):
+    """The request's body ended before its Content-Length: the connection was cut mid-upload."""
+
+    def __init__(self, received):
+        super().__init__("cut after %d bytes" % received)
+        self.received = received
 
 
 class Engine(http.server.ThreadingHTTPServer):
@@ -404,6 +486,8 @@ class Engine(http.server.ThreadingHTTPServer):
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as phones use it; every answer has a Content-Length
     server_version = "ReferenceEngine/1"
+    cut_after = None  # the bytes of the body read before a cut_body fault closes the connection
+    method = None
 
     def log_message(self, format, *args):  # quiet: tests read the request log instead
         pass
@@ -413,6 +497,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_PUT(self):
         self.dispatch("PUT")
+
+    def do_HEAD(self):
+        self.dispatch("HEAD")
+
+    def do_PATCH(self):
+        self.dispatch("PATCH")
 
     def do_POST(self):
         self.dispatch("POST")
@@ -441,9 +531,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             )
         replayed = False
         self.body_read = False
+        self.cut_after = fault.after if fault and fault.mode == "cut_body" else None
+        self.method = method
         try:
             status, body, headers = self.route(method, path)
             replayed = headers.get("Idempotent-Replayed") == "true"
+        except ConnectionCut as cut:
+            self.server.log(self, method, path, "connection cut after %d bytes of the body" % cut.received)
+            return self.drop()
         except EngineError as error:
             status, body, headers = error.status, {"error": error.code, "message": error.message}, error.headers
             if not self.body_read:
@@ -457,9 +552,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def route(self, method, path):
         parts = path.strip("/").split("/")
         if parts[:2] == ["v1", "uploads"] and len(parts) == 4:
+            request_id, index = parse_id(parts[2]), parse_index(parts[3])
+            version = self.interop_version()
+            if version is not None and method in ("PUT", "POST"):
+                return self.create_resumable(request_id, index, version)
             if method != "PUT":
                 raise EngineError(405, "method_not_allowed", "Uploads take PUT.", {"Allow": "PUT"})
-            return self.put_upload(parse_id(parts[2]), parse_index(parts[3]))
+            return self.put_upload(request_id, index)
+        if parts[:2] == ["v1", "uploads"] and len(parts) == 5:
+            return self.resumable_resource(method, parse_id(parts[2]), parse_index(parts[3]), parts[4])
         if parts == ["v1", "captures"]:
             if method == "POST":
                 return self.post_record(parse_capture, self.create)
@@ -501,10 +602,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = self.read_body(MAX_UPLOAD_BYTES)
         digest = hashlib.sha256(body).hexdigest()
         store = self.server.store
+        return self.hold_upload(
+            request_id, index, digest, len(body), lambda: store.put_upload(request_id, index, body, digest))
+
+    def hold_upload(self, request_id, index, digest, byte_count, keep):
+        """The contract's answer to a whole upload, however it came (one PUT, or the last append
+        of a resumable one): 201 after `keep()` stores it under a new key, 200 when the key holds
+        exactly these bytes, 422 upload_conflict when it holds others (and keeps them)."""
+        store = self.server.store
         with store.lock:
             held = store.upload(request_id, index)
             if held is None:
-                store.put_upload(request_id, index, body, digest)
+                keep()
                 held = store.upload(request_id, index)
                 status = 201
             elif held["sha256"] == digest:
@@ -517,9 +626,179 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 )
         # The SHA-256 and byte count are of the bytes received, computed here; received_at is when
         # the engine first held them: nothing a server that only mirrors requests could answer.
-        answer = {"request_id": request_id, "index": index, "sha256": digest, "byte_count": len(body),
+        answer = {"request_id": request_id, "index": index, "sha256": digest, "byte_count": byte_count,
                   "received_at": held["received_at"]}
         return status, answer, {}
+
+    # Resumable uploads (draft-ietf-httpbis-resumable-upload, interop versions 3, 5, 6)
+
+    def interop_version(self):
+        """The request's Upload-Draft-Interop-Version when it is one the engine speaks; None
+        without the header; 400 for another version."""
+        value = self.headers.get("Upload-Draft-Interop-Version")
+        if value is None:
+            return None
+        if not value.strip().isdigit() or int(value.strip()) not in INTEROP_VERSIONS:
+            raise EngineError(400, "bad_request", "Upload-Draft-Interop-Version is one of %s."
+                              % ", ".join(map(str, INTEROP_VERSIONS)))
+        return int(value.strip())
+
+    def upload_complete(self, version):
+        """Whether the request says its body ends the upload: `Upload-Complete: ?1` (version 5 and
+        later) or `Upload-Incomplete: ?0` (version 3); None when it says neither."""
+        name, complete_value = ("Upload-Incomplete", "?0") if version == 3 else ("Upload-Complete", "?1")
+        value = self.headers.get(name)
+        if value is None:
+            return None
+        value = value.strip()
+        if value not in ("?0", "?1"):
+            raise EngineError(400, "bad_request", "%s is ?0 or ?1." % name)
+        return value == complete_value
+
+    @staticmethod
+    def upload_fields(version, complete, offset):
+        fields = {"Upload-Draft-Interop-Version": str(version), "Upload-Offset": str(offset)}
+        if version == 3:
+            fields["Upload-Incomplete"] = "?0" if complete else "?1"
+        else:
+            fields["Upload-Complete"] = "?1" if complete else "?0"
+        return fields
+
+    def create_resumable(self, request_id, index, version):
+        """Upload creation: a new upload resource under this key, announced with 104 (Location)
+        before a body is read, so that a client cut off mid-body can ask how much arrived."""
+        complete = self.upload_complete(version)
+        if complete is None:
+            raise EngineError(400, "bad_request", "A resumable upload's creation says whether it is complete.")
+        content_type = self.headers.get("Content-Type", "").split(";")[0].strip()
+        if not MEDIA_TYPE_PATTERN.match(content_type):
+            raise EngineError(415, "unsupported_media_type", "An upload needs a media type, such as image/jpeg.")
+        length = self.content_length()
+        store = self.server.store
+        with store.lock:
+            token = store.create_resumable(request_id, index, content_type)
+        location = "/v1/uploads/%s/%d/%s" % (request_id, index, token)
+        if length:
+            self.send_response_only(104, "Upload Resumption Supported")
+            self.send_header("Upload-Draft-Interop-Version", str(version))
+            self.send_header("Location", location)
+            self.end_headers()
+            self.wfile.flush()
+        return self.append(token, 0, length, complete, version, {"Location": location})
+
+    def resumable_resource(self, method, request_id, index, token):
+        """HEAD (the offset), PATCH (an append from it) and DELETE (give up) on an upload resource."""
+        store = self.server.store
+        with store.lock:
+            held = store.resumable_upload(token) if TOKEN_PATTERN.match(token) else None
+        if held is None or held["request_id"] != request_id or held["index"] != index:
+            raise EngineError(404, "not_found", "No resumable upload is at %s." % self.path)
+        version = self.interop_version()
+        if version is None:
+            raise EngineError(400, "bad_request", "A resumable upload's request carries Upload-Draft-Interop-Version.")
+        if method == "HEAD":
+            # An append still arriving (its client already cut off) would make the offset stale: wait for it.
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                with self.server.faults_lock:
+                    if ("upload", token) not in self.server.in_flight:
+                        break
+                time.sleep(0.01)
+            with store.lock:
+                held = store.resumable_upload(token)
+            if held is None:
+                raise EngineError(404, "not_found", "No resumable upload is at %s." % self.path)
+            headers = self.upload_fields(version, held["complete"], held["offset"])
+            headers["Cache-Control"] = "no-store"
+            return 204, None, headers
+        if method == "DELETE":
+            with store.lock:
+                store.remove_resumable(token)
+            return 204, None, {"Upload-Draft-Interop-Version": str(version)}
+        if method != "PATCH":
+            raise EngineError(405, "method_not_allowed", "An upload resource takes HEAD, PATCH or DELETE.",
+                              {"Allow": "HEAD, PATCH, DELETE"})
+        if version >= 6 and self.headers.get("Content-Type", "").split(";")[0].strip() != "application/partial-upload":
+            raise EngineError(415, "unsupported_media_type", "An append's Content-Type is application/partial-upload.")
+        offset = self.headers.get("Upload-Offset", "").strip()
+        complete = self.upload_complete(version)
+        if not SF_INTEGER_PATTERN.match(offset) or complete is None:
+            raise EngineError(400, "bad_request", "An append carries Upload-Offset and whether it completes the upload.")
+        if held["complete"]:
+            raise EngineError(400, "upload_completed", "The upload at %s is complete; it takes no more bytes."
+                              % self.path, self.upload_fields(version, True, held["offset"]))
+        if int(offset) != held["offset"]:
+            raise EngineError(409, "mismatching_upload_offset", "The upload at %s holds %d bytes, not %s."
+                              % (self.path, held["offset"], offset),
+                              self.upload_fields(version, False, held["offset"]))
+        return self.append(token, held["offset"], self.content_length(), complete, version, {})
+
+    def content_length(self):
+        length = self.headers.get("Content-Length")
+        if length is None or not length.isdigit():
+            self.close_connection = True
+            raise EngineError(411, "length_required", "The request needs a Content-Length.")
+        return int(length)
+
+    def append(self, token, offset, length, complete, version, headers):
+        """Appends the body to the resource's part file from `offset`, a chunk at a time and
+        flushed, so that what came before a cut is kept; the last append hashes the whole file
+        and holds it as the contract's upload."""
+        store = self.server.store
+        if offset + length > MAX_UPLOAD_BYTES:
+            self.close_connection = True
+            raise EngineError(413, "too_large", "The upload would have %d bytes; at most %d are taken."
+                              % (offset + length, MAX_UPLOAD_BYTES))
+        key = ("upload", token)
+        with self.server.faults_lock:
+            if key in self.server.in_flight:
+                raise EngineError(409, "in_progress", "Another request appends to this upload.", {"Retry-After": "1"})
+            self.server.in_flight.add(key)
+        try:
+            self.body_read = True
+            received = 0
+            with open(store.part_path(token), "r+b") as file:
+                file.truncate(offset)
+                file.seek(offset)
+                limit = length if self.cut_after is None else min(length, self.cut_after)
+                while received < limit:
+                    chunk = self.rfile.read(min(CHUNK_BYTES, limit - received))
+                    if not chunk:
+                        break
+                    file.write(chunk)
+                    received += len(chunk)
+                file.flush()
+                os.fsync(file.fileno())
+            if received < length:
+                self.close_connection = True
+                raise ConnectionCut(received)
+            total = offset + length
+            with store.lock:
+                held = store.resumable_upload(token)
+            if not complete:
+                return 201 if headers else 204, None, dict(headers, **self.upload_fields(version, False, total))
+            digest = hashlib.sha256()
+            with open(store.part_path(token), "rb") as file:
+                for block in iter(lambda: file.read(CHUNK_BYTES), b""):
+                    digest.update(block)
+            digest = digest.hexdigest()
+
+            def keep():
+                store.put_upload_file(held["request_id"], held["index"], store.part_path(token), digest, total)
+
+            try:
+                status, answer, _ = self.hold_upload(held["request_id"], held["index"], digest, total, keep)
+            finally:
+                with store.lock:
+                    store.complete_resumable(token, total)
+                    try:
+                        os.remove(store.part_path(token))
+                    except OSError:
+                        pass
+            return status, answer, dict(headers, **self.upload_fields(version, True, total))
+        finally:
+            with self.server.faults_lock:
+                self.server.in_flight.discard(key)
 
     def post_record(self, parse, create):
         """POST /v1/captures and /v1/operations: the key, the body read by `parse`, one request per
@@ -657,6 +936,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if int(length) > limit:
             self.close_connection = True
             raise EngineError(413, "too_large", "The body has %s bytes; at most %d are taken." % (length, limit))
+        if self.cut_after is not None and self.cut_after < int(length):
+            self.rfile.read(self.cut_after)
+            self.close_connection = True
+            raise ConnectionCut(self.cut_after)
         body = self.rfile.read(int(length))
         if len(body) != int(length):
             self.close_connection = True
@@ -684,10 +967,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
 
     def answer(self, status, body, headers=None):
-        payload = (json.dumps(body, sort_keys=True) + "\n").encode()
+        """The answer: `body` as JSON, or none at all when it is None (a 204, or an answer to HEAD)."""
+        no_body = body is None or getattr(self, "method", None) == "HEAD"
+        payload = b"" if no_body else (json.dumps(body, sort_keys=True) + "\n").encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
+        if body is not None:
+            self.send_header("Content-Type", "application/json")
+        if status != 204:
+            self.send_header("Content-Length", str(len(payload)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         if self.close_connection or self.headers.get("Connection", "").lower() == "close":

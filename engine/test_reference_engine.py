@@ -310,6 +310,115 @@ class ContractTests(unittest.TestCase):
         self.assertEqual(state["uploads"][0]["sha256_on_disk"], hashlib.sha256(self.plain).hexdigest())
 
 
+class ResumableUploadTests(unittest.TestCase):
+    """draft-ietf-httpbis-resumable-upload (interop version 6, and 3 as iOS 17 speaks it): an
+    upload created, cut, asked for its offset, appended from it, and held as the contract's
+    upload once complete, across a restart of the engine."""
+
+    V6 = {"Upload-Draft-Interop-Version": "6"}
+
+    def setUp(self):
+        self.engine = RunningEngine()
+        self.photo = bytes(random.Random(7).randrange(256) for _ in range(40000))
+
+    def tearDown(self):
+        self.engine.stop()
+        shutil.rmtree(self.engine.folder, ignore_errors=True)
+
+    def create(self, request_id="r1", index=0, complete="?0", body=b"", method="POST"):
+        headers = dict(self.V6, **{"Upload-Complete": complete, "Content-Type": "image/jpeg"})
+        return self.engine.request(method, "/v1/uploads/%s/%d" % (request_id, index), body, headers)
+
+    def head(self, location):
+        return self.engine.request("HEAD", location, None, self.V6)
+
+    def patch(self, location, offset, body, complete="?1"):
+        headers = dict(self.V6, **{"Upload-Offset": str(offset), "Upload-Complete": complete,
+                                   "Content-Type": "application/partial-upload"})
+        return self.engine.request("PATCH", location, body, headers)
+
+    def test_a_cut_append_resumes_from_the_engines_offset_and_completes_as_the_contracts_upload(self):
+        status, headers, _ = self.create()
+        self.assertEqual((status, headers["Upload-Complete"], headers["Upload-Offset"]), (201, "?0", "0"))
+        location = headers["Location"]
+        self.assertRegex(location, r"\A/v1/uploads/r1/0/[0-9a-f]{32}\Z")
+        self.engine.fault(mode="cut_body", after=15000, method="PATCH")
+        with self.assertRaises((http.client.RemoteDisconnected, ConnectionError)):
+            self.patch(location, 0, self.photo)
+        status, headers, body = self.head(location)
+        self.assertEqual((status, headers["Upload-Offset"], headers["Upload-Complete"], body), (204, "15000", "?0", None))
+        self.assertEqual(headers["Cache-Control"], "no-store")
+        self.assertIsNone(self.engine.server.store.upload("r1", 0), "not held before it is complete")
+
+        self.engine.stop()
+        self.engine = RunningEngine(self.engine.folder)
+        self.assertEqual(self.head(location)[1]["Upload-Offset"], "15000", "the bytes so far survive a restart")
+        status, headers, body = self.patch(location, 15000, self.photo[15000:])
+        digest = hashlib.sha256(self.photo).hexdigest()
+        self.assertEqual(status, 201)
+        self.assertEqual((body["sha256"], body["byte_count"]), (digest, len(self.photo)))
+        self.assertEqual((headers["Upload-Complete"], headers["Upload-Offset"]), ("?1", str(len(self.photo))))
+        state = self.engine.request("GET", "/_engine/state")[2]
+        self.assertEqual(state["uploads"][0]["sha256_on_disk"], digest)
+        self.assertEqual(self.engine.put("r1", 0, self.photo)[0], 200, "held as if one PUT had brought it")
+
+    def test_an_append_at_the_wrong_offset_is_409_with_the_offset_held(self):
+        location = self.create()[1]["Location"]
+        self.patch(location, 0, self.photo[:100], complete="?0")
+        status, headers, body = self.patch(location, 50, self.photo[50:])
+        self.assertEqual((status, body["error"], headers["Upload-Offset"]), (409, "mismatching_upload_offset", "100"))
+        self.assertEqual(self.head(location)[1]["Upload-Offset"], "100", "nothing appended")
+
+    def test_a_completed_upload_takes_no_more_bytes_and_says_so_to_head(self):
+        location = self.create()[1]["Location"]
+        self.assertEqual(self.patch(location, 0, self.photo)[0], 201)
+        headers = self.head(location)[1]
+        self.assertEqual((headers["Upload-Complete"], headers["Upload-Offset"]), ("?1", str(len(self.photo))))
+        status, _, body = self.patch(location, len(self.photo), b"more")
+        self.assertEqual((status, body["error"]), (400, "upload_completed"))
+        self.assertEqual(self.engine.server.store.upload("r1", 0)["byte_count"], len(self.photo))
+
+    def test_a_resumed_upload_of_other_bytes_under_a_held_key_is_422_and_the_first_bytes_stay(self):
+        self.engine.put("r1", 0, self.photo)
+        location = self.create()[1]["Location"]
+        status, _, body = self.patch(location, 0, b"other bytes")
+        self.assertEqual((status, body["error"]), (422, "upload_conflict"))
+        self.assertEqual(self.engine.server.store.upload("r1", 0)["sha256"], hashlib.sha256(self.photo).hexdigest())
+
+    def test_a_resource_answers_only_under_its_own_key(self):
+        location = self.create()[1]["Location"]
+        token = location.rsplit("/", 1)[1]
+        for path in ("/v1/uploads/r2/0/" + token, "/v1/uploads/r1/1/" + token, "/v1/uploads/r1/0/" + "0" * 32,
+                     "/v1/uploads/r1/0/../x"):
+            self.assertEqual(self.head(path)[0], 404, path)
+
+    def test_a_creation_with_the_whole_body_announces_104_and_completes_at_once(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.engine.server.server_address[1], timeout=10)
+        try:
+            connection.putrequest("PUT", "/v1/uploads/r1/0")
+            for name, value in (("Upload-Draft-Interop-Version", "3"), ("Upload-Incomplete", "?0"),
+                                ("Content-Type", "image/jpeg"), ("Content-Length", str(len(self.photo)))):
+                connection.putheader(name, value)
+            connection.endheaders()
+            interim = connection.sock.recv(4096)
+            self.assertTrue(interim.startswith(b"HTTP/1.1 104 Upload Resumption Supported\r\n"), interim)
+            self.assertIn(b"\r\nLocation: /v1/uploads/r1/0/", interim)
+            connection.send(self.photo)
+            response = connection.getresponse()
+            self.assertEqual((response.status, response.getheader("Upload-Incomplete")), (201, "?0"))
+            self.assertEqual(json.loads(response.read())["byte_count"], len(self.photo))
+        finally:
+            connection.close()
+
+    def test_an_upload_without_the_interop_header_is_the_contracts_put_and_post_is_refused(self):
+        self.assertEqual(self.engine.put("r1", 0, self.photo)[0], 201)
+        status, headers, _ = self.engine.request("POST", "/v1/uploads/r1/1", b"", {"Content-Type": "image/jpeg"})
+        self.assertEqual((status, headers["Allow"]), (405, "PUT"))
+        self.assertEqual(self.create(complete="?2")[0], 400)
+        self.assertEqual(
+            self.engine.request("POST", "/v1/uploads/r1/1", b"", {"Upload-Draft-Interop-Version": "4"})[0], 400)
+
+
 def operation_body(request_id, attachments=(), **overrides):
     body = {
         "request_id": request_id, "entity": "note:42", "type": "note.update", "version": 1,

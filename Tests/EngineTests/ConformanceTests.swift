@@ -25,8 +25,12 @@ struct ConformanceTests {
         "capture-checksum-mismatch", "capture-new", "capture-replay", "capture-replay-different", "capture-get",
         "capture-get-missing", "operation-new", "operation-without-entity", "operation-replay",
         "operation-replay-different", "operation-upload-missing", "operation-checksum-mismatch", "operation-get",
-        "operation-get-missing", "operation-key-of-a-capture",
+        "operation-get-missing", "operation-key-of-a-capture", "resumable-create", "resumable-offset",
+        "resumable-wrong-offset", "resumable-complete", "resumable-completed-resumed", "resumable-other-key",
     ]
+
+    /// The rules of resumable uploads, which an engine may leave out.
+    static let resumableRules = rules.filter { $0.hasPrefix("resumable-") }
 
     /// The rule names of the lines that start with `verdict` ("ok" or "FAIL").
     static func rules(_ lines: [String], _ verdict: String) -> [String] {
@@ -61,6 +65,38 @@ struct ConformanceTests {
                 lines.contains {
                     $0.hasPrefix("FAIL capture-replay-different: ") && $0.contains("expected 422, got 200")
                 })
+        }
+    }
+
+    /// An engine without resumable uploads (405 to the creation) skips their rules, and keeps the others.
+    @Test func anEngineWithoutResumableUploadsSkipsTheirRulesOnly() async throws {
+        try await withTemporaryFolder { folder in
+            let engine = try ReferenceEngine.misbehaving("no-resumption", dataFolder: folder)
+            let (status, lines) = try Self.check(engine.url)
+            #expect(status == 0, "\(lines.joined(separator: "\n"))")
+            #expect(Self.rules(lines, "skip") == Self.resumableRules)
+            #expect(Self.rules(lines, "ok") == Self.rules.filter { !$0.hasPrefix("resumable-") })
+            let kept = Self.rules.count - Self.resumableRules.count
+            #expect(
+                lines.last
+                    == "\(kept) of \(kept) rules kept by \(engine.url.absoluteString) (\(Self.resumableRules.count) skipped)"
+            )
+        }
+    }
+
+    /// The lies a client must not believe (an offset the engine does not hold, a Location
+    /// elsewhere) each break a rule of resumable uploads.
+    @Test(arguments: [
+        ("lying-offset", ["resumable-offset", "resumable-wrong-offset", "resumable-completed-resumed"]),
+        ("foreign-location", Self.resumableRules),
+        ("says-complete", ["resumable-offset"]),
+    ])
+    func anEngineThatLiesAboutItsUploadsFailsThoseRules(mode: String, broken: [String]) async throws {
+        try await withTemporaryFolder { folder in
+            let engine = try ReferenceEngine.misbehaving(mode, dataFolder: folder)
+            let (status, lines) = try Self.check(engine.url)
+            #expect(status == 1)
+            #expect(Self.rules(lines, "FAIL") == broken, "\(lines.joined(separator: "\n"))")
         }
     }
 

@@ -37,7 +37,9 @@ struct CredentialsTests {
             #expect(report.synced == ["plate-1"], "delivered in the same pass, no backoff")
             #expect(tokens.calls.elements == [false, true], "asked once, and refreshed once")
             let outcomes = try await engine.state().requests(about: "plate-1").map(\.outcome)
-            #expect(outcomes == [.status(401), .status(201), .status(201)], "the upload again, then the record")
+            #expect(
+                outcomes == [.status(401), .status(201), .status(201), .status(201)],
+                "the upload's creation again, its bytes, then the record")
             #expect(try await outbox.entry(id: "plate-1")?.attempts == 1)
 
             // The fresh token is kept: the next send asks for nothing.
@@ -61,7 +63,7 @@ struct CredentialsTests {
             #expect(tokens.calls.elements == [false, true], "one refresh per send, never a loop")
             #expect(try await engine.state().requests(about: "plate-1").map(\.outcome) == [.status(401), .status(401)])
             let entry = try #require(try await outbox.entry(id: "plate-1"))
-            #expect(entry.lastError?.hasPrefix("HTTP 401: PUT ") == true)
+            #expect(entry.lastError?.hasPrefix("HTTP 401: POST \(engine.url.absoluteString)/v1/uploads/") == true)
             #expect(entry.nextAttemptAt != nil, "401 is transient: it backs off")
         }
     }

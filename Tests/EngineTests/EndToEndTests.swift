@@ -50,7 +50,7 @@ struct EndToEndTests {
 
             let down = try await outbox.drainNow(using: transport)
             let reason = try #require(Self.transientReason(of: down, at: "plate-1"))
-            #expect(reason.hasPrefix("network error: PUT http://127.0.0.1:\(port)/v1/uploads/plate-1/0: "))
+            #expect(reason.hasPrefix("network error: POST http://127.0.0.1:\(port)/v1/uploads/plate-1/0: "))
             #expect(try await outbox.list().entries.map(\.state) == [.queued, .queued, .queued])
 
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"), port: port)
@@ -64,7 +64,7 @@ struct EndToEndTests {
             let state = try await engine.state()
             #expect(Set(state.records.map(\.requestId)) == ["plate-1", "plate-2", "plate-3"])
             for capture in captures {
-                let creations = state.requests(about: capture.id).filter { $0.method == "POST" }
+                let creations = state.requests(about: capture.id).filter { $0.path == "/v1/captures" }
                 #expect(creations.map(\.outcome) == [.status(201)], "\(capture.id) was created once")
                 #expect(state.record(capture.id)?.media.map(\.sha256) == capture.intent.media.map(\.sha256))
             }
@@ -87,7 +87,7 @@ struct EndToEndTests {
             let parked = try #require(try await outbox.entry(id: "plate-2"))
             #expect(parked.state == .failedNeedsAttention)
             let reason = try #require(parked.lastError)
-            #expect(reason.hasPrefix("HTTP 422: PUT \(engine.url.absoluteString)/v1/uploads/plate-2/0: "))
+            #expect(reason.hasPrefix("HTTP 422: PATCH \(engine.url.absoluteString)/v1/uploads/plate-2/0/"))
             #expect(reason.contains("Upload 0 of 'plate-2' already holds different bytes"))
             #expect(try await engine.state().records.map(\.requestId) == ["plate-1", "plate-3"])
         }
@@ -110,7 +110,7 @@ struct EndToEndTests {
             let report = try await outbox.drainNow(using: transport)
             #expect(report.synced.isEmpty)
             let reason = try #require(Self.transientReason(of: report, at: "plate-1"))
-            #expect(reason.hasPrefix("HTTP \(status): PUT "))
+            #expect(reason.hasPrefix("HTTP \(status): POST \(engine.url.absoluteString)/v1/uploads/"))
             #expect(try await engine.state().requests.count == 1, "nothing was sent after the refusal")
             #expect(report.retryAt == now.addingTimeInterval(expectedWait))
             #expect(try await outbox.entry(id: "plate-1")?.nextAttemptAt == now.addingTimeInterval(expectedWait))
@@ -124,13 +124,20 @@ struct EndToEndTests {
     }
 
     /// The engine does the work and the answer is lost: the resend is answered as a replay and
-    /// the engine still holds one record.
+    /// the engine still holds one record. The lost answer of an upload is the one of a `PUT` to
+    /// an engine without resumable uploads (`ResumableUploadTests` has the resumable one's).
     @Test(arguments: ["POST", "PUT"])
     func aLostReplyIsReplayedAndDeduped(method: String) async throws {
         try await withTemporaryFolder { folder in
             let captures = [try Self.threeCaptures()[0]]
-            let (outbox, engine) = try await Self.setUp(folder, captures: captures)
-            try await engine.inject(["mode": "drop_reply", "method": method])
+            let outbox = try Outbox(folder: folder.appendingPathComponent("outbox"))
+            for capture in captures { try await outbox.enqueue(capture) }
+            let engine = try ReferenceEngine.misbehaving(
+                "no-resumption", dataFolder: folder.appendingPathComponent("contract-engine"))
+            try await engine.inject([
+                "mode": "drop_reply", "method": method,
+                "path_prefix": method == "PUT" ? "/v1/uploads/" : "/v1/captures",
+            ])
             let transport = HTTPTransport(engineURL: engine.url)
 
             let lost = try await outbox.drainNow(using: transport)
@@ -145,14 +152,14 @@ struct EndToEndTests {
                 // The upload landed in the first attempt, so the second sends only the record.
                 #expect(
                     outcomes == [
-                        "PUT status(201) false", "POST other(\"reply dropped after 201\") false",
-                        "POST status(200) true",
+                        "POST status(405) false", "PUT status(201) false",
+                        "POST other(\"reply dropped after 201\") false", "POST status(200) true",
                     ])
             } else {
                 #expect(
                     outcomes == [
-                        "PUT other(\"reply dropped after 201\") false", "PUT status(200) false",
-                        "POST status(201) false",
+                        "POST status(405) false", "PUT other(\"reply dropped after 201\") false",
+                        "PUT status(200) false", "POST status(201) false",
                     ])
             }
         }
@@ -165,7 +172,7 @@ struct EndToEndTests {
             let transport = HTTPTransport(engineURL: engine.url)
             let dropped = try await outbox.drainNow(using: transport)
             let reason = try #require(Self.transientReason(of: dropped, at: "plate-1"))
-            #expect(reason.hasPrefix("network error: PUT "))
+            #expect(reason.hasPrefix("network error: POST \(engine.url.absoluteString)/v1/uploads/"))
             #expect(try await outbox.drainNow(using: transport).synced == ["plate-1"])
             #expect(try await engine.state().records.count == 1)
         }
@@ -179,7 +186,7 @@ struct EndToEndTests {
             // Far longer than the timeout, so that the second drain still meets the key in
             // flight even when the machine is slow (a full suite on a loaded 2-core machine took
             // more than 10 s between the two drains).
-            try await engine.inject(["mode": "delay", "seconds": 30, "method": "POST"])
+            try await engine.inject(["mode": "delay", "seconds": 30, "method": "POST", "path_prefix": "/v1/captures"])
             let transport = HTTPTransport(
                 configuration: HTTPTransport.Configuration(engineURL: engine.url, idleTimeout: 0.5, requestTimeout: 1))
 
@@ -229,7 +236,7 @@ struct EndToEndTests {
             }
             let (outbox, engine) = try await Self.setUp(
                 folder, captures: [try makeCapture(id: "plate-1", photos: photos)])
-            try await engine.inject(["mode": "status", "status": 503, "method": "POST"])
+            try await engine.inject(["mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/captures"])
             let transport = HTTPTransport(engineURL: engine.url)
 
             #expect(try await outbox.drainNow(using: transport).synced.isEmpty)
@@ -237,9 +244,11 @@ struct EndToEndTests {
             #expect(try await outbox.drainNow(using: transport).synced == ["plate-1"])
             let paths = try await engine.state().requests(about: "plate-1").map { "\($0.method) \($0.path)" }
             #expect(
-                paths == [
-                    "PUT /v1/uploads/plate-1/0", "PUT /v1/uploads/plate-1/1", "POST /v1/captures", "POST /v1/captures",
+                paths.filter { !$0.hasPrefix("PATCH ") } == [
+                    "POST /v1/uploads/plate-1/0", "POST /v1/uploads/plate-1/1", "POST /v1/captures",
+                    "POST /v1/captures",
                 ])
+            #expect(paths.filter { $0.hasPrefix("PATCH ") }.count == 2)
         }
     }
 

@@ -49,7 +49,7 @@ struct HostileEngineTests {
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             #expect(try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url)).synced == [id])
             let created = try await engine.state().requests(about: id).filter {
-                $0.method == "POST" && $0.outcome == .status(201)
+                $0.method == "POST" && !$0.path.hasPrefix("/v1/uploads/") && $0.outcome == .status(201)
             }
             #expect(created.count == 1)
         }
@@ -106,7 +106,7 @@ struct HostileEngineTests {
         }
         let result = drain.wait()
         #expect(result.status == 1)
-        #expect(result.standardError.contains("stopped at '\(added.lines.first ?? "?")': PUT "))
+        #expect(result.standardError.contains("stopped at '\(added.lines.first ?? "?")': POST "))
         let log = try String(contentsOf: bombData.appendingPathComponent("requests.jsonl"), encoding: .utf8)
         let requests = log.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["headers"] as? [String: String]
@@ -121,7 +121,7 @@ struct HostileEngineTests {
             let outbox = try Outbox(folder: folder.appendingPathComponent("outbox"))
             try await outbox.enqueue(makeCapture(id: "plate-1", photos: [try smallPhoto()]))
             let before = try ReferenceEngine(dataFolder: folder.appendingPathComponent("before"))
-            try await before.inject(["mode": "status", "status": 503, "method": "POST"])
+            try await before.inject(["mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/captures"])
             _ = try await outbox.drainNow(using: HTTPTransport(engineURL: before.url))
             #expect(try await outbox.entry(id: "plate-1")?.pendingMedia.isEmpty == true, "the upload landed")
 
@@ -130,7 +130,7 @@ struct HostileEngineTests {
             #expect(report.synced == ["plate-1"])
             try await expectDeliveredOnce("plate-1", to: restored)
             let requests = try await restored.state().requests(about: "plate-1").map { "\($0.method) \($0.outcome)" }
-            #expect(requests == ["POST status(422)", "PUT status(201)", "POST status(201)"])
+            #expect(requests == ["POST status(422)", "POST status(201)", "PATCH status(201)", "POST status(201)"])
         }
     }
 
@@ -155,11 +155,11 @@ struct HostileEngineTests {
                         + " what it takes (HTTP 422 upload_missing: POST "),
                 "\(reason)")
             #expect(!reason.contains(".."))
-            let puts = try await engine.state().requests(about: "plate-1").filter { $0.method == "PUT" }
+            let puts = try await engine.state().requests(about: "plate-1").filter { $0.method == "PATCH" }
             #expect(puts.count == 1 + Outbox.mostUploadResends)
 
             _ = try await outbox.sendNow(id: "plate-1", using: transport)
-            let after = try await engine.state().requests(about: "plate-1").filter { $0.method == "PUT" }
+            let after = try await engine.state().requests(about: "plate-1").filter { $0.method == "PATCH" }
             #expect(after.count > puts.count, "send-now sent the upload again")
         }
     }

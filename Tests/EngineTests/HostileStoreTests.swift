@@ -162,7 +162,7 @@ struct HostileStoreTests {
             let outbox = try Outbox(folder: folder.appendingPathComponent("outbox"))
             try await outbox.enqueue(makeCapture(id: "plate-1", photos: [try smallPhoto()]))
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            try await engine.inject(["mode": "delay", "seconds": 10, "method": "PUT"])
+            try await engine.inject(["mode": "delay", "seconds": 10, "method": "PATCH"])
             let transport = HTTPTransport(engineURL: engine.url)
 
             let draining = Task { try await outbox.drainNow(using: transport) }
@@ -190,10 +190,10 @@ struct HostileStoreTests {
             let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
             let id = try #require(try OutboxProcess.run(["--store", store, "add"] + photos).lines.first)
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            // The PUT is held for 90 s, within the drain's idle timeout, so that a loaded machine
+            // The upload's PATCH is held for 90 s, within the drain's idle timeout, so that a loaded machine
             // (each `outbox list` a process of its own) still sees the capture in SYNCING before
             // the signal; at 25 s it once did not, at a load average of 8.
-            try await engine.inject(["mode": "delay", "seconds": 90, "method": "PUT"])
+            try await engine.inject(["mode": "delay", "seconds": 90, "method": "PATCH"])
             let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
 
             let draining = try OutboxProcess(drain + ["--timeout", "120"])

@@ -109,7 +109,9 @@ struct OperationCommandTests {
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let update = ["--type", "note.update", "--entity", "note:1", "--lww", "--payload"]
             let first = try Self.op(store, update + [#"{"text":"one"}"#])
-            try await engine.inject(["mode": "status", "status": 503, "method": "POST"])
+            try await engine.inject([
+                "mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/operations",
+            ])
             let failed = try OutboxProcess.run(["--store", store, "drain", "--engine", engine.url.absoluteString])
             #expect(failed.status == 1)
             let result = try OutboxProcess.run(["--store", store, "op"] + update + [#"{"text":"two"}"#])
@@ -174,7 +176,7 @@ struct OperationCommandTests {
             #expect(
                 try OutboxProcess.run(["--store", store, "drain", "--engine", engine.url.absoluteString]).lines == [id])
             let state = try await engine.state()
-            #expect(state.requests(about: id).map(\.method) == ["PUT", "PUT", "POST"])
+            #expect(state.requests(about: id).map(\.method) == ["POST", "PATCH", "POST", "PATCH", "POST"])
             let record = try #require(state.operation(id))
             #expect(record.payload == .string("spoken on a trail"))
             #expect(record.media.map(\.byteCount) == [try Data(contentsOf: photo).count, 5000])

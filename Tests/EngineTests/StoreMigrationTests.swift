@@ -109,7 +109,9 @@ struct StoreMigrationTests {
             #expect(try await queued.retireSynced() == [release.queued])
             #expect(try mediaFileNames(in: folder.appendingPathComponent("queued")).isEmpty)
             #expect(
-                try await Self.requests(about: release.queued, to: engine) == ["PUT status(201)", "POST status(201)"])
+                try await Self.requests(about: release.queued, to: engine) == [
+                    "POST status(201)", "PATCH status(201)", "POST status(201)",
+                ])
 
             let partly = try open("partly-uploaded")
             let resumed = try #require(try await partly.entry(id: release.partlyUploaded))
@@ -173,7 +175,9 @@ struct StoreMigrationTests {
                 try await expectDeliveredOnce(id, to: engine)
             }
             #expect(
-                try await Self.requests(about: legacy.queued, to: engine) == ["PUT status(201)", "POST status(201)"])
+                try await Self.requests(about: legacy.queued, to: engine) == [
+                    "POST status(201)", "PATCH status(201)", "POST status(201)",
+                ])
             #expect(try await Self.requests(about: legacy.synced, to: engine).isEmpty)
         }
     }

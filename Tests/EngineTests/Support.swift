@@ -184,6 +184,19 @@ final class ReferenceEngine {
             ], dataFolder: dataFolder)
     }
 
+    /// Starts `cutting_proxy.py` in front of `engine`: every connection through it is cut once
+    /// `cutAfter` bytes of the client's passed, and each connection's count is appended to
+    /// `connections.jsonl` in `dataFolder`.
+    static func cuttingProxy(to engine: ReferenceEngine, cutAfter: Int, dataFolder: URL) throws -> ReferenceEngine {
+        try FileManager.default.createDirectory(at: dataFolder, withIntermediateDirectories: true)
+        return try ReferenceEngine(
+            script: Fixtures.folder.appendingPathComponent("engines/cutting_proxy.py"),
+            arguments: [
+                "--upstream-port", String(engine.port), "--cut-after", String(cutAfter), "--log",
+                dataFolder.appendingPathComponent("connections.jsonl").path,
+            ], dataFolder: dataFolder)
+    }
+
     private init(script: URL, arguments: [String], dataFolder: URL) throws {
         self.dataFolder = dataFolder
         process = Process()
@@ -388,6 +401,8 @@ func expectDeliveredOnce(
 ) async throws {
     let state = try await engine.state()
     #expect(state.records.filter { $0.requestId == id }.count == 1, "one record", sourceLocation: sourceLocation)
-    let created = state.requests(about: id).filter { $0.method == "POST" && $0.outcome == .status(201) }
+    let created = state.requests(about: id).filter {
+        $0.method == "POST" && !$0.path.hasPrefix("/v1/uploads/") && $0.outcome == .status(201)
+    }
     #expect(created.count == 1, "created once: \(state.requests(about: id))", sourceLocation: sourceLocation)
 }

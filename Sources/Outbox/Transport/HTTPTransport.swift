@@ -8,8 +8,10 @@ import FoundationNetworking
 /// Sends entries to an engine that speaks the protocol of `docs/engine-protocol.md`, over
 /// Foundation's URLSession (FoundationNetworking on Linux).
 ///
-/// For each entry it `PUT`s every pending attachment to `/v1/uploads/{id}/{index}`, the same key
-/// on every attempt, so that the engine can recognise one it already holds; reports each one to
+/// For each entry it sends every pending attachment to `/v1/uploads/{id}/{index}`, the same key
+/// on every attempt, so that the engine can recognise one it already holds: as a resumable upload
+/// where the engine offers it (`ResumableUpload`: after a cut it goes on from the engine's
+/// offset), else as the contract's one `PUT`; reports each one to
 /// the outbox as it lands, so that a send killed half-way does not upload it again; and then
 /// `POST`s the record with the entry's id as the `Idempotency-Key`: a photo capture to
 /// `/v1/captures` (the contract), any other operation to `/v1/operations` (the extension). The first
@@ -79,6 +81,11 @@ public final class HTTPTransport: Transport {
     private let credentialsProvider: (any CredentialsProvider)?
     /// The credentials last fetched, kept across sends.
     private let currentCredentials = Locked<EngineCredentials?>(nil)
+    /// The upload resources the engine created, by upload, until each upload lands: what a
+    /// send after a cut resumes. In memory: a new process starts its uploads afresh.
+    private let uploadResources = Locked<[UploadKey: URL]>([:])
+    /// Whether the engine answered a resumable upload's creation as one that keeps only the contract.
+    private let isResumptionRefused = Locked(false)
 
     /// URLSession's own timeout, in whole seconds above both of the transport's, so that it never decides first.
     private var backstop: TimeInterval { Self.backstop(configuration) }
@@ -136,15 +143,15 @@ public final class HTTPTransport: Transport {
         for upload in delivery.pendingUploads {
             let bytes = try upload.contents()
             try Task.checkCancellation()
-            let request = prepared(
-                EngineRequest.upload(upload, of: delivery.id, engine: configuration.engineURL, timeout: backstop))
             let before = sent
-            let result = try await exchange(request, body: bytes, hasRefreshed: &hasRefreshed) { count in
-                reporter.progress(bytesSent: before + min(count, Int64(bytes.count)))
-            }
             let landed = EngineConfirmation.upload(
                 id: delivery.id, index: upload.index, sha256: Cryptography.sha256Hex(of: bytes), byteCount: bytes.count)
-            if let failure = failure(result, of: request, expecting: landed) { return failure }
+            if let failure = try await self.upload(
+                upload, of: delivery.id, bytes: bytes, expecting: landed, hasRefreshed: &hasRefreshed,
+                progress: { count in reporter.progress(bytesSent: before + min(count, Int64(bytes.count))) })
+            {
+                return failure
+            }
             try await reporter.uploadLanded(index: upload.index)
             sent = before + Int64(bytes.count)
             reporter.progress(bytesSent: sent)
@@ -154,6 +161,162 @@ public final class HTTPTransport: Transport {
         let request = prepared(record.request)
         let result = try await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
         return failure(result, of: request, expecting: record.confirmation) ?? .http(status: Self.status(of: result))
+    }
+
+    /// Sends one upload's bytes: resumably where the engine offers it (see `ResumableUpload`),
+    /// else as the contract's one `PUT`.
+    ///
+    /// A resumable upload goes from the offset the engine says it holds, so that a connection
+    /// cut at 90 % costs the last 10 %, not the whole file. After a cut (the connection lost,
+    /// not a timeout or a status) the send asks for the offset at once and goes on from there,
+    /// as long as each cut moved it forward, at most `mostResumptionsPerSend` times; otherwise
+    /// the resource is kept for the transport's life, by key, for the next attempt. Whatever
+    /// the engine answers, the upload has landed only on the contract's confirmation of the
+    /// whole file (its SHA-256 and byte count), so an engine that lies about its offset
+    /// confirms nothing. A background session leaves resumption to URLSession itself.
+    ///
+    /// - Parameter progress: Called with the bytes of the file that are at the engine, or on their way.
+    /// - Returns: nil when the upload landed, else what to return for the send.
+    private func upload(
+        _ upload: PendingUpload, of id: String, bytes: Data, expecting landed: EngineConfirmation,
+        hasRefreshed: inout Bool, progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> TransportResponse? {
+        let key = UploadKey(id: id, index: upload.index)
+        var lastCut: (offset: Int64, failure: TransportResponse, isConflict: Bool)?
+        let attempts = delegate.isBackground ? 0 : Self.mostResumptionsPerSend + 1
+        resuming: for attempt in 0..<attempts {
+            // A request started after the task was cancelled never completes in FoundationNetworking.
+            try Task.checkCancellation()
+            let resumption = try await resumption(
+                of: upload, key: key, byteCount: Int64(bytes.count), expecting: landed, hasRefreshed: &hasRefreshed)
+            switch resumption {
+            case .failed(let failure):
+                return failure
+            case .none:
+                break resuming
+            case .resume(let resource, let offset):
+                // A cut that moved nothing forward will not be the last: the next attempt asks again,
+                // of a new resource when the engine refused the offset it had named (a liar's).
+                if let lastCut, offset <= lastCut.offset {
+                    if lastCut.isConflict { forgetResource(of: key) }
+                    return lastCut.failure
+                }
+                try Task.checkCancellation()
+                let request = prepared(ResumableUpload.append(at: resource, offset: offset, timeout: backstop))
+                let result = try await exchange(
+                    request, body: bytes.subdata(in: Int(offset)..<bytes.count), hasRefreshed: &hasRefreshed
+                ) { count in progress(offset + count) }
+                let failure = failure(result, of: request, expecting: landed)
+                guard let failure else {
+                    forgetResource(of: key)
+                    return nil
+                }
+                // Cut, or an offset that moved on since it was asked (an append still arriving
+                // then): ask again.
+                let isConflict = Self.status(of: result) == 409
+                if isConflict || Self.isCut(result), attempt < attempts - 1 {
+                    lastCut = (offset, failure, isConflict)
+                    continue resuming
+                }
+                if !Self.keepsResource(after: result) { forgetResource(of: key) }
+                // A resource that is gone (404, 410) or complete (400): the contract's PUT says what the engine holds.
+                guard case .answered(let answer) = result, [400, 404, 410].contains(answer.status) else {
+                    return failure
+                }
+                break resuming
+            }
+        }
+        try Task.checkCancellation()
+        let request = prepared(EngineRequest.upload(upload, of: id, engine: configuration.engineURL, timeout: backstop))
+        let result = try await exchange(request, body: bytes, hasRefreshed: &hasRefreshed, progress: progress)
+        return failure(result, of: request, expecting: landed)
+    }
+
+    /// The most cuts one send resumes from at once; after more, the upload waits for the next
+    /// attempt (and its backoff), where it resumes again.
+    static let mostResumptionsPerSend = 32
+
+    /// Where a resumable upload stands before its bytes go.
+    private enum Resumption {
+        /// Append from `offset` to the upload resource at `resource`.
+        case resume(resource: URL, offset: Int64)
+        /// No resumable upload: the engine does not offer it, or the one it held is complete,
+        /// gone, or not believable.
+        case none
+        /// The request that asked failed; the send ends with this.
+        case failed(TransportResponse)
+    }
+
+    /// Asks the engine how much it holds of a resource kept from an earlier attempt (`HEAD`),
+    /// or for a new one (`POST`, see `ResumableUpload`).
+    ///
+    /// - Parameter landed: The upload's confirmation, for the wording of a failure (no answer
+    ///   to these requests confirms it).
+    private func resumption(
+        of upload: PendingUpload, key: UploadKey, byteCount: Int64, expecting landed: EngineConfirmation,
+        hasRefreshed: inout Bool
+    ) async throws -> Resumption {
+        if let resource = uploadResources.withLock({ $0[key] }) {
+            let request = prepared(ResumableUpload.offsetRetrieval(at: resource, timeout: backstop))
+            let result = try await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
+            guard case .answered(let answer) = result,
+                (200...299).contains(answer.status) || answer.status == 404
+                    || answer.status == 410
+            else {
+                return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
+            }
+            forgetResource(of: key)
+            // Complete, gone, or an offset this file cannot have: the contract's PUT says what the engine holds.
+            guard answer.status != 404, answer.status != 410,
+                ResumableUpload.isComplete(answer.uploadComplete) == false,
+                let offset = ResumableUpload.offset(answer.uploadOffset, within: byteCount)
+            else { return .none }
+            uploadResources.withLock { $0[key] = resource }
+            return .resume(resource: resource, offset: offset)
+        }
+        guard !isResumptionRefused.withLock({ $0 }) else { return .none }
+        try Task.checkCancellation()
+        let request = prepared(
+            ResumableUpload.creation(upload, of: key.id, engine: configuration.engineURL, timeout: backstop))
+        let result = try await exchange(request, body: Data(), hasRefreshed: &hasRefreshed)
+        guard case .answered(let answer) = result else {
+            return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
+        }
+        if (200...299).contains(answer.status), ResumableUpload.isComplete(answer.uploadComplete) == false,
+            ResumableUpload.offset(answer.uploadOffset, within: byteCount) == 0,
+            let resource = ResumableUpload.resource(
+                at: answer.location, of: key.id, index: key.index, engine: configuration.engineURL)
+        {
+            uploadResources.withLock { $0[key] = resource }
+            return .resume(resource: resource, offset: 0)
+        }
+        // An engine that keeps only the contract (405), or an answer that is not a usable
+        // resource (a Location elsewhere): uploads go as one PUT from now on.
+        guard (200...299).contains(answer.status) || [404, 405, 501].contains(answer.status) else {
+            return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
+        }
+        isResumptionRefused.withLock { $0 = true }
+        return .none
+    }
+
+    private func forgetResource(of key: UploadKey) {
+        _ = uploadResources.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Whether the request lost its connection before an answer came.
+    private static func isCut(_ result: HTTPExchangeResult) -> Bool {
+        if case .failed = result { return true }
+        return false
+    }
+
+    /// Whether an append that did not land leaves its resource worth asking again: after a cut,
+    /// a timeout or a transient status, the engine still holds what came.
+    private static func keepsResource(after result: HTTPExchangeResult) -> Bool {
+        switch result {
+        case .timedOut, .failed: return true
+        case .answered(let answer): return [408, 425, 429].contains(answer.status) || answer.status >= 500
+        case .oversized(let status, _), .encoded(let status, _, _): return status >= 500
+        }
     }
 
     /// Sends one request with the credentials, and after a 401, when this send has not yet done

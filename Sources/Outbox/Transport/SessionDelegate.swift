@@ -28,6 +28,11 @@ struct HTTPAnswer: Sendable {
     /// The raw `Content-Type` header.
     let contentType: String?
     let body: Data
+    /// The raw `Location`, `Upload-Offset` and `Upload-Complete` headers: the upload resource of
+    /// a resumable upload, and how much of it the engine holds (`ResumableUpload` reads them).
+    var location: String? = nil
+    var uploadOffset: String? = nil
+    var uploadComplete: String? = nil
 }
 
 /// Turns URLSession's delegate callbacks into one awaited result per request, with the body's
@@ -242,7 +247,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         return .answered(
             HTTPAnswer(
                 status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
-                contentType: response.value(forHTTPHeaderField: "Content-Type"), body: exchange.body))
+                contentType: response.value(forHTTPHeaderField: "Content-Type"), body: exchange.body,
+                location: response.value(forHTTPHeaderField: "Location"),
+                uploadOffset: response.value(forHTTPHeaderField: "Upload-Offset"),
+                uploadComplete: response.value(forHTTPHeaderField: "Upload-Complete")))
     }
 
     /// The answer's `Content-Encoding`, one short line, when it names anything but the identity.

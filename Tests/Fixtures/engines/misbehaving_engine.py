@@ -31,6 +31,17 @@ Modes:
                    422 upload_missing, as by an engine that loses what it was sent
     refuses-poison the reference engine from ENGINE_FOLDER, except that a record whose request id
                    starts with "poison" is answered 500, every time
+    no-resumption  the reference engine from ENGINE_FOLDER as it was before resumable uploads: a
+                   creation (POST /v1/uploads/...) is 405, every upload one PUT
+    foreign-location      the reference engine, except that an upload resource's Location names
+                   another host (127.0.0.2) with the same path
+    other-entry-location  the reference engine, except that an upload resource's Location is the
+                   one of another entry's upload ("other-entry")
+    lying-offset   the reference engine, except that HEAD answers an Upload-Offset 7 bytes above
+                   the one it holds
+    offset-beyond  the reference engine, except that HEAD answers an Upload-Offset of 10^12
+    says-complete  the reference engine, except that HEAD answers Upload-Complete: ?1 for an
+                   upload it has not completed
 
 Like the reference engine it prints {"port": N, "url": ...} once it listens, and stops on SIGTERM.
 """
@@ -238,17 +249,52 @@ def record_refusing_engine(folder, data, port, refuses, status, code, message):
     return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
 
 
+RESUMABLE_LIARS = ("foreign-location", "other-entry-location", "lying-offset", "offset-beyond", "says-complete")
+
+
+def resumable_engine(folder, data, port, mode):
+    """The reference engine, with resumable uploads left out (`no-resumption`) or lied about."""
+    sys.path.insert(0, folder)
+    import reference_engine
+
+    if mode == "no-resumption":
+        reference_engine.Handler.interop_version = lambda self: None
+    answer = reference_engine.Handler.answer
+
+    def lying(self, status, body, headers=None):
+        headers = dict(headers or {})
+        location = headers.get("Location", "")
+        if location.startswith("/v1/uploads/"):
+            if mode == "foreign-location":
+                headers["Location"] = "http://127.0.0.2:%d%s" % (self.server.server_address[1], location)
+            elif mode == "other-entry-location":
+                parts = location.split("/")
+                headers["Location"] = "/".join(parts[:3] + ["other-entry"] + parts[4:])
+        if self.command == "HEAD" and "Upload-Offset" in headers:
+            if mode == "lying-offset":
+                headers["Upload-Offset"] = str(int(headers["Upload-Offset"]) + 7)
+            elif mode == "offset-beyond":
+                headers["Upload-Offset"] = str(10 ** 12)
+            elif mode == "says-complete":
+                headers["Upload-Complete"] = "?1"
+        return answer(self, status, body, headers)
+
+    reference_engine.Handler.answer = lying
+    return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("mode", choices=["html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first",
+    parser.add_argument("mode", choices=("html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first",
                                          "requires-token", "quotes-request", "echo", "gzip-bomb", "gzip-bomb-anyway", "loses-uploads",
-                                         "refuses-poison"])
+                                         "refuses-poison", "no-resumption") + RESUMABLE_LIARS)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reference-engine", help="the folder of reference_engine.py (for keeps-first)")
     parser.add_argument("--data", help="the engine's data folder (for keeps-first and requires-token)")
     parser.add_argument("--token", help="the one bearer token taken (for requires-token)")
     options = parser.parse_args()
-    engines = ("keeps-first", "requires-token", "quotes-request", "loses-uploads", "refuses-poison")
+    engines = ("keeps-first", "requires-token", "quotes-request", "loses-uploads", "refuses-poison",
+               "no-resumption") + RESUMABLE_LIARS
     if options.mode in engines and (not options.reference_engine or not options.data):
         parser.error(options.mode + " needs --reference-engine and --data")
     if options.mode == "keeps-first":
@@ -262,6 +308,8 @@ def main():
         server = record_refusing_engine(options.reference_engine, options.data, options.port,
                                         lambda key: key.startswith("poison"), 500, "internal",
                                         "The engine failed on '%s'.")
+    elif options.mode == "no-resumption" or options.mode in RESUMABLE_LIARS:
+        server = resumable_engine(options.reference_engine, options.data, options.port, options.mode)
     elif options.mode == "requires-token":
         if not options.token:
             parser.error("requires-token needs --token")

@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+
+@testable import Outbox
+
+/// Resumable uploads (docs/engine-protocol.md, draft-ietf-httpbis-resumable-upload interop
+/// version 6) against the reference engine for real: through a proxy that cuts every connection
+/// part-way, against an engine that does not offer them, and against engines that lie about
+/// them. Every upload still lands only on the engine's confirmation of the whole file, and the
+/// engine holds each operation once.
+@Suite("Resumable uploads")
+struct ResumableUploadTests {
+    /// An attachment of the size of the issue's capture (46 KB), bytes that do not compress.
+    static let attachment = Data((0..<46_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
+
+    /// An outbox in `folder` holding one `note.update` with `attachment` under `id`.
+    static func outbox(in folder: URL, id: String = "note-1") async throws -> Outbox {
+        let outbox = try Outbox(
+            folder: folder.appendingPathComponent("outbox"),
+            configuration: Outbox.Configuration(operationTypes: [OperationType("note.update")]))
+        try await outbox.enqueue(
+            OutboxOperation(
+                id: id, entity: "note:1", type: "note.update", payloadJSON: Data(#"{"text":"gate"}"#.utf8),
+                attachments: [OperationAttachment(data: attachment, contentType: "application/octet-stream")]))
+        return outbox
+    }
+
+    /// The requests the engine saw for `id`, as "METHOD outcome" (the upload resource's token left out).
+    static func requests(_ id: String, at engine: ReferenceEngine) async throws -> [String] {
+        try await engine.state().requests(about: id).map { request in
+            let outcome: String
+            switch request.outcome {
+            case .status(let status): outcome = String(status)
+            case .other(let text): outcome = text
+            }
+            return "\(request.method) \(outcome)"
+        }
+    }
+
+    /// The engine holds the attachment once, byte for byte, and the operation once.
+    static func expectHeldOnce(_ id: String, by engine: ReferenceEngine) async throws {
+        let state = try await engine.state()
+        let uploads = state.uploads.filter { $0.requestId == id }
+        #expect(uploads.count == 1)
+        #expect(uploads.first?.sha256OnDisk == Cryptography.sha256Hex(of: attachment))
+        #expect(state.operations.filter { $0.requestId == id }.count == 1)
+        let created = state.requests(about: id).filter { $0.path == "/v1/operations" && $0.outcome == .status(201) }
+        #expect(created.count == 1)
+    }
+
+    /// The measurement of the issue: through a proxy that cuts every connection after a share of
+    /// the file, the upload resumes from the engine's offset after each cut and arrives whole in
+    /// one drain, with at most twice the file's bytes on the wire (headers, offset requests and
+    /// the record included). Before resumable uploads, a cut at 45 % never arrived: every attempt
+    /// sent the first 45 % again. The bytes are printed for docs/engine-protocol.md.
+    @Test(arguments: [10, 45, 90])
+    func anUploadCutAtAShareOfItsFileArrivesWholeWithAtMostTwiceItsBytes(percent: Int) async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            let cut = Self.attachment.count * percent / 100
+            let proxy = try ReferenceEngine.cuttingProxy(
+                to: engine, cutAfter: cut, dataFolder: folder.appendingPathComponent("proxy"))
+            let report = try await outbox.drainNow(using: HTTPTransport(engineURL: proxy.url))
+            let requests = try await Self.requests("note-1", at: engine)
+            #expect(report.synced == ["note-1"], "\(requests)")
+            try await Self.expectHeldOnce("note-1", by: engine)
+
+            let state = try await engine.state()
+            let log = proxy.dataFolder.appendingPathComponent("connections.jsonl")
+            #expect(try await waitUntil { try Self.bytesSent(through: log).connections == state.requests.count })
+            let (onTheWire, connections) = try Self.bytesSent(through: log)
+            let cuts = state.requests.filter { $0.method == "PATCH" && $0.outcome != .status(201) }.count
+            print(
+                "resumable upload, cut at \(percent) % (\(cut) bytes a connection): \(Self.attachment.count) bytes"
+                    + " arrived whole in one drain, \(onTheWire) bytes sent on \(connections) connections,"
+                    + " \(cuts) appends cut")
+            #expect(onTheWire <= 2 * Self.attachment.count)
+            #expect(cuts >= 1)
+        }
+    }
+
+    /// The issue's baseline: an engine that keeps only the contract, through the same proxy cutting
+    /// at 45 %: every drain sends the first 45 % again and the upload never arrives.
+    @Test func withoutResumptionAnUploadCutAt45PercentNeverArrives() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            let engine = try ReferenceEngine.misbehaving(
+                "no-resumption", dataFolder: folder.appendingPathComponent("engine"))
+            let proxy = try ReferenceEngine.cuttingProxy(
+                to: engine, cutAfter: Self.attachment.count * 45 / 100,
+                dataFolder: folder.appendingPathComponent("proxy"))
+            let transport = HTTPTransport(engineURL: proxy.url)
+            for _ in 0..<3 { #expect(try await outbox.drainNow(using: transport).synced.isEmpty) }
+            #expect(try await engine.state().uploads.isEmpty)
+            // The creation refused (405), then one PUT cut a drain; the engine logs a cut PUT
+            // only once it has read to the cut, which can come after the drain ended.
+            let log = proxy.dataFolder.appendingPathComponent("connections.jsonl")
+            #expect(try await waitUntil { try await engine.state().requests.count == 4 })
+            #expect(try await waitUntil { try Self.bytesSent(through: log).connections == 4 })
+            let (bytes, connections) = try Self.bytesSent(through: log)
+            print(
+                "no resumption, cut at 45 %: nothing arrived in 3 drains, \(bytes) bytes sent on \(connections) connections"
+            )
+            #expect(bytes >= 3 * Self.attachment.count * 45 / 100)
+        }
+    }
+
+    /// The bytes the client sent through `cutting_proxy.py`, from its log, and on how many connections.
+    static func bytesSent(through log: URL) throws -> (bytes: Int, connections: Int) {
+        struct Connection: Decodable { let sent: Int }
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let connections = try text.split(separator: "\n").map {
+            try JSONDecoder().decode(Connection.self, from: Data($0.utf8))
+        }
+        return (connections.reduce(0) { $0 + $1.sent }, connections.count)
+    }
+
+    /// An engine that keeps only the contract answers the creation 405: the upload goes as one
+    /// PUT, as before, and the transport does not ask again for the next entry.
+    @Test func anEngineWithoutResumptionGetsOnePUTAsBefore() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            try await outbox.enqueue(
+                OutboxOperation(
+                    id: "note-2", entity: "note:2", type: "note.update", payloadJSON: Data(#"{"text":"b"}"#.utf8),
+                    attachments: [OperationAttachment(data: Data("other".utf8), contentType: "text/plain")]))
+            let engine = try ReferenceEngine.misbehaving(
+                "no-resumption", dataFolder: folder.appendingPathComponent("engine"))
+            let report = try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url))
+            #expect(Set(report.synced) == ["note-1", "note-2"])
+            let first = try await Self.requests("note-1", at: engine)
+            let second = try await Self.requests("note-2", at: engine)
+            #expect(first == ["POST 405", "PUT 201", "POST 201"])
+            #expect(second == ["PUT 201", "POST 201"])
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// A Location to another host, or to another entry's upload, is not followed: the bytes go
+    /// to the contract's URL as one PUT, and nothing is appended anywhere else.
+    @Test(arguments: ["foreign-location", "other-entry-location"])
+    func aLocationOutsideThisUploadIsNotFollowed(mode: String) async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            let engine = try ReferenceEngine.misbehaving(mode, dataFolder: folder.appendingPathComponent("engine"))
+            let report = try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url))
+            #expect(report.synced == ["note-1"])
+            #expect(try await Self.requests("note-1", at: engine) == ["POST 201", "PUT 201", "POST 201"])
+            #expect(try await engine.state().requests.allSatisfy { $0.method != "PATCH" && $0.method != "HEAD" })
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// After a cut, an engine whose HEAD answers an offset it does not hold, one beyond the file,
+    /// or "complete" for an upload it has not completed: no lie makes the upload land. A wrong
+    /// offset is refused by the engine (409) and the next attempt starts a new upload; an offset
+    /// beyond the file and a false "complete" are not believed, and the bytes go as one PUT.
+    @Test(arguments: [
+        ("lying-offset", ["POST 201", "PATCH connection cut after 15000 bytes of the body", "HEAD 204", "PATCH 409"]),
+        ("offset-beyond", ["POST 201", "PATCH connection cut after 15000 bytes of the body", "HEAD 204", "PUT 201"]),
+        ("says-complete", ["POST 201", "PATCH connection cut after 15000 bytes of the body", "HEAD 204", "PUT 201"]),
+    ])
+    func anOffsetThatCannotBeTrueIsNotBelieved(mode: String, firstDrain: [String]) async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            let engine = try ReferenceEngine.misbehaving(mode, dataFolder: folder.appendingPathComponent("engine"))
+            try await engine.inject(["mode": "cut_body", "after": 15000, "method": "PATCH"])
+            let transport = HTTPTransport(engineURL: engine.url)
+            let first = try await outbox.drainNow(using: transport)
+            #expect(Array(try await Self.requests("note-1", at: engine).prefix(firstDrain.count)) == firstDrain)
+            if mode == "lying-offset" {
+                #expect(first.synced.isEmpty)
+                #expect(try await outbox.drainNow(using: transport).synced == ["note-1"])
+                #expect(
+                    try await Self.requests("note-1", at: engine).suffix(3) == ["POST 201", "PATCH 201", "POST 201"])
+            } else {
+                #expect(first.synced == ["note-1"])
+            }
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// The completing append arrives but its answer is lost: the next attempt's HEAD says the
+    /// upload is complete, and the contract's PUT of the same bytes is answered 200 by the engine
+    /// that holds them; the operation is still created once.
+    @Test func aCompletedUploadWhoseAnswerWasLostIsConfirmedByAPUTAndHeldOnce() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            try await engine.inject(["mode": "drop_reply", "method": "PATCH"])
+            let transport = HTTPTransport(engineURL: engine.url)
+            let report = try await outbox.drainNow(using: transport)
+            // The lost answer is a cut: the send asks at once, and learns the upload is complete.
+            #expect(report.synced == ["note-1"])
+            #expect(
+                try await Self.requests("note-1", at: engine) == [
+                    "POST 201", "PATCH reply dropped after 201", "HEAD 204", "PUT 200", "POST 201",
+                ])
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// The engine restarts between a cut and the next attempt: the bytes it had are still there
+    /// and the upload goes on from them.
+    @Test func anUploadResumesAcrossARestartOfTheEngine() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            let data = folder.appendingPathComponent("engine")
+            var engine = try ReferenceEngine(dataFolder: data)
+            let port = engine.port
+            // Cut, and the engine gone before the send can ask how much came.
+            try await engine.inject(["mode": "cut_body", "after": 30000, "method": "PATCH"])
+            try await engine.inject(["mode": "drop_connection", "method": "HEAD"])
+            let transport = HTTPTransport(engineURL: engine.url)
+            #expect(try await outbox.drainNow(using: transport).synced.isEmpty)
+            engine.stop()
+            engine = try ReferenceEngine(dataFolder: data, port: port)
+            #expect(try await outbox.drainNow(using: transport).synced == ["note-1"])
+            let resumed = try await engine.state().requests(about: "note-1")
+            #expect(resumed.map(\.method) == ["HEAD", "PATCH", "POST"])
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+}
