@@ -48,7 +48,7 @@ extension PreparationRun {
         gainMapConfiguration.splitsWorkAcrossCores = false
         gainMapConfiguration.carriesGainMap = false
         var run = PreparationRun(
-            configuration: gainMapConfiguration, workspace: PreparationWorkspace(keepsBuffersBetweenPhotos: false),
+            configuration: gainMapConfiguration, workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false),
             file: file)
         let prepared: PreparedPhoto
         do {
@@ -74,6 +74,7 @@ extension PreparationRun {
             .tooManyScans(_, let detail), .encodingFailed(_, let detail):
             detail
         case .tooManyPixels(_, let size, let limit): "it declares \(size) pixels, more than the limit of \(limit)"
+        case .outOfMemory: "the system would not give the memory to decode it"
         default: "it is not a JPEG that can be decoded"
         }
     }
