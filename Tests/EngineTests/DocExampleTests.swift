@@ -126,7 +126,7 @@ struct DocExampleTests {
                 environment["HOME"] = folder.path
                 environment["OUTBOX_KEY_FILE"] = nil
                 environment["TZ"] = "UTC"  // a capture's id holds the device's time zone
-                let output = try Self.runScript(script, in: folder, environment: environment)
+                let (_, output) = try runToEnd("/bin/bash", ["-c", script], in: folder, environment: environment)
                 var printed: [Int: [String]] = [:]
                 var current = -1
                 for line in output.components(separatedBy: "\n") {
@@ -169,21 +169,5 @@ struct DocExampleTests {
             }
         }
         #expect(checked > 5)
-    }
-
-    /// Runs `script` with bash in `folder` and returns what it printed (stdout and stderr, merged).
-    static func runScript(_ script: String, in folder: URL, environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = folder
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 }

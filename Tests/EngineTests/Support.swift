@@ -83,21 +83,6 @@ func makeCapture(
         uploads: photos.map(\.upload))
 }
 
-/// Runs a command to its end: its status, and its output with both streams together.
-func runToEnd(_ executable: String, _ arguments: [String], in folder: URL? = nil) throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = folder
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
-}
-
 /// The sockets that keep `unusedPort()`'s ports taken, by port, until an engine is started on
 /// one (`ReferenceEngine(dataFolder:port:)`) or the test process ends.
 private let heldPorts = Locked<[Int: Int32]>([:])

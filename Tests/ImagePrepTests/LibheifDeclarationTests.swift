@@ -24,25 +24,12 @@ struct LibheifDeclarationTests {
         let file = folder.appendingPathComponent(name + ".c")
         try Data(source.utf8).write(to: file)
         let program = folder.appendingPathComponent(name).path
-        let (built, log) = try runCommand(
+        let (built, log) = try runToEnd(
             "/usr/bin/env", ["cc", "-std=c11", "-Wall", "-Werror", "-o", program, file.path] + flags)
         try #require(built == 0, "\(name).c did not compile:\n\(log)")
-        let (ran, output) = try runCommand(program, [])
+        let (ran, output) = try runToEnd(program, [])
         try #require(ran == 0, "\(output)")
         return output
-    }
-
-    static func runCommand(_ executable: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     @Test("every prototype agrees with libheif's: the compiler refuses a conflicting redeclaration")
