@@ -65,15 +65,18 @@ struct UntrustedAnswerTests {
             let (outbox, capture) = try await Self.outboxWithOneCapture(in: folder)
             let server = try ReferenceEngine.misbehaving(mode, dataFolder: folder.appendingPathComponent("server"))
             let started = ContinuousClock.now
-            let report = try await outbox.drainNow(using: HTTPTransport(engineURL: server.url))
+            // A deadline far beyond the bound below, so that a body read to the end of it would show.
+            let transport = HTTPTransport(configuration: .init(engineURL: server.url, requestTimeout: 3600))
+            let report = try await outbox.drainNow(using: transport)
             #expect(report.synced.isEmpty)
             let reason = try #require(EndToEndTests.transientReason(of: report, at: "plate-1"))
             #expect(
                 reason.hasPrefix("\(method) \(server.url.absoluteString)/v1/uploads/plate-1/0: \(says)"), "\(reason)")
             #expect(try await outbox.entry(id: "plate-1")?.lastError == reason)
             #expect(try await outbox.entry(id: "plate-1")?.pendingMedia.count == 1, "the upload did not land")
-            // An endless body is cut off at the limit, not read until the request's deadline.
-            #expect(ContinuousClock.now - started < .seconds(120))
+            // An endless body is cut off at the limit, not read until the request's deadline. The
+            // bound is loose: a loaded machine's suite can hold the drain up for minutes.
+            if mode == "endless" || mode == "huge-length" { #expect(ContinuousClock.now - started < .seconds(600)) }
             try await Self.expectKeptThenDeliveredOnce(
                 outbox, capture, engineData: folder.appendingPathComponent("engine"))
         }
