@@ -31,36 +31,24 @@ struct AppBuildTests {
 
     /// Every ```swift block of README.md and docs/*.md; a block without a form is an error.
     static func docBlocks() throws -> [DocBlock] {
-        let repository = PlatformFileTests.repository
-        let docs = try FileManager.default.contentsOfDirectory(atPath: repository.appendingPathComponent("docs").path)
-            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
         var blocks: [DocBlock] = []
-        for file in ["README.md"] + docs {
-            let lines = try String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8)
-                .components(separatedBy: "\n")
-            var index = 0
-            while index < lines.count {
-                defer { index += 1 }
-                guard lines[index] == "```swift" else { continue }
-                let end = try #require(
-                    lines[(index + 1)...].firstIndex(of: "```"), "\(file):\(index + 1): a swift block without its end")
-                let code = lines[(index + 1)..<end].joined(separator: "\n")
-                let above = index > 0 ? lines[index - 1] : ""
+        for page in try DocPages.all() {
+            for block in try DocPages.blocks(of: page) where block.info == "swift" {
                 let form: DocBlockForm
-                if file == "README.md" && blocks.isEmpty {
+                if page == "README.md" && blocks.isEmpty {
                     form = .program
-                } else if above == "<!-- swift: SwiftUI -->" {
+                } else if block.above == "<!-- swift: SwiftUI -->" {
                     form = .swiftUI
-                } else if above.hasPrefix("<!-- swift: function("), above.hasSuffix(") -->") {
-                    form = .function(parameters: String(above.dropFirst(21).dropLast(5)))
+                } else if block.above.hasPrefix("<!-- swift: function("), block.above.hasSuffix(") -->") {
+                    form = .function(parameters: String(block.above.dropFirst(21).dropLast(5)))
                 } else {
                     Issue.record(
-                        "\(file):\(index + 1): a swift block needs `<!-- swift: function(…) -->` or `<!-- swift: SwiftUI -->` above it"
+                        "\(page):\(block.line): a swift block needs `<!-- swift: function(…) -->` or `<!-- swift: SwiftUI -->` above it"
                     )
                     continue
                 }
-                blocks.append(DocBlock(file: file, line: index + 1, form: form, code: code))
-                index = end
+                blocks.append(
+                    DocBlock(file: page, line: block.line, form: form, code: block.lines.joined(separator: "\n")))
             }
         }
         return blocks

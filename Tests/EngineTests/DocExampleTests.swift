@@ -19,40 +19,11 @@ struct DocExampleTests {
 
     static let repository = PlatformFileTests.repository
 
-    static func pages() throws -> [String] {
-        let docs = try FileManager.default.contentsOfDirectory(atPath: repository.appendingPathComponent("docs").path)
-            .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
-        return ["README.md"] + docs
-    }
-
-    /// Every fenced block of `page` with its info string, its first line number and the line above it.
-    static func blocks(of page: String) throws -> [(info: String, line: Int, above: String, lines: [String])] {
-        let lines = try String(contentsOf: repository.appendingPathComponent(page), encoding: .utf8)
-            .components(separatedBy: "\n")
-        var blocks: [(String, Int, String, [String])] = []
-        var index = 0
-        while index < lines.count {
-            if lines[index].hasPrefix("```") {
-                let end = try #require(
-                    lines[(index + 1)...].firstIndex { $0.hasPrefix("```") }, "\(page):\(index + 1): an unended block")
-                blocks.append(
-                    (
-                        String(lines[index].dropFirst(3)), index + 1, index > 0 ? lines[index - 1] : "",
-                        Array(lines[(index + 1)..<end])
-                    ))
-                index = end + 1
-            } else {
-                index += 1
-            }
-        }
-        return blocks
-    }
-
     /// The transcripts of every page that are run.
     static func transcripts() throws -> [Transcript] {
         var transcripts: [Transcript] = []
-        for page in try pages() {
-            for block in try blocks(of: page) where block.lines.first?.hasPrefix("$ ") == true {
+        for page in try DocPages.all() {
+            for block in try DocPages.blocks(of: page) where block.lines.first?.hasPrefix("$ ") == true {
                 if block.above.hasPrefix("<!-- shell: not run: ") { continue }
                 guard block.above == "<!-- shell: runs -->" else {
                     Issue.record(
@@ -155,8 +126,8 @@ struct DocExampleTests {
     @Test("every file of the repository that a command-only block names exists")
     func commandBlocksNameFilesThatExist() throws {
         var checked = 0
-        for page in try Self.pages() {
-            for block in try Self.blocks(of: page) where block.info == "sh" {
+        for page in try DocPages.all() {
+            for block in try DocPages.blocks(of: page) where block.info == "sh" {
                 for word in block.lines.joined(separator: " ").split(separator: " ") {
                     let path = word.hasPrefix("./") ? String(word.dropFirst(2)) : String(word)
                     guard ["scripts/", "engine/", "Benchmarks/", "Tests/", "docs/"].contains(where: path.hasPrefix)
