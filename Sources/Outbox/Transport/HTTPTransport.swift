@@ -271,7 +271,7 @@ public final class HTTPTransport: Transport {
                 ResumableUpload.isComplete(answer.uploadComplete) == false,
                 let offset = ResumableUpload.offset(answer.uploadOffset, within: byteCount)
             else { return .none }
-            uploadResources.withLock { $0[key] = resource }
+            keepResource(resource, of: key)
             return .resume(resource: resource, offset: offset)
         }
         guard !isResumptionRefused.withLock({ $0 }) else { return .none }
@@ -287,7 +287,7 @@ public final class HTTPTransport: Transport {
             let resource = ResumableUpload.resource(
                 at: answer.location, of: key.id, index: key.index, engine: configuration.engineURL)
         {
-            uploadResources.withLock { $0[key] = resource }
+            keepResource(resource, of: key)
             return .resume(resource: resource, offset: 0)
         }
         // An engine that keeps only the contract (405), or an answer that is not a usable
@@ -298,6 +298,20 @@ public final class HTTPTransport: Transport {
         isResumptionRefused.withLock { $0 = true }
         return .none
     }
+
+    /// Keeps `resource` for the next attempt at `key`'s upload. At most `mostKeptResources` are
+    /// kept: uploads that never land (parked, discarded) would otherwise add one each for the
+    /// transport's life; one let go costs only a fresh start of its upload.
+    private func keepResource(_ resource: URL, of key: UploadKey) {
+        uploadResources.withLock { resources in
+            if resources[key] == nil, resources.count >= Self.mostKeptResources, let any = resources.keys.first {
+                resources.removeValue(forKey: any)
+            }
+            resources[key] = resource
+        }
+    }
+
+    static let mostKeptResources = 256
 
     private func forgetResource(of key: UploadKey) {
         _ = uploadResources.withLock { $0.removeValue(forKey: key) }
