@@ -35,8 +35,8 @@ enum CommandHelp {
         switch command {
         case "add": "outbox --store <folder> add <photo> ... [--kind <kind>] [--note <text>]"
         case "op": "outbox --store <folder> op --type <type> [--entity <key>] [--lww] [--payload <json>]"
-        case "list": "outbox --store <folder> list [--json]"
-        case "drain": "outbox --store <folder> drain --engine <url> [--watch <seconds>]"
+        case "list": "outbox --store <folder> list [--json] [--network <kind>]"
+        case "drain": "outbox --store <folder> drain --engine <url> [--watch <seconds>] [--network <kind>]"
         case "send-now": "outbox --store <folder> send-now <id> --engine <url>"
         case "discard": "outbox --store <folder> discard <id>"
         case "keygen": "outbox keygen <file>"
@@ -50,7 +50,7 @@ enum CommandHelp {
         switch command {
         case "add": addOptions
         case "op": opOptions
-        case "list": [Option("json", help: listJSONHelp)]
+        case "list": [Option("json", help: listJSONHelp), network]
         case "drain": drainOptions
         case "send-now": drainOptions.filter { $0.name != "watch" }
         case "discard", "keygen", "encrypt": []
@@ -217,10 +217,11 @@ enum CommandHelp {
 
     static let listJSONHelp = """
         One JSON object per entry on stdout: {"id", "state", "attempts", "lastError", "nextAttemptAt", \
-        "waitsForSendNow", "entity", "type", "blockedBy", "status"}, then one last line {"unreadable": N}, the \
-        records this version cannot read (kept on the device, never sent). state is the stored state (QUEUED, \
-        SYNCING, SYNCED, FAILED_NEEDS_ATTENTION), status the word the table shows; blockedBy is the id of the \
-        earlier entry of the same entity that it waits behind, or null.
+        "waitsForSendNow", "entity", "type", "blockedBy", "status", "waitsForNetwork"}, then one last line \
+        {"unreadable": N}, the records this version cannot read (kept on the device, never sent). state is the \
+        stored state (QUEUED, SYNCING, SYNCED, FAILED_NEEDS_ATTENTION), status the word the table shows; \
+        blockedBy is the id of the earlier entry of the same entity that it waits behind, or null; \
+        waitsForNetwork the network it waits for ("Wi-Fi"), or null.
         """
 
     static let list = HelpText(
@@ -241,6 +242,10 @@ enum CommandHelp {
                         "Its automatic retries ran out: only send-now (or a drain you run) sends it again."),
                     .init("blocked", "Waits behind an earlier entry of its entity (shown), which must go first."),
                     .init(
+                        "waits-network",
+                        "Not sent on the network --network names (a photo on a metered one): waits for Wi-Fi, using no retry."
+                    ),
+                    .init(
                         "parked",
                         "The engine refused it, or its file is gone; see LAST ERROR, then send-now or discard."),
                     .init("delivered", "The engine has it; the next drain retires it."),
@@ -258,6 +263,12 @@ enum CommandHelp {
                 """),
         ]
     ).rendered
+
+    static let network = Option(
+        "network", value: .required(placeholder: "kind"),
+        help:
+            "The network this machine is on: unmetered (Wi-Fi or a wire), metered (cellular, a hotspot), constrained (low data mode), or metered,constrained. Photo captures wait for an unmetered one; other operations go on any. (default: unmetered)"
+    )
 
     static let drainOptions = [
         Option(
@@ -277,6 +288,7 @@ enum CommandHelp {
         Option(
             "retry-limit", value: .required(placeholder: "count"),
             help: "Automatic retries before a capture waits for send-now. (default: 8)"),
+        network,
     ]
 
     static let drain = HelpText(

@@ -13,7 +13,7 @@ struct CommandLineOptions {
     enum Command {
         case add(photos: [String], kind: String, note: String, maxEdge: Int, quality: Int)
         case op(OpCommand)
-        case list(emitsJSON: Bool)
+        case list(emitsJSON: Bool, network: NetworkPath)
         case drain(DrainOptions)
         case sendNow(id: String, DrainOptions)
         case discard(id: String)
@@ -27,6 +27,7 @@ struct CommandLineOptions {
         var timeout: Double = 30
         var retryDelay: Double = 2
         var retryLimit = 8
+        var network = NetworkPath.unmetered
     }
 
     enum Action {
@@ -138,7 +139,7 @@ struct CommandLineOptions {
                     payload: try parsed.string("payload") ?? "null", attachments: try parsed.strings("attach")))
         case "list":
             try parsed.expectNoArguments()
-            return .list(emitsJSON: parsed.has("json"))
+            return .list(emitsJSON: parsed.has("json"), network: try network(parsed))
         case "drain", "send-now":
             var options = DrainOptions()
             if name == "drain" {
@@ -147,6 +148,7 @@ struct CommandLineOptions {
             options.timeout = try parsed.number("timeout", in: 0.01...86_400, unit: "seconds") ?? options.timeout
             options.retryDelay = try parsed.number("retry-delay", in: 0...86_400, unit: "seconds") ?? options.retryDelay
             options.retryLimit = try parsed.integer("retry-limit", in: 0...1000) ?? options.retryLimit
+            options.network = try network(parsed)
             guard let engine = try parsed.string("engine") else {
                 throw UsageError("Missing expected option '--engine <url>'")
             }
@@ -167,5 +169,18 @@ struct CommandLineOptions {
         default:
             return .discard(id: try parsed.onlyArgument("<id>").text(for: "<id>"))
         }
+    }
+
+    /// `--network unmetered|metered|constrained|metered,constrained`: the network the machine is
+    /// on, which nothing on Linux tells apart by itself; unmetered when not given.
+    private static func network(_ parsed: ParsedArguments) throws(UsageError) -> NetworkPath {
+        guard let text = try parsed.string("network") else { return .unmetered }
+        let words = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard words == ["unmetered"] || (!words.isEmpty && Set(words).isSubset(of: ["metered", "constrained"])) else {
+            throw parsed.invalid("network", "it must be unmetered, metered, constrained, or metered,constrained")
+        }
+        return NetworkPath(isExpensive: words.contains("metered"), isConstrained: words.contains("constrained"))
     }
 }

@@ -36,13 +36,15 @@ struct DrainCommand {
     func run(store: Outbox, stop: StopSignal) async -> Int32 {
         let transport = transport
         let interval = options.watchInterval
+        let network = options.network
         let work = Task { () async -> Int32 in
             do {
+                await store.connectivityChanged(isReachable: true, network: network)
                 let queued = try await store.list().entries
                 let report = try await store.drainNow(using: transport)
                 try await Self.conclude(report, store: store, isWatching: interval != nil)
                 if let interval { try await Self.watch(store, transport: transport, interval: interval) }
-                return try await Self.summarize(store, queued: queued)
+                return try await Self.summarize(store, queued: queued, network: network)
             } catch {
                 Terminal.progress.clear()
                 Terminal.writeError("outbox: error: \(error)\n")
@@ -107,12 +109,14 @@ struct DrainCommand {
     /// - Returns: The exit status: 0 when the engine took the entry, 1 otherwise.
     func sendNow(id: String, store: Outbox, stop: StopSignal) async -> Int32 {
         let transport = transport
+        let network = options.network
         let work = Task { () async -> Int32 in
             do {
+                await store.connectivityChanged(isReachable: true, network: network)
                 let queued = try await store.list().entries
                 let report = try await store.sendNow(id: id, using: transport)
                 try await Self.conclude(report, store: store, isWatching: false)
-                _ = try await Self.summarize(store, queued: queued)
+                _ = try await Self.summarize(store, queued: queued, network: network)
                 guard report.synced.contains(id) else {
                     let reason = try await store.entry(id: id)?.lastError ?? "it was not sent"
                     Terminal.writeError(
@@ -159,15 +163,21 @@ struct DrainCommand {
 
     /// The last word: what is left, and every parked entry with its reason.
     ///
-    /// - Parameter queued: The entries before the drain, which say whether the store holds
-    ///   captures only (then "captures"), also once they all went.
+    /// - Parameters:
+    ///   - queued: The entries before the drain, which say whether the store holds captures only
+    ///     (then "captures"), also once they all went.
+    ///   - network: The network `--network` named, for the entries that wait for another.
     /// - Returns: 0 when nothing is left queued or being sent but what waits behind an earlier
-    ///   entry of its entity, 1 otherwise.
-    static func summarize(_ store: Outbox, queued: [OutboxEntry]) async throws(OutboxError) -> Int32 {
+    ///   entry of its entity or for its network, 1 otherwise.
+    static func summarize(_ store: Outbox, queued: [OutboxEntry], network: NetworkPath) async throws(OutboxError)
+        -> Int32
+    {
         let entries = try await store.list().entries
         let waiting = entries.filter { $0.state == .queued || $0.state == .syncing }
-        let left = waiting.filter { $0.blockedBy == nil }.count
-        let blocked = waiting.count - left
+        let left = waiting.filter { $0.blockedBy == nil && $0.waitsForNetwork == nil }.count
+        let blocked = waiting.count { $0.blockedBy != nil }
+        let awaited = Set(waiting.compactMap { $0.blockedBy == nil ? $0.waitsForNetwork?.awaitedNetwork : nil })
+        let forNetwork = waiting.count { $0.blockedBy == nil && $0.waitsForNetwork != nil }
         let parked = entries.filter { $0.state == .failedNeedsAttention }
         for entry in parked {
             Terminal.writeError(
@@ -177,9 +187,13 @@ struct DrainCommand {
         }
         let behind =
             blocked == 0 ? "" : ", \(blocked) waiting behind an earlier one of \(blocked == 1 ? "its" : "their") entity"
+        let held =
+            forNetwork == 0
+            ? ""
+            : ", \(forNetwork) waiting for \(awaited.sorted().joined(separator: " or ")) (the network is \(network))"
         Terminal.writeError(
-            "outbox: \(ListCommand.count(left, of: queued + entries)) left in the queue, \(parked.count) parked\(behind).\n"
-        )
+            "outbox: \(ListCommand.count(left, of: queued + entries)) left in the queue, \(parked.count) parked\(behind)"
+                + "\(held).\n")
         return left == 0 ? 0 : 1
     }
 }

@@ -9,6 +9,8 @@ import Foundation
 /// `outbox list`: the entries in capture order, as a table or as JSON lines.
 struct ListCommand {
     let emitsJSON: Bool
+    /// The network the machine is on (`--network`), for the entries that wait for theirs.
+    let network: NetworkPath
 
     /// Prints the listing of the store in `folder`. A store this user may read but not change
     /// (another user's, a read-only file system) is read without changing anything, and a note
@@ -21,15 +23,20 @@ struct ListCommand {
         configuration.keyProvider = keyFile
         do throws(OutboxError) {
             do throws(OutboxError) {
-                listing = try await Outbox(folder: folder, configuration: configuration).list()
+                let store = try Outbox(folder: folder, configuration: configuration)
+                await store.connectivityChanged(isReachable: true, network: network)
+                listing = try await store.list()
             } catch .notWritable(_, let reason) {
-                listing = try Outbox.readOnlyListing(folder: folder, configuration: configuration)
+                listing = try Outbox.readOnlyListing(folder: folder, configuration: configuration, network: network)
                 Terminal.writeError(
                     "outbox: note: '\(folder.path)' cannot be changed by this user (\(reason)), so it was"
                         + " read as it is on disk, without recovering or changing anything.\n")
             } catch let error where Self.mayListWithoutWriting(after: error) {
                 // A full disk, say: opening for writing needs a byte or two, a listing none.
-                guard let readOnly = try? Outbox.readOnlyListing(folder: folder, configuration: configuration) else {
+                guard
+                    let readOnly = try? Outbox.readOnlyListing(
+                        folder: folder, configuration: configuration, network: network)
+                else {
                     throw error
                 }
                 listing = readOnly
@@ -62,9 +69,10 @@ struct ListCommand {
     }
 
     /// `{"id":…,"state":…,"attempts":…,"lastError":…,"nextAttemptAt":…,"waitsForSendNow":…,
-    /// "entity":…,"type":…,"blockedBy":…,"status":…}`, every key always there and always in this
-    /// order, so that people can read the lines too. `status` is the table's word (`statusWord`),
-    /// last so that the lines of earlier versions stay a prefix of these.
+    /// "entity":…,"type":…,"blockedBy":…,"status":…,"waitsForNetwork":…}`, every key always there
+    /// and always in this order, so that people can read the lines too. `status` is the table's
+    /// word (`statusWord`); new keys go last, so that the lines of earlier versions stay a prefix
+    /// of these.
     static func jsonLine(_ entry: OutboxEntry) -> String {
         let fields: [(String, String)] = [
             ("id", json(entry.id)), ("state", json(entry.state.rawValue)), ("attempts", String(entry.attempts)),
@@ -72,6 +80,7 @@ struct ListCommand {
             ("waitsForSendNow", String(entry.isWaitingForSendNow)), ("entity", json(entry.entity)),
             ("type", json(entry.type)), ("blockedBy", json(entry.blockedBy)),
             ("status", json(statusWord(entry.status))),
+            ("waitsForNetwork", json(entry.waitsForNetwork?.awaitedNetwork)),
         ]
         return "{" + fields.map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
     }
@@ -104,6 +113,7 @@ struct ListCommand {
         case .waitingForSendNow: "needs-send-now"
         case .parked: "parked"
         case .blocked: "blocked"
+        case .waitingForNetwork: "waits-network"
         case .delivered: "delivered"
         }
     }
@@ -115,13 +125,14 @@ struct ListCommand {
         case .retrying(let moment): "next try at \(moment.formatted(.iso8601))"
         case .blocked(let blocker): "waits behind '\(blocker)'"
         case .waitingForSendNow: "automatic retries ran out: use send-now"
+        case .waitingForNetwork(let network): "waits for \(network.awaitedNetwork)"
         default: nil
         }
     }
 
     /// The statuses in the order the table's count names them.
     private static let statusOrder = [
-        "pending", "sending", "retrying", "needs-send-now", "blocked", "parked", "delivered",
+        "pending", "sending", "retrying", "needs-send-now", "waits-network", "blocked", "parked", "delivered",
     ]
 
     /// A table for people, with a count of the entries in each status and of unreadable records.

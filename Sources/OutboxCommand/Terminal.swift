@@ -79,11 +79,11 @@ final class ProgressLine: Sendable {
         }
     }
 
-    /// "Sending plate-3f2a…: 45% (120 of 266 KB)".
+    /// "Sending 3 of 21, plate-3f2a…: 45% (120 of 266 KB)".
     static func describe(_ progress: UploadProgress) -> String {
         let percent = Int((progress.fractionCompleted * 100).rounded(.down))
-        return
-            "Sending \(progress.id): \(percent)% (\(kilobytes(progress.bytesSent)) of \(kilobytes(progress.totalBytes)) KB)"
+        return "Sending \(progress.position), \(progress.id): \(percent)%"
+            + " (\(kilobytes(progress.bytesSent)) of \(kilobytes(progress.totalBytes)) KB)"
     }
 
     private static func kilobytes(_ bytes: Int64) -> Int64 { (bytes + 1023) / 1024 }

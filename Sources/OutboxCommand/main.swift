@@ -10,7 +10,10 @@ import Foundation
 /// How the command opens a store: as a relay, which reads and sends every operation type as it
 /// is (photo captures through the contract's captures endpoint), since it interprets none.
 enum StoreConfiguration {
-    static let relaying = Outbox.Configuration(relaysUndeclaredTypes: true)
+    /// Photo captures go only on an unmetered network (`--network` says which one the machine
+    /// is on); every other operation goes on any.
+    static let relaying = Outbox.Configuration(
+        operationTypes: [.captureCreate.sent(on: .unmetered)], relaysUndeclaredTypes: true)
 }
 
 /// The key file given with `--key-file` or `OUTBOX_KEY_FILE`, if one was.
@@ -71,8 +74,8 @@ case .run(let folder, let keyFilePath, let command):
             .run(store: openStore(folderURL))
     case .op(let command):
         status = await command.run(store: openStore(folderURL, configuration: command.configuration))
-    case .list(let emitsJSON):
-        status = await ListCommand(emitsJSON: emitsJSON).run(folder: folderURL, keyFile: keyFile)
+    case .list(let emitsJSON, let network):
+        status = await ListCommand(emitsJSON: emitsJSON, network: network).run(folder: folderURL, keyFile: keyFile)
     case .encrypt:
         status = await EncryptCommand(keyFile: keyFile!).run(folder: folderURL)
     case .drain(let options):

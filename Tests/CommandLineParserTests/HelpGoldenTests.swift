@@ -80,7 +80,7 @@ struct HelpGoldenTests {
             ),
             (
                 "outbox", ["--store", "s", "list", "--jsno"], "Unknown option '--jsno'. Did you mean '--json'?",
-                "outbox --store <folder> list [--json]", "outbox list"
+                "outbox --store <folder> list [--json] [--network <kind>]", "outbox list"
             ),
             (
                 "outbox", ["--store", "s", "drian"], "Unknown command 'drian'. Did you mean 'drain'?",

@@ -70,6 +70,54 @@ struct OperationCommandTests {
         }
     }
 
+    /// `--network metered`: the note goes, the photo waits for Wi-Fi, says so in list and in the
+    /// summary, uses no attempt, and goes with the next drain on an unmetered network.
+    @Test func onAMeteredNetworkThePhotoWaitsForWiFiAndTheNoteGoes() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            let photo = Fixtures.corpus.appendingPathComponent("no-exif.jpg").path
+            let capture = try #require(try OutboxProcess.run(["--store", store, "add", photo]).lines.first)
+            let note = try Self.op(store, ["--type", "note.append", "--entity", "note:1", "--payload", #"{"n":1}"#])
+            let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
+
+            let metered = try OutboxProcess.run(drain + ["--network", "metered"])
+            #expect(metered.lines == [note])
+            #expect(metered.status == 0, "what waits for its network is not a failure")
+            #expect(
+                metered.standardError.hasSuffix(
+                    "outbox: 0 entries left in the queue, 0 parked, 1 waiting for Wi-Fi (the network is metered).\n"))
+            #expect(try await engine.state().requests(about: capture).isEmpty)
+
+            let table = try OutboxProcess.run(["--store", store, "list", "--network", "metered"]).standardOutput
+            #expect(table.contains("\(capture)  waits-network   0         waits for Wi-Fi\n"), "\(table)")
+            #expect(table.hasSuffix("1 capture: 1 waits-network; 0 records this version cannot read.\n"))
+            let row = try #require(
+                try OutboxProcess.run(["--store", store, "list", "--json", "--network", "metered,constrained"])
+                    .jsonLines.first)
+            #expect(row["waitsForNetwork"] as? String == "Wi-Fi" && row["attempts"] as? Int == 0)
+            #expect(try Self.listed(store).first?["status"] as? String == "pending", "on Wi-Fi it would go")
+
+            let refused = try OutboxProcess.run(
+                ["--store", store, "send-now", capture, "--engine", engine.url.absoluteString, "--network", "metered"])
+            #expect(refused.status == 1)
+            #expect(
+                refused.standardError.contains(
+                    "The entry '\(capture)' waits for Wi-Fi: operations 'capture.create' are not sent on a metered"))
+
+            let unmetered = try OutboxProcess.run(drain)
+            #expect(unmetered.lines == [capture] && unmetered.status == 0)
+            #expect(try await engine.state().records.map(\.requestId) == [capture])
+
+            let wrong = try OutboxProcess.run(drain + ["--network", "wifi"])
+            #expect(wrong.status == 2)
+            #expect(
+                wrong.standardError.hasPrefix(
+                    "Error: The value 'wifi' is invalid for '--network <kind>': it must be unmetered, metered,"
+                        + " constrained, or metered,constrained\n"))
+        }
+    }
+
     @Test func threeLastWriteWinsUpdatesNeverSentReachTheEngineAsTheLast() async throws {
         try await withTemporaryFolder { folder in
             let store = folder.appendingPathComponent("outbox").path

@@ -25,13 +25,13 @@ struct OutboxCommandTests {
         (
             ["--store", "s", "drain"],
             "Error: Missing expected option '--engine <url>'\n"
-                + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>]\n"
+                + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>] [--network <kind>]\n"
                 + "  See 'outbox drain --help' for more information.\n"
         ),
         (
             ["--store", "s", "drain", "--engine", "http://127.0.0.1:9", "--watch", "soon"],
             "Error: The value 'soon' is invalid for '--watch <seconds>': it must be a number of seconds from 0.01 to 86400\n"
-                + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>]\n"
+                + "Usage: outbox --store <folder> drain --engine <url> [--watch <seconds>] [--network <kind>]\n"
                 + "  See 'outbox drain --help' for more information.\n"
         ),
         (
@@ -95,7 +95,7 @@ struct OutboxCommandTests {
                 listing.lines[0]
                     == "{\"id\":\"\(first.lines[0])\",\"state\":\"QUEUED\",\"attempts\":0,\"lastError\":null,"
                     + "\"nextAttemptAt\":null,\"waitsForSendNow\":false,\"entity\":null,\"type\":\"capture.create\","
-                    + "\"blockedBy\":null,\"status\":\"pending\"}")
+                    + "\"blockedBy\":null,\"status\":\"pending\",\"waitsForNetwork\":null}")
             #expect(listing.lines[3] == "{\"unreadable\":0}")
         }
     }
@@ -229,11 +229,13 @@ struct OutboxCommandTests {
     }
 
     /// On a terminal (a pseudo-terminal made by script(1)) drain shows how far the upload has come.
+    /// ... with its place in the pass: "Sending 2 of 3, plate-…: 100% (…)".
     @Test func drainShowsUploadProgressOnATerminal() async throws {
         try await withTemporaryFolder { folder in
             let store = folder.appendingPathComponent("outbox").path
-            let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
-            let id = try #require(try OutboxProcess.run(["--store", store, "add"] + photos).lines.first)
+            let photos = try Fixtures.distinctPhotos(count: 3, in: folder.appendingPathComponent("photos")).map(\.path)
+            let ids = try OutboxProcess.run(["--store", store, "add"] + photos).lines
+            try #require(ids.count == 3)
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let command = [
                 OutboxProcess.executable.path, "--store", store, "drain", "--engine", engine.url.absoluteString,
@@ -248,8 +250,10 @@ struct OutboxCommandTests {
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             #expect(process.terminationStatus == 0)
-            #expect(text.contains("\r\u{1B}[KSending \(id): 100% ("))
-            #expect(text.contains("\(id)\r\n"))
+            for (number, id) in ids.enumerated() {
+                #expect(text.contains("\r\u{1B}[KSending \(number + 1) of 3, \(id): 100% ("))
+                #expect(text.contains("\(id)\r\n"))
+            }
         }
     }
 }

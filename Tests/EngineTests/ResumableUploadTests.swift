@@ -14,10 +14,12 @@ struct ResumableUploadTests {
     static let attachment = Data((0..<46_000).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
 
     /// An outbox in `folder` holding one `note.update` with `attachment` under `id`.
-    static func outbox(in folder: URL, id: String = "note-1") async throws -> Outbox {
+    static func outbox(
+        in folder: URL, id: String = "note-1", onProgress: (@Sendable (UploadProgress) -> Void)? = nil
+    ) async throws -> Outbox {
         let outbox = try Outbox(
             folder: folder.appendingPathComponent("outbox"),
-            configuration: Outbox.Configuration(operationTypes: [OperationType("note.update")]))
+            configuration: Outbox.Configuration(operationTypes: [OperationType("note.update")], onProgress: onProgress))
         try await outbox.enqueue(
             OutboxOperation(
                 id: id, entity: "note:1", type: "note.update", payloadJSON: Data(#"{"text":"gate"}"#.utf8),
@@ -52,11 +54,13 @@ struct ResumableUploadTests {
     /// the file, the upload resumes from the engine's offset after each cut and arrives whole in
     /// one drain, with at most twice the file's bytes on the wire (headers, offset requests and
     /// the record included). Before resumable uploads, a cut at 45 % never arrived: every attempt
-    /// sent the first 45 % again. The bytes are printed for docs/engine-protocol.md.
+    /// sent the first 45 % again. The bytes are printed for docs/engine-protocol.md. The app's
+    /// progress counts what the engine already holds, never steps back, and ends at the whole.
     @Test(arguments: [10, 45, 90])
     func anUploadCutAtAShareOfItsFileArrivesWholeWithAtMostTwiceItsBytes(percent: Int) async throws {
         try await withTemporaryFolder { folder in
-            let outbox = try await Self.outbox(in: folder)
+            let progress = Recorder<UploadProgress>()
+            let outbox = try await Self.outbox(in: folder) { progress.append($0) }
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let cut = Self.attachment.count * percent / 100
             let proxy = try ReferenceEngine.cuttingProxy(
@@ -77,6 +81,12 @@ struct ResumableUploadTests {
                     + " \(cuts) appends cut")
             #expect(onTheWire <= 2 * Self.attachment.count)
             #expect(cuts >= 1)
+
+            let sent = progress.elements.map(\.bytesSent)
+            #expect(sent == sent.sorted(), "progress never steps back after a cut")
+            #expect(sent.last == Int64(Self.attachment.count))
+            #expect(sent.count <= 102, "told at most once per whole percent: \(sent.count)")
+            #expect(progress.elements.allSatisfy { $0.position.description == "1 of 1" })
         }
     }
 

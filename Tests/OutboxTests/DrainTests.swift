@@ -83,10 +83,11 @@ struct DrainTests {
             _ = try await outbox.drain(using: ScriptedTransport(landsUploads: true))
             let first = Int64(photos[0].upload.data.count)
             let total = first + Int64(photos[1].upload.data.count)
+            let only = QueuePosition(number: 1, count: 1)
             #expect(
                 progress.elements == [
-                    UploadProgress(id: "plate-1", bytesSent: first, totalBytes: total),
-                    UploadProgress(id: "plate-1", bytesSent: total, totalBytes: total),
+                    UploadProgress(id: "plate-1", bytesSent: first, totalBytes: total, position: only),
+                    UploadProgress(id: "plate-1", bytesSent: total, totalBytes: total, position: only),
                 ])
             #expect(progress.elements.last?.fractionCompleted == 1)
         }

@@ -166,5 +166,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
     func append(_ element: Element) { storage.withLock { $0.append(element) } }
 
+    func removeAll() { storage.withLock { $0.removeAll() } }
+
     var elements: [Element] { storage.withLock { $0 } }
 }

@@ -18,6 +18,10 @@ public enum EntryStatus: Sendable, Hashable {
     /// Queued, and waits until `behind`, an earlier entry of its entity, has reached the engine
     /// or is discarded.
     case blocked(behind: String)
+    /// Queued, and waits for a network its type may use (`OperationType.network`): `network`
+    /// says which, and `network.awaitedNetwork` says it in words ("Wi-Fi"). No retry is used
+    /// up while it waits.
+    case waitingForNetwork(NetworkRequirement)
     /// The engine has it; retiring it frees its files.
     case delivered
 }
@@ -31,6 +35,7 @@ extension OutboxEntry {
         case .failedNeedsAttention: return .parked(reason: lastError ?? "the engine refused it")
         case .queued:
             if let blockedBy { return .blocked(behind: blockedBy) }
+            if let waitsForNetwork { return .waitingForNetwork(waitsForNetwork) }
             if retry.awaitsSendNow { return .waitingForSendNow }
             if let next = retry.nextAttemptAt { return .retrying(at: next) }
             return .pending

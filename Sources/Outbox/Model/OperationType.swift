@@ -14,6 +14,9 @@ public struct OperationType: Sendable, Hashable {
     /// Whether a newer operation of this type replaces an older one of the same entity that was
     /// never sent (see `Outbox.enqueue(_:)` for when it does).
     public var isLastWriteWins: Bool
+    /// The networks its entries may be sent on; any by default. An entry that waits for its
+    /// network stays queued, uses up no retry, and holds back the later entries of its entity.
+    public var network: NetworkRequirement
 
     /// Declares a type.
     ///
@@ -22,14 +25,28 @@ public struct OperationType: Sendable, Hashable {
     ///   - versions: The versions this build knows; version 1 by default.
     ///   - isLastWriteWins: Whether only the last unsent operation of an entity matters, as for
     ///     "set the note's text"; false by default, as for "append a set to the log".
-    public init(_ name: String, versions: ClosedRange<Int> = 1...1, isLastWriteWins: Bool = false) {
+    ///   - network: The networks it may be sent on; any by default.
+    public init(
+        _ name: String, versions: ClosedRange<Int> = 1...1, isLastWriteWins: Bool = false,
+        network: NetworkRequirement = .any
+    ) {
         self.name = name
         self.versions = versions
         self.isLastWriteWins = isLastWriteWins
+        self.network = network
+    }
+
+    /// The same type, sent only on `network`: `.captureCreate.sent(on: .unmetered)` for photos
+    /// on Wi-Fi only.
+    public func sent(on network: NetworkRequirement) -> OperationType {
+        var type = self
+        type.network = network
+        return type
     }
 
     /// `capture.create` version 1: a photo capture, which `HTTPTransport` sends as the contract's
-    /// `POST /v1/captures`. The PhotoCapture library makes them (`Outbox.commit`).
+    /// `POST /v1/captures`. The PhotoCapture library makes them (`Outbox.commit`). It may go on
+    /// any network; `.captureCreate.sent(on: .unmetered)` keeps photos for Wi-Fi.
     public static let captureCreate = OperationType("capture.create")
 
     /// Whether `name` can name an operation type.
@@ -54,6 +71,18 @@ struct OperationCatalog: Sendable {
     private let declared: [String: OperationType]
     /// Whether a type that is not declared is known at every version (for a relay).
     private let relaysUndeclared: Bool
+
+    /// The networks an entry of type `name` may be sent on: its declared type's, or any for a
+    /// type this outbox does not know (which it never sends anyway, or relays).
+    func network(ofType name: String) -> NetworkRequirement { declared[name]?.network ?? .any }
+
+    /// What `entry` waits for while the device is on `network`: its type's requirement when the
+    /// entry is queued and that network is not one of those it allows; nil otherwise.
+    func awaitedNetwork(of entry: OutboxEntry, on network: NetworkPath) -> NetworkRequirement? {
+        guard entry.state == .queued else { return nil }
+        let requirement = self.network(ofType: entry.type)
+        return requirement.allows(network) ? nil : requirement
+    }
 
     init(_ types: [OperationType], relaysUndeclared: Bool) {
         declared = Dictionary(types.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })

@@ -45,6 +45,9 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
     /// The earlier entry of the same entity that this one waits behind (it is being sent, backs
     /// off, is parked, waits for "send now", or cannot be read); nil when it waits for none.
     public internal(set) var blockedBy: String?
+    /// The networks its type may use, when the outbox is on none of them (as the app last said,
+    /// `Outbox.connectivityChanged(isReachable:network:)`): it waits, queued; nil when it may go.
+    public internal(set) var waitsForNetwork: NetworkRequirement?
     /// When automatic sending may try the entry again.
     let retry: RetrySchedule
     /// When a send of it first started; nil while none has. Once one has, the engine may hold
@@ -118,8 +121,9 @@ public struct OutboxListing: Sendable, Hashable {
 }
 
 extension OutboxListing {
-    /// The listing of records as the store read them, in queue order.
-    init(records: [StoredRecord]) {
+    /// The listing of records as the store read them, in queue order, each queued entry of a
+    /// type that `catalog` keeps off `network` marked as waiting for its network.
+    init(records: [StoredRecord], catalog: OperationCatalog, network: NetworkPath) {
         var entries: [OutboxEntry] = []
         var unreadable: [UnreadableEntry] = []
         let blockers = EntityOrder.blockers(in: records)
@@ -127,6 +131,7 @@ extension OutboxListing {
             switch record.reading {
             case .success(var entry):
                 entry.blockedBy = blockers[record.sequence]
+                entry.waitsForNetwork = catalog.awaitedNetwork(of: entry, on: network)
                 entries.append(entry)
             case .failure(let problem):
                 unreadable.append(UnreadableEntry(sequence: record.sequence, id: record.id, reason: problem.reason))

@@ -47,6 +47,9 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, Lo
     /// The entry waits behind an earlier one of its entity, which must reach the engine (or be
     /// discarded) first.
     case blockedBehind(id: String, blockedBy: String, entity: String)
+    /// The entry's type may not be sent on the network the device is on (`OperationType.network`),
+    /// so "send now" cannot send it; it goes once the device is on one it allows.
+    case waitsForNetwork(id: String, type: String, network: NetworkPath, awaited: String)
     /// The app's SQL inside `Outbox.write` or `Outbox.read` was refused; `reason` says why.
     case appStatementRefused(reason: String)
     /// `OutboxTransaction.enqueue` was called inside `Outbox.read`, which changes nothing.
@@ -126,6 +129,9 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, Lo
         case .blockedBehind(let id, let blockedBy, let entity):
             return "The entry '\(id)' waits behind '\(blockedBy)', an earlier one of '\(entity)':"
                 + " send or discard that one first."
+        case .waitsForNetwork(let id, let type, let network, let awaited):
+            return "The entry '\(id)' waits for \(awaited): operations '\(type)' are not sent on a"
+                + " \(network) network, and the device is on one. It goes once it is on \(awaited)."
         case .appStatementRefused(let reason):
             return "The outbox refused the app's SQL statement: \(reason)."
         case .readOnlyTransaction:

@@ -24,6 +24,9 @@ public struct DrainReport: Sendable, Hashable {
     /// 409, or a 500 while the engine took the others): back in the queue with a backoff, and
     /// the pass went on.
     public internal(set) var retrying: [String] = []
+    /// The entries the last pass passed over because their type may not use the network the
+    /// device is on (`OperationType.network`), in queue order: queued, no retry used up.
+    public internal(set) var waitingForNetwork: [String] = []
     /// Why the last pass stopped early; nil when it reached the end of the queue.
     public internal(set) var halt: Halt?
     /// When a drain would next have something to send, for scheduling one; nil when the queue
@@ -41,6 +44,7 @@ public struct DrainReport: Sendable, Hashable {
         parked += later.parked
         retrying += later.retrying
         retired += later.retired
+        waitingForNetwork = later.waitingForNetwork
         halt = later.halt
         retryAt = later.retryAt
         passes += later.passes

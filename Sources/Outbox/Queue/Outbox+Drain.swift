@@ -126,6 +126,10 @@ extension Outbox {
         if let blocker = entry.blockedBy, let entity = entry.entity {
             throw .blockedBehind(id: id, blockedBy: blocker, entity: entity)
         }
+        if let awaited = awaitedNetwork(of: entry) {
+            throw .waitsForNetwork(
+                id: id, type: entry.type, network: scheduling.network, awaited: awaited.awaitedNetwork)
+        }
         try store.releaseForSendNow(id: id)
         announceStatus(of: id)
         sendNowRequests.insert(id)
@@ -138,6 +142,7 @@ extension Outbox {
     ///   sends entries that are backing off, after the others.
     func runPass(using transport: any Transport, honoursBackoff: Bool = true) async throws(OutboxError) -> DrainReport {
         var report = DrainReport(passes: 1)
+        passQueue = PassQueue(honoursBackoff: honoursBackoff)
         // A store deleted or replaced since it opened: what is sent from here would be from a
         // file nobody else sees any more.
         try store.checkStillInPlace()
@@ -152,7 +157,8 @@ extension Outbox {
         }
         sendNowRequests = []
         for record in asked.sorted(by: { $0.sequence < $1.sequence }) {
-            guard let entry = record.entry, try store.blocker(of: record) == nil else { continue }
+            guard let entry = record.entry, try store.blocker(of: record) == nil, !waitsForNetwork(entry, &report)
+            else { continue }
             guard try await attempt(entry, using: transport, into: &report, evidence: &evidence) else { return report }
         }
         // The engine's own word on when to come back holds for everything an automatic pass sends.
@@ -171,7 +177,8 @@ extension Outbox {
         var cursor: Int64 = 0
         while let record = try store.nextQueuedRecord(after: cursor) {
             cursor = record.sequence
-            guard let entry = record.entry, try store.blocker(of: record) == nil else { continue }
+            guard let entry = record.entry, try store.blocker(of: record) == nil, !waitsForNetwork(entry, &report)
+            else { continue }
             if let due = try dueTime(of: entry), due > configuration.now() {
                 if honoursBackoff, due < firstDue?.due ?? .distantFuture { firstDue = (entry.id, due) }
                 isBackingOff = true
@@ -185,7 +192,8 @@ extension Outbox {
         cursor = 0
         while !honoursBackoff, isBackingOff, let record = try store.nextQueuedRecord(after: cursor) {
             cursor = record.sequence
-            guard !tried.contains(record.sequence), let entry = record.entry, try store.blocker(of: record) == nil
+            guard !tried.contains(record.sequence), let entry = record.entry, try store.blocker(of: record) == nil,
+                !waitsForNetwork(entry, &report)
             else { continue }
             tried.insert(record.sequence)
             guard try await attempt(entry, using: transport, into: &report, evidence: &evidence) else {
@@ -197,6 +205,20 @@ extension Outbox {
             report.retryAt = min(report.retryAt ?? firstDue.due, firstDue.due)
         }
         return report
+    }
+
+    /// The networks `entry`'s type may use, when the device is on none of them; nil when it may go.
+    func awaitedNetwork(of entry: OutboxEntry) -> NetworkRequirement? {
+        store.catalog.awaitedNetwork(of: entry, on: scheduling.network)
+    }
+
+    /// Whether the pass passes `entry` over because it waits for its network; the report names
+    /// it once. It is not claimed, so no attempt or retry is used up, and the later entries of
+    /// its entity wait behind it.
+    private func waitsForNetwork(_ entry: OutboxEntry, _ report: inout DrainReport) -> Bool {
+        guard awaitedNetwork(of: entry) != nil else { return false }
+        if !report.waitingForNetwork.contains(entry.id) { report.waitingForNetwork.append(entry.id) }
+        return true
     }
 
     /// What a pass has seen of the engine, to tell a failure of the engine's from one entry's.
@@ -265,14 +287,15 @@ extension Outbox {
         }
         // The claim fails when another process is sending it.
         guard try store.claim(id: entry.id, at: configuration.now()) else { return true }
+        let position = try position(of: entry)
         announceStatus(of: entry.id)
         defer {
             eventHub.endProgress(id: entry.id)
             announceStatus(of: entry.id)
         }
-        let response: TransportResponse
+        var response: TransportResponse
         let landedBefore = landedUploads
-        switch await handOff(entry, to: transport) {
+        switch await handOff(entry, to: transport, position: position) {
         case .answered(let answer):
             response = answer
         case .mediaUnreadable(let reason):
@@ -285,6 +308,22 @@ extension Outbox {
             try store.returnUnsent(id: entry.id)
             report.halt = .cancelled(id: entry.id)
             return false
+        }
+        if case .networkNotAllowed(let path) = response {
+            // The system knows the network better than the app said: the entry waits for its
+            // own, and what was refused counts as no attempt.
+            let network = scheduling.network
+            changeNetwork(
+                to: NetworkPath(
+                    isExpensive: network.isExpensive || path.isExpensive,
+                    isConstrained: network.isConstrained || path.isConstrained))
+            if awaitedNetwork(of: entry) != nil {
+                try store.returnUnsent(id: entry.id)
+                report.waitingForNetwork.append(entry.id)
+                return true
+            }
+            // A transport that refuses a network the entry's type allows would hold it for ever.
+            response = .networkError(detail: Self.reason(for: response))
         }
         let outcome = configuration.classifier.outcome(for: response)
         // A send cut short by the cancellation is no failure of the engine's; one that was
@@ -427,8 +466,42 @@ extension Outbox {
         case cancelled
     }
 
+    /// Where the pass in flight is: how many entries it started, of how many it may send.
+    struct PassQueue {
+        /// Whether the pass keeps to backoff (an automatic one), so does not count what backs off.
+        var honoursBackoff = true
+        /// The entries it started.
+        var started = 0
+        /// Those, and the ones it could still send when it started its first.
+        var planned: Int?
+        /// The last entry started and its position: its uploads sent again keep it.
+        var last: (id: String, position: QueuePosition)?
+    }
+
+    /// The place of the entry just claimed in the pass: the next number, of those the pass
+    /// started and those it may still send, counted at its first claim.
+    private func position(of entry: OutboxEntry) throws(OutboxError) -> QueuePosition {
+        if let last = passQueue.last, last.id == entry.id { return last.position }
+        passQueue.started = passQueue.started.incrementedSaturating
+        if passQueue.planned == nil {
+            let now = configuration.now()
+            let honoursBackoff = passQueue.honoursBackoff
+            let waiting = try list().entries.count {
+                $0.state == .queued && !$0.isWaitingForSendNow && $0.waitsForNetwork == nil
+                    && (!honoursBackoff || ($0.nextAttemptAt ?? .distantPast) <= now)
+            }
+            passQueue.planned = passQueue.started + waiting
+        }
+        let position = QueuePosition(
+            number: passQueue.started, count: max(passQueue.started, passQueue.planned ?? passQueue.started))
+        passQueue.last = (entry.id, position)
+        return position
+    }
+
     /// Hands one claimed entry to the transport; the actor is free while it runs.
-    private func handOff(_ entry: OutboxEntry, to transport: any Transport) async -> HandOff {
+    private func handOff(_ entry: OutboxEntry, to transport: any Transport, position: QueuePosition) async
+        -> HandOff
+    {
         let isSealed = store.cipher != nil
         let sizes = Dictionary(
             entry.ownedMedia.map { ($0.index, Self.byteCount(of: url(of: $0), isSealed: isSealed)) },
@@ -449,9 +522,11 @@ extension Outbox {
         let delivery = Delivery(
             id: entry.id, entity: entry.entity, type: entry.type, version: entry.version, payload: entry.payload,
             media: entry.media, attempt: entry.attempts.incrementedSaturating, pendingUploads: pending,
-            totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes))
+            totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes),
+            network: store.catalog.network(ofType: entry.type))
         let reporter = DeliveryReporter(
-            id: entry.id, totalBytes: totalBytes, outbox: self, onProgress: configuration.onProgress)
+            id: entry.id, totalBytes: totalBytes, position: position, outbox: self, onProgress: configuration.onProgress
+        )
         do {
             return .answered(try await transport.send(delivery, reporter: reporter))
         } catch is CancellationError {
@@ -477,6 +552,7 @@ extension Outbox {
         case .timedOut: return "the engine did not answer in time"
         case .notConfirmed(_, let detail): return detail
         case .uploadsNotHeld(let code, let detail): return "HTTP 422 \(code): \(detail)"
+        case .networkNotAllowed(let path): return "the system would not send it over a \(path) network"
         }
     }
 

@@ -99,15 +99,43 @@ extension Outbox {
         await running.loop?.value
     }
 
-    /// Tells the outbox whether the device can reach the network, for example from
-    /// `NWPathMonitor` (on Apple's platforms `ConnectivityMonitor` does it). Coming back starts a
-    /// pass; going away holds automatic passes until it comes back. Reachable by default.
+    /// Tells the outbox whether the device can reach the network and what kind of network it is,
+    /// for example from `NWPathMonitor` (on Apple's platforms `ConnectivityMonitor` does it).
+    /// Coming back starts a pass; going away holds automatic passes until it comes back.
+    /// Reachable and unmetered by default.
     ///
-    /// - Parameter isReachable: Whether a route to the network is there.
-    public func connectivityChanged(isReachable: Bool) {
+    /// The entries whose type may not use `network` (`OperationType.network`) wait, queued, and
+    /// each one whose status changes because of it is told in `events`; a network that lets some
+    /// of them go starts a pass.
+    ///
+    /// - Parameters:
+    ///   - isReachable: Whether a route to the network is there.
+    ///   - network: Whether it is metered or in Low Data Mode; unmetered when not said.
+    public func connectivityChanged(isReachable: Bool, network: NetworkPath = .unmetered) {
         let cameBack = isReachable && !scheduling.isReachable
         scheduling.isReachable = isReachable
-        if cameBack { wake(for: .connectivity) }
+        let released = changeNetwork(to: network)
+        if cameBack || (released && isReachable) { wake(for: .connectivity) }
+    }
+
+    /// Takes `network` as the one the device is on, and tells `events` of every queued entry it
+    /// holds back or lets go.
+    ///
+    /// - Returns: Whether it let an entry go.
+    @discardableResult
+    func changeNetwork(to network: NetworkPath) -> Bool {
+        let before = scheduling.network
+        guard network != before else { return false }
+        scheduling.network = network
+        guard let listing = try? list() else { return false }
+        var released = false
+        for entry in listing.entries where entry.state == .queued {
+            let requirement = store.catalog.network(ofType: entry.type)
+            guard requirement.allows(before) != requirement.allows(network) else { continue }
+            released = released || requirement.allows(network)
+            eventHub.send(.stateChanged(id: entry.id, status: entry.status, reason: nil))
+        }
+        return released
     }
 
     /// Tells the outbox that the app came to the foreground: the scheduler runs a pass.
@@ -214,7 +242,7 @@ extension Outbox {
     /// Tells the events where an entry stands now. Best effort: an entry gone meanwhile, or a
     /// store that cannot be read this instant, tells nothing (the next snapshot will).
     func announceStatus(of id: String) {
-        guard let entry = try? store.entry(id: id) else { return }
+        guard let entry = try? entry(id: id) else { return }
         let status = entry.status
         let reason: String? =
             switch status {
@@ -236,6 +264,8 @@ extension Outbox {
 struct Scheduling {
     /// What the app last said about the network.
     var isReachable = true
+    /// What kind of network the app last said it is, or the transport found.
+    var network = NetworkPath.unmetered
     /// The unreadable records already told, by sequence number.
     var toldUnreadable: Set<Int64> = []
     /// The scheduler, while it runs.

@@ -73,6 +73,8 @@ public actor Outbox {
     var followUpIsRequested = false
     /// The drains waiting for that one more pass.
     var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
+    /// How far the pass in flight has come through the queue, for progress ("3 of 21").
+    var passQueue = PassQueue()
     /// Entries the user asked to send now, which the next pass sends first.
     var sendNowRequests: Set<String> = []
     /// How many uploads the engine confirmed since this outbox opened (wrapping), so that a pass
@@ -216,12 +218,13 @@ public actor Outbox {
         }
     }
 
-    /// Everything in the outbox, in queue order: readable entries, each with what it waits behind,
-    /// and beside them the records this version cannot read (never deleted automatically).
+    /// Everything in the outbox, in queue order: readable entries, each with what it waits behind
+    /// or the network it waits for, and beside them the records this version cannot read (never
+    /// deleted automatically).
     ///
     /// - Throws: `OutboxError.database` when the database cannot be read.
     public func list() throws(OutboxError) -> OutboxListing {
-        OutboxListing(records: try store.records())
+        OutboxListing(records: try store.records(), catalog: store.catalog, network: scheduling.network)
     }
 
     /// Everything in the outbox in `folder`, read without changing anything there: for a store
@@ -232,15 +235,18 @@ public actor Outbox {
     /// - Parameters:
     ///   - folder: The outbox's folder.
     ///   - configuration: The operation types to read the records as; photo captures by default.
+    ///   - network: The network the device is on, for the entries that wait for theirs; unmetered by default.
     /// - Returns: The readable entries and the unreadable records, as `list()` gives them.
     /// - Throws: `unreadableStore` naming the cause when the store cannot be read at all;
     ///   `keyRequired` or `wrongKey` for an encrypted store; `newerSchema`; `database`.
-    public static func readOnlyListing(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError)
-        -> OutboxListing
-    {
-        OutboxListing(
+    public static func readOnlyListing(
+        folder: URL, configuration: Configuration = Configuration(), network: NetworkPath = .unmetered
+    ) throws(OutboxError) -> OutboxListing {
+        let catalog = configuration.catalog
+        return OutboxListing(
             records: try OutboxStore.recordsReadingOnly(
-                folder: folder, catalog: configuration.catalog, keyProvider: configuration.keyProvider))
+                folder: folder, catalog: catalog, keyProvider: configuration.keyProvider),
+            catalog: catalog, network: network)
     }
 
     /// The entry with this id, with what it waits behind.
@@ -250,7 +256,9 @@ public actor Outbox {
     /// - Throws: `unreadableEntry` when this version cannot read it; `database` when reading fails.
     public func entry(id: String) throws(OutboxError) -> OutboxEntry? {
         do throws(OutboxError) {
-            return try store.entry(id: id)
+            var entry = try store.entry(id: id)
+            entry.waitsForNetwork = store.catalog.awaitedNetwork(of: entry, on: scheduling.network)
+            return entry
         } catch .notFound {
             return nil
         }

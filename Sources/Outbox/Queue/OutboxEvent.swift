@@ -16,7 +16,8 @@ public enum OutboxEvent: Sendable, Equatable {
     /// automatic retries), it was parked, or the engine has it. `reason` is why, for the statuses
     /// that follow a failure (its `lastError`), and nil otherwise.
     case stateChanged(id: String, status: EntryStatus, reason: String?)
-    /// An upload's bytes went out.
+    /// An upload's bytes went out: told at its start, at each new whole percent and at its end
+    /// (see `DeliveryReporter.progress(bytesSent:)`), with its place in the pass ("3 of 21").
     case progress(UploadProgress)
     /// A delivered entry and its files were deleted (`retire`, or the scheduler's automatic retire).
     case retired(id: String)
@@ -67,10 +68,9 @@ final class EventHub: Sendable {
         for stream in state.withLock({ Array($0.streams.values) }) { stream.yield(event) }
     }
 
-    /// Records an entry's progress and tells every stream.
-    func report(_ progress: UploadProgress) {
+    /// Records an entry's progress, for `snapshot()`.
+    func record(_ progress: UploadProgress) {
         state.withLock { $0.progress[progress.id] = progress }
-        send(.progress(progress))
     }
 
     /// Forgets the progress of an entry whose send ended.

@@ -33,8 +33,11 @@ public struct OutboxSnapshot: Sendable, Hashable {
     /// Until when the engine asked (with a `Retry-After`) to be left alone: automatic passes
     /// send nothing before then. Nil when it did not, or the time has passed.
     public let engineAskedToWaitUntil: Date?
-    /// Whether the app last said the network is there (`Outbox.connectivityChanged(isReachable:)`).
+    /// Whether the app last said the network is there (`Outbox.connectivityChanged(isReachable:network:)`).
     public let isReachable: Bool
+    /// What kind of network the app last said it is, or URLSession found: what the entries that
+    /// wait for theirs (`waitingForNetworkCount`) wait to leave.
+    public let network: NetworkPath
     /// Whether the scheduler runs (`Outbox.start(transport:)`).
     public let isScheduled: Bool
     /// When the scheduler's next automatic pass is due; nil when it does not run, or is offline.
@@ -50,6 +53,8 @@ public struct OutboxSnapshot: Sendable, Hashable {
     public var waitingForSendNowCount: Int { count { $0 == .waitingForSendNow } }
     /// Entries parked for the user: refused by the engine, or their file is gone.
     public var parkedCount: Int { count { if case .parked = $0 { true } else { false } } }
+    /// Entries waiting for a network their type may use ("waits for Wi-Fi").
+    public var waitingForNetworkCount: Int { count { if case .waitingForNetwork = $0 { true } else { false } } }
     /// Entries waiting behind an earlier one of their entity.
     public var blockedCount: Int { count { if case .blocked = $0 { true } else { false } } }
     /// Entries the engine has, not yet retired.
@@ -78,7 +83,7 @@ extension Outbox {
         return OutboxSnapshot(
             items: items, unreadable: listing.unreadable,
             engineAskedToWaitUntil: engineAskedToWait.flatMap { $0.until > now ? $0.until : nil },
-            isReachable: scheduling.isReachable, isScheduled: scheduling.running != nil,
+            isReachable: scheduling.isReachable, network: scheduling.network, isScheduled: scheduling.running != nil,
             nextAutomaticPassAt: scheduling.isReachable ? scheduling.running?.nextPassAt : nil)
     }
 }

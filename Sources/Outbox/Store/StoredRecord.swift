@@ -154,7 +154,7 @@ struct StoredRecord {
             lastError: StoredValue.shown(
                 lastError(row.bytes(at: 5), isText: row.text(at: 5) != nil, id: idText, cipher: cipher)),
             entity: entity, type: intent.operation, version: intent.version, payload: payload, media: intent.media,
-            pendingMedia: pending, ownedMedia: owned, blockedBy: nil,
+            pendingMedia: pending, ownedMedia: owned, blockedBy: nil, waitsForNetwork: nil,
             retry: RetrySchedule(
                 transientFailures: StoredValue.count(row.integer(at: 10)),
                 nextAttemptAt: StoredValue.moment(row.real(at: 9)),

@@ -53,6 +53,8 @@ public struct FailureClassifier: Sendable, Hashable {
         // The outbox sends the uploads again, a few times, before it parks the entry.
         case .uploadsNotHeld: return .transient
         case .networkError, .timedOut, .notConfirmed: return .transient
+        // Not a failure of the send: the outbox returns the entry unsent before asking.
+        case .networkNotAllowed: return .transient
         }
     }
 }

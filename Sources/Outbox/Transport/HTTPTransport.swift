@@ -147,7 +147,8 @@ public final class HTTPTransport: Transport {
             let landed = EngineConfirmation.upload(
                 id: delivery.id, index: upload.index, sha256: Cryptography.sha256Hex(of: bytes), byteCount: bytes.count)
             if let failure = try await self.upload(
-                upload, of: delivery.id, bytes: bytes, expecting: landed, hasRefreshed: &hasRefreshed,
+                upload, of: delivery.id, bytes: bytes, expecting: landed, network: delivery.network,
+                hasRefreshed: &hasRefreshed,
                 progress: { count in reporter.progress(bytesSent: before + min(count, Int64(bytes.count))) })
             {
                 return failure
@@ -158,7 +159,7 @@ public final class HTTPTransport: Transport {
         }
         try Task.checkCancellation()
         let record = try EngineRequest.record(delivery, engine: configuration.engineURL, timeout: backstop)
-        let request = prepared(record.request)
+        let request = prepared(record.request, network: delivery.network)
         let result = try await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
         return failure(result, of: request, expecting: record.confirmation) ?? .http(status: Self.status(of: result))
     }
@@ -179,7 +180,7 @@ public final class HTTPTransport: Transport {
     /// - Returns: nil when the upload landed, else what to return for the send.
     private func upload(
         _ upload: PendingUpload, of id: String, bytes: Data, expecting landed: EngineConfirmation,
-        hasRefreshed: inout Bool, progress: @escaping @Sendable (Int64) -> Void
+        network: NetworkRequirement, hasRefreshed: inout Bool, progress: @escaping @Sendable (Int64) -> Void
     ) async throws -> TransportResponse? {
         let key = UploadKey(id: id, index: upload.index)
         var lastCut: (offset: Int64, failure: TransportResponse, isConflict: Bool)?
@@ -188,7 +189,8 @@ public final class HTTPTransport: Transport {
             // A request started after the task was cancelled never completes in FoundationNetworking.
             try Task.checkCancellation()
             let resumption = try await resumption(
-                of: upload, key: key, byteCount: Int64(bytes.count), expecting: landed, hasRefreshed: &hasRefreshed)
+                of: upload, key: key, byteCount: Int64(bytes.count), expecting: landed, network: network,
+                hasRefreshed: &hasRefreshed)
             switch resumption {
             case .failed(let failure):
                 return failure
@@ -202,7 +204,8 @@ public final class HTTPTransport: Transport {
                     return lastCut.failure
                 }
                 try Task.checkCancellation()
-                let request = prepared(ResumableUpload.append(at: resource, offset: offset, timeout: backstop))
+                let request = prepared(
+                    ResumableUpload.append(at: resource, offset: offset, timeout: backstop), network: network)
                 let result = try await exchange(
                     request, body: bytes.subdata(in: Int(offset)..<bytes.count), hasRefreshed: &hasRefreshed
                 ) { count in progress(offset + count) }
@@ -227,7 +230,8 @@ public final class HTTPTransport: Transport {
             }
         }
         try Task.checkCancellation()
-        let request = prepared(EngineRequest.upload(upload, of: id, engine: configuration.engineURL, timeout: backstop))
+        let request = prepared(
+            EngineRequest.upload(upload, of: id, engine: configuration.engineURL, timeout: backstop), network: network)
         let result = try await exchange(request, body: bytes, hasRefreshed: &hasRefreshed, progress: progress)
         return failure(result, of: request, expecting: landed)
     }
@@ -254,10 +258,10 @@ public final class HTTPTransport: Transport {
     ///   to these requests confirms it).
     private func resumption(
         of upload: PendingUpload, key: UploadKey, byteCount: Int64, expecting landed: EngineConfirmation,
-        hasRefreshed: inout Bool
+        network: NetworkRequirement, hasRefreshed: inout Bool
     ) async throws -> Resumption {
         if let resource = uploadResources.withLock({ $0[key] }) {
-            let request = prepared(ResumableUpload.offsetRetrieval(at: resource, timeout: backstop))
+            let request = prepared(ResumableUpload.offsetRetrieval(at: resource, timeout: backstop), network: network)
             let result = try await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
             guard case .answered(let answer) = result,
                 (200...299).contains(answer.status) || answer.status == 404
@@ -277,7 +281,8 @@ public final class HTTPTransport: Transport {
         guard !isResumptionRefused.withLock({ $0 }) else { return .none }
         try Task.checkCancellation()
         let request = prepared(
-            ResumableUpload.creation(upload, of: key.id, engine: configuration.engineURL, timeout: backstop))
+            ResumableUpload.creation(upload, of: key.id, engine: configuration.engineURL, timeout: backstop),
+            network: network)
         let result = try await exchange(request, body: Data(), hasRefreshed: &hasRefreshed)
         guard case .answered(let answer) = result else {
             return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
@@ -327,7 +332,7 @@ public final class HTTPTransport: Transport {
     /// a timeout or a transient status, the engine still holds what came.
     private static func keepsResource(after result: HTTPExchangeResult) -> Bool {
         switch result {
-        case .timedOut, .failed: return true
+        case .timedOut, .failed, .networkNotAllowed: return true
         case .answered(let answer): return [408, 425, 429].contains(answer.status) || answer.status >= 500
         case .oversized(let status, _), .encoded(let status, _, _): return status >= 500
         }
@@ -376,13 +381,19 @@ public final class HTTPTransport: Transport {
     }
 
     /// The request with this transport's extra headers, asking for an answer that is not
-    /// compressed, and on Linux on a connection of its own.
+    /// compressed, on Apple's platforms only over the networks the entry's type allows, and on
+    /// Linux on a connection of its own.
     ///
     /// FoundationNetworking otherwise asks for `deflate, gzip, br, zstd` and inflates the answer
     /// before the body limit sees it, so a 1 MB answer could cost a gigabyte; a server that
-    /// compresses anyway is refused at its headers (`SessionDelegate`).
-    private func prepared(_ request: URLRequest) -> URLRequest {
+    /// compresses anyway is refused at its headers (`SessionDelegate`). On Linux nothing tells
+    /// the networks apart: the outbox holds what waits for its network before it gets here.
+    private func prepared(_ request: URLRequest, network: NetworkRequirement) -> URLRequest {
         var request = request
+        #if !canImport(FoundationNetworking)
+        request.allowsExpensiveNetworkAccess = network.allowsExpensive
+        request.allowsConstrainedNetworkAccess = network.allowsConstrained
+        #endif
         for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         #if canImport(FoundationNetworking)
@@ -439,6 +450,8 @@ public final class HTTPTransport: Transport {
             return .timedOut
         case .failed(let reason):
             return .networkError(detail: "\(name): \(reason)")
+        case .networkNotAllowed(let path):
+            return .networkNotAllowed(path: path)
         }
     }
 

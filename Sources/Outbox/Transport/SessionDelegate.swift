@@ -18,6 +18,9 @@ enum HTTPExchangeResult: Sendable {
     case timedOut
     /// The request failed without an answer; the reason is one phrase, for example "Empty reply from server".
     case failed(reason: String)
+    /// The system would not send over the network it is on, `path`, which the request does not
+    /// allow (`allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`).
+    case networkNotAllowed(NetworkPath)
 }
 
 /// A server's answer: what the transport needs of its headers, and its body.
@@ -239,6 +242,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let error {
             let code = (error as? URLError)?.code
             if code == .timedOut || (code == .cancelled && exchange.isPastDeadline) { return .timedOut }
+            if let path = refusedNetwork(error) { return .networkNotAllowed(path) }
             return .failed(reason: reason(for: error))
         }
         guard let response = task.response as? HTTPURLResponse else {
@@ -263,6 +267,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.lowercased() != "identity" else { return nil }
         return UntrustedText.quoted(trimmed, limit: 40)
+    }
+
+    /// The network URLSession refused to use for the request, on Apple's platforms; nil for any
+    /// other failure, and always on Linux, where URLSession tells no network from another.
+    private static func refusedNetwork(_ error: any Error) -> NetworkPath? {
+        #if !canImport(FoundationNetworking)
+        switch (error as? URLError)?.networkUnavailableReason {
+        case .expensive?, .cellular?: return .metered
+        case .constrained?: return NetworkPath(isExpensive: false, isConstrained: true)
+        default: return nil
+        }
+        #else
+        return nil
+        #endif
     }
 
     /// The failure in a few words. FoundationNetworking passes libcurl's own words through for

@@ -1,4 +1,5 @@
 import Foundation
+internal import PlatformLayer
 
 /// Gets one outbox entry to the engine. The drain calls it for one entry at a time, in queue
 /// order (and never for an entry while an earlier one of its entity is not delivered), off the
@@ -49,11 +50,16 @@ public struct Delivery: Sendable, Hashable {
     public let totalBytes: Int64
     /// The bytes of the attachments that landed in earlier attempts: where progress starts.
     public let landedBytes: Int64
+    /// The networks its type may be sent on (`OperationType.network`). The outbox hands it over
+    /// only on a network it allows, as far as it knows; a transport that learns otherwise from
+    /// the system (URLSession's `allowsExpensiveNetworkAccess`) answers `.networkNotAllowed`.
+    public let network: NetworkRequirement
 
     /// Creates a delivery, for a test of a transport (the outbox makes the real ones).
     public init(
         id: String, entity: String?, type: String, version: Int, payload: Data, media: [MediaDescriptor],
-        attempt: Int, pendingUploads: [PendingUpload], totalBytes: Int64, landedBytes: Int64
+        attempt: Int, pendingUploads: [PendingUpload], totalBytes: Int64, landedBytes: Int64,
+        network: NetworkRequirement = .any
     ) {
         self.id = id
         self.entity = entity
@@ -65,6 +71,7 @@ public struct Delivery: Sendable, Hashable {
         self.pendingUploads = pendingUploads
         self.totalBytes = totalBytes
         self.landedBytes = landedBytes
+        self.network = network
     }
 }
 
@@ -128,6 +135,11 @@ public enum TransportResponse: Sendable, Hashable {
     /// holds other bytes under its key (`code`: `upload_missing`, `checksum_mismatch`): it was
     /// restored from a backup, or another node answered. The outbox sends the uploads again.
     case uploadsNotHeld(code: String, detail: String)
+    /// Nothing was sent: the system would not use the current network, `path`, for this
+    /// entry's type (on Apple's platforms, URLSession's `networkUnavailableReason`). The entry
+    /// goes back to the queue with no attempt counted and waits for its network, and the outbox
+    /// takes `path` as the network it is on until the app says otherwise.
+    case networkNotAllowed(path: NetworkPath)
 }
 
 /// How a transport reports back to the outbox during a send.
@@ -136,8 +148,11 @@ public struct DeliveryReporter: Sendable {
     public let id: String
     /// The bytes of all the entry's attachments.
     public let totalBytes: Int64
+    /// Where the entry is in the pass that sends it ("3 of 21").
+    public let position: QueuePosition
     let outbox: Outbox
     let onProgress: (@Sendable (UploadProgress) -> Void)?
+    let gate = ProgressGate()
 
     /// Records that upload `index` landed: it leaves the entry's pending media, durably, before
     /// this returns, so a send killed later does not upload it again.
@@ -151,12 +166,57 @@ public struct DeliveryReporter: Sendable {
 
     /// Tells the app how far the entry's upload has come.
     ///
-    /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed in earlier attempts.
+    /// What the app sees never steps back during one send: after a cut, a resumed upload starts
+    /// from what the engine holds, which may be less than what had left, and the progress holds
+    /// until the upload passes where it was. `snapshot()` has every report; `events` and
+    /// `Configuration.onProgress` only the first, each one that reaches a new whole percent,
+    /// and the last, so at most 102 for a send however its bytes are reported.
+    ///
+    /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed
+    ///   in earlier attempts and what a resumed upload already holds.
     public func progress(bytesSent: Int64) {
-        let progress = UploadProgress(id: id, bytesSent: min(max(0, bytesSent), totalBytes), totalBytes: totalBytes)
-        outbox.eventHub.report(progress)
+        let (shown, isAnnounced) = gate.admit(min(max(0, bytesSent), totalBytes), of: totalBytes)
+        let progress = UploadProgress(id: id, bytesSent: shown, totalBytes: totalBytes, position: position)
+        outbox.eventHub.record(progress)
+        guard isAnnounced else { return }
+        outbox.eventHub.send(.progress(progress))
         onProgress?(progress)
     }
+}
+
+/// What one send has shown of its progress: the most bytes, and the whole percent last told.
+final class ProgressGate: Sendable {
+    private struct State {
+        var most: Int64 = 0
+        var percentTold: Int?
+    }
+
+    private let state = Locked(State())
+
+    /// The bytes to show for a report of `bytes` of `total` (never fewer than shown before), and
+    /// whether it is told: the first report, each new whole percent, and the end.
+    func admit(_ bytes: Int64, of total: Int64) -> (shown: Int64, isAnnounced: Bool) {
+        state.withLock { state in
+            state.most = max(state.most, bytes)
+            let percent = total <= 0 ? 100 : Int((Double(state.most) * 100 / Double(total)).rounded(.down))
+            guard percent != state.percentTold else { return (state.most, false) }
+            state.percentTold = percent
+            return (state.most, true)
+        }
+    }
+}
+
+/// Where an entry is among those one pass sends: the `number`th it started, of `count` it has
+/// started or may still send ("3 of 21"). The count is taken when the pass starts sending, so it
+/// grows if more are queued during the pass.
+public struct QueuePosition: Sendable, Hashable, CustomStringConvertible {
+    /// From 1.
+    public let number: Int
+    /// At least `number`.
+    public let count: Int
+
+    /// "3 of 21".
+    public var description: String { "\(number) of \(count)" }
 }
 
 /// How far one entry's upload has come.
@@ -167,6 +227,8 @@ public struct UploadProgress: Sendable, Hashable {
     public let bytesSent: Int64
     /// The bytes of all the entry's attachments.
     public let totalBytes: Int64
+    /// Where the entry is in the pass that sends it.
+    public let position: QueuePosition
 
     /// The share sent, 0...1 (1 for an entry without attachments).
     public var fractionCompleted: Double { totalBytes == 0 ? 1 : Double(bytesSent) / Double(totalBytes) }
