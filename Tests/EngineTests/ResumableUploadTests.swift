@@ -15,16 +15,31 @@ struct ResumableUploadTests {
 
     /// An outbox in `folder` holding one `note.update` with `attachment` under `id`.
     static func outbox(
-        in folder: URL, id: String = "note-1", onProgress: (@Sendable (UploadProgress) -> Void)? = nil
+        in folder: URL, id: String = "note-1", key: OutboxKey? = nil,
+        onProgress: (@Sendable (UploadProgress) -> Void)? = nil
     ) async throws -> Outbox {
-        let outbox = try Outbox(
-            folder: folder.appendingPathComponent("outbox"),
-            configuration: Outbox.Configuration(operationTypes: [OperationType("note.update")], onProgress: onProgress))
+        let outbox = try reopened(in: folder, key: key, onProgress: onProgress)
         try await outbox.enqueue(
             OutboxOperation(
                 id: id, entity: "note:1", type: "note.update", payloadJSON: Data(#"{"text":"gate"}"#.utf8),
                 attachments: [OperationAttachment(data: attachment, contentType: "application/octet-stream")]))
         return outbox
+    }
+
+    /// The outbox in `folder` as another process opens it: a new `Outbox` value.
+    static func reopened(
+        in folder: URL, key: OutboxKey? = nil, onProgress: (@Sendable (UploadProgress) -> Void)? = nil
+    ) throws -> Outbox {
+        try Outbox(
+            folder: folder.appendingPathComponent("outbox"),
+            configuration: Outbox.Configuration(
+                operationTypes: [OperationType("note.update")], onProgress: onProgress,
+                keyProvider: key.map { GivenKey(key: $0) }))
+    }
+
+    struct GivenKey: KeyProvider {
+        let key: OutboxKey
+        func key(forStoreIn folder: URL) throws(OutboxError) -> OutboxKey { key }
     }
 
     /// The requests the engine saw for `id`, as "METHOD outcome" (the upload resource's token left out).
@@ -230,6 +245,112 @@ struct ResumableUploadTests {
             let resumed = try await engine.state().requests(about: "note-1")
             #expect(resumed.map(\.method) == ["HEAD", "PATCH", "POST"])
             try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// A send cut in one process resumes in the next: the resource the engine made is kept in
+    /// the store (sealed in an encrypted one), and the new process asks for its offset and sends
+    /// the rest, instead of starting again from byte 0, as each `outbox drain` would.
+    @Test(arguments: [false, true])
+    func anUploadCutInOneProcessResumesInTheNext(isEncrypted: Bool) async throws {
+        try await withTemporaryFolder { folder in
+            let key = isEncrypted ? OutboxKey.generate() : nil
+            let first = try await Self.outbox(in: folder, key: key)
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            try await engine.inject(["mode": "cut_body", "after": 30000, "method": "PATCH"])
+            try await engine.inject(["mode": "drop_connection", "method": "HEAD"])
+            #expect(try await first.drainNow(using: HTTPTransport(engineURL: engine.url)).synced.isEmpty)
+
+            let stored = try withRawDatabase(in: folder.appendingPathComponent("outbox")) {
+                try $0.query("SELECT upload_resources FROM outbox_entries") { $0.bytes(at: 0) }.first ?? nil
+            }
+            let column = try #require(stored)
+            #expect(
+                String(decoding: column, as: UTF8.self).contains("/v1/uploads/note-1/0/") == !isEncrypted,
+                "the resource is readable only in a plaintext store")
+
+            let next = try Self.reopened(in: folder, key: key)
+            #expect(try await next.drainNow(using: HTTPTransport(engineURL: engine.url)).synced == ["note-1"])
+            let requests = try await engine.state().requests(about: "note-1")
+            #expect(requests.map(\.method) == ["POST", "PATCH", "HEAD", "HEAD", "PATCH", "POST"], "\(requests)")
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// What the store holds is untrusted: a resource planted there for another host, another
+    /// entry's upload, or one that is not a resource at all is never followed (the engine sees
+    /// no `HEAD` for it); the upload starts afresh and lands once.
+    @Test(arguments: [
+        #"{"0":"http://attacker.example/v1/uploads/note-1/0/abc"}"#,
+        #"{"0":"/v1/uploads/note-2/0/abc"}"#,
+        #"{"0":"/v1/uploads/note-1/0/../../note-2/0/abc"}"#,
+        #"{"0":"/v1/uploads/note-1/0/abc?x=1"}"#,
+        #"{"0":42,"-1":"x","99999999999999999999":"y"}"#,
+        "not json",
+        "[\"/v1/uploads/note-1/0/abc\"]",
+    ])
+    func aPlantedUploadResourceIsNotFollowed(planted: String) async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Self.outbox(in: folder)
+            try withRawDatabase(in: folder.appendingPathComponent("outbox")) {
+                try $0.run("UPDATE outbox_entries SET upload_resources = ?", .text(planted))
+            }
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            #expect(try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url)).synced == ["note-1"])
+            let methods = try await engine.state().requests(about: "note-1").map(\.method)
+            #expect(!methods.contains("HEAD") && methods.first == "POST", "\(methods)")
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// In an encrypted store the column opens only sealed for its own record: plaintext, a value
+    /// sealed for another record, or one too large to be a few resources (refused without being
+    /// read) is none, and the upload starts afresh; the real resource, sealed, is followed.
+    @Test func inAnEncryptedStoreOnlyAResourceSealedForItsRecordIsFollowed() async throws {
+        try await withTemporaryFolder { folder in
+            let key = OutboxKey.generate()
+            let cipher = StoreCipher(key: key)
+            let store = folder.appendingPathComponent("outbox")
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            // A resource the engine really made for note-1, cut after 20000 bytes.
+            try await engine.inject(["mode": "cut_body", "after": 20000, "method": "PATCH"])
+            try await engine.inject(["mode": "drop_connection", "method": "HEAD"])
+            let outbox = try await Self.outbox(in: folder, key: key)
+            #expect(try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url)).synced.isEmpty)
+            let sealed = try #require(
+                try withRawDatabase(in: store) {
+                    try $0.query("SELECT upload_resources FROM outbox_entries") { $0.bytes(at: 0) }.first ?? nil
+                })
+            let opened = try #require(cipher.open(sealed, for: .uploadResources(id: "note-1")))
+            let map = try #require(try JSONSerialization.jsonObject(with: opened) as? [String: String])
+            let json = try #require(map["0"])
+            let planted: [SQLiteValue] = [
+                .text(String(decoding: opened, as: UTF8.self)),
+                .blob(cipher.seal(opened, for: .uploadResources(id: "note-2"))),
+                .blob(Data(repeating: UInt8(ascii: "a"), count: 8 * 1024 * 1024)),
+            ]
+            for value in planted + [.blob(sealed)] {
+                try withRawDatabase(in: store) { try $0.run("UPDATE outbox_entries SET upload_resources = ?", value) }
+                let looking = KeptResourceRecorder()
+                _ = try await Self.reopened(in: folder, key: key).drainNow(using: looking)
+                let kept = await looking.kept
+                #expect(kept == (value == .blob(sealed) ? [json] : [nil]), "only the real one opens")
+            }
+            let next = try Self.reopened(in: folder, key: key)
+            #expect(try await next.drainNow(using: HTTPTransport(engineURL: engine.url)).synced == ["note-1"])
+            let methods = try await engine.state().requests(about: "note-1").map(\.method)
+            #expect(methods.suffix(3) == ["HEAD", "PATCH", "POST"], "\(methods)")
+            try await Self.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
+    /// A transport that notes the resource each send is handed for its first upload, and fails.
+    actor KeptResourceRecorder: Transport {
+        var kept: [String?] = []
+
+        func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
+            kept.append(delivery.pendingUploads.first?.keptUploadResource)
+            return .http(status: 503)
         }
     }
 }

@@ -234,7 +234,8 @@ extension OutboxStore {
                 }
                 try database.run(
                     """
-                    UPDATE \(Self.table) SET intent = ?, pending_media = ?, owned_media = ?, last_error = ?
+                    UPDATE \(Self.table) SET intent = ?, pending_media = ?, owned_media = ?, last_error = ?,
+                        upload_resources = NULL
                     WHERE sequence = ?
                     """,
                     sealedIntent ?? .null, .text(StoredRecord.encodeMediaList(rename(pending))),

@@ -41,6 +41,9 @@ struct StoreCipher: Sendable, Hashable {
         /// The `last_error` column of the record with this id: an engine's answer may quote
         /// anything the request held.
         case lastError(id: String)
+        /// The `upload_resources` column of the record with this id: each resource's URL holds
+        /// the engine's token for appending to that upload.
+        case uploadResources(id: String)
         /// The value whose opening proves the key is the store's (`outbox_encryption`).
         case keyCheck
     }
@@ -185,6 +188,7 @@ struct StoreCipher: Sendable, Hashable {
             magic + Array("intent-and-media\0\(id)\0\(StoredRecord.encodeMediaList(ownedMedia))".utf8)
         case .formatOneIntent(let id): magic + Array("intent\0\(id)".utf8)
         case .lastError(let id): magic + Array("last-error\0\(id)".utf8)
+        case .uploadResources(let id): magic + Array("upload-resources\0\(id)".utf8)
         case .keyCheck: magic + Array("key-check".utf8)
         }
     }

@@ -506,12 +506,13 @@ extension Outbox {
         let sizes = Dictionary(
             entry.ownedMedia.map { ($0.index, Self.byteCount(of: url(of: $0), isSealed: isSealed)) },
             uniquingKeysWith: { first, _ in first })
+        let resources = entry.pendingMedia.isEmpty ? [:] : store.uploadResources(id: entry.id)
         let pending = entry.pendingMedia.sorted { $0.index < $1.index }.map { file in
             PendingUpload(
                 index: file.index, fileURL: url(of: file),
                 byteCount: sizes[file.index] ?? Self.byteCount(of: url(of: file), isSealed: isSealed),
                 contentType: entry.media.first { $0.index == file.index }?.contentType ?? "image/jpeg",
-                seal: seal(of: entry, file))
+                keptUploadResource: resources[file.index], seal: seal(of: entry, file))
         }
         // Sizes come from files on disk, so they cannot add up past Int64; the clamp is for a
         // file that changed between the two looks.
@@ -536,6 +537,12 @@ extension Outbox {
         } catch {
             return Task.isCancelled ? .cancelled : .answered(.networkError(detail: String(describing: error)))
         }
+    }
+
+    /// Keeps an upload resource for the entry's next send, or drops it (nil); see
+    /// `DeliveryReporter.uploadResourceMade(index:at:)`.
+    func recordUploadResource(_ resource: String?, index: Int, id: String) {
+        try? store.setUploadResource(resource, index: index, id: id)
     }
 
     /// Removes a landed upload from the entry's pending media; see `DeliveryReporter.uploadLanded(index:)`.

@@ -29,6 +29,8 @@ extension OutboxStore {
     /// - 6: how many times in a row the engine answered that it does not hold an entry's uploads,
     ///   which were then sent again (`upload_resends`), so that an engine that loses them every
     ///   time parks the entry instead of taking them for ever.
+    /// - 7: the resumable upload resources the engine made for an entry's uploads
+    ///   (`upload_resources`), so that a send cut in one process resumes in the next.
     static let migrations: [Migration] = [
         .sql(
             """
@@ -72,6 +74,7 @@ extension OutboxStore {
             );
             """),
         .sql("ALTER TABLE outbox_entries ADD COLUMN upload_resends INTEGER;"),
+        .sql("ALTER TABLE outbox_entries ADD COLUMN upload_resources;"),
     ]
 
     /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way

@@ -9,7 +9,7 @@ internal import PlatformLayer
 /// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 6
+    static let schemaVersion = 7
     /// The table of entries. Every table and index of the outbox's own is named `outbox_…`, a
     /// prefix an app's own tables in the same database may not use (`AppStatementRule`).
     static let table = "outbox_entries"
@@ -566,7 +566,7 @@ final class OutboxStore {
         try database.run(
             """
             UPDATE \(Self.table) SET state = 'QUEUED', pending_media = owned_media, upload_resends = ?,
-                last_error = ?, next_attempt_at = NULL
+                last_error = ?, next_attempt_at = NULL, upload_resources = NULL
             WHERE id = ? AND state = 'SYNCING'
             """, .integer(Int64(resends)), storedError(lastError, id: id), .text(id))
         return database.changes > 0
@@ -580,17 +580,87 @@ final class OutboxStore {
             seconds)
     }
 
-    /// Removes a landed upload from the entry's pending media, durably.
+    /// Removes a landed upload from the entry's pending media, durably, and the upload resource
+    /// kept for it.
     ///
     /// - Throws: `notFound` when the entry is gone (discarded mid-send).
     func removePending(index: Int, id: String) throws(OutboxError) {
         try database.transaction { () throws(OutboxError) in
             let entry = try entry(id: id)
             let remaining = entry.pendingMedia.filter { $0.index != index }
+            var resources = uploadResources(id: id)
+            resources[index] = nil
             try database.run(
-                "UPDATE \(Self.table) SET pending_media = ? WHERE id = ?",
-                .text(StoredRecord.encodeMediaList(remaining)), .text(id))
+                "UPDATE \(Self.table) SET pending_media = ?, upload_resources = ? WHERE id = ?",
+                .text(StoredRecord.encodeMediaList(remaining)), storedUploadResources(resources, id: id), .text(id))
         }
+    }
+
+    /// The most bytes of `upload_resources` read, and the most one resource's URL may have: a
+    /// planted value costs nothing to refuse.
+    static let largestUploadResources = 16 * 1024
+    static let longestUploadResource = 2048
+
+    /// The resumable upload resources the engine made for the entry's uploads, by index, as
+    /// they were stored: untrusted (`HTTPTransport` takes only one at its own upload's path on
+    /// the engine). A value that cannot be read, is too large or is sealed for another record
+    /// is none: it costs a fresh start of the upload, never the upload.
+    func uploadResources(id: String) -> [Int: String] {
+        // Sealing adds less than 64 bytes; SQLite measures a blob without reading it.
+        let limit = Self.largestUploadResources + 64
+        guard
+            let stored = try? database.query(
+                "SELECT upload_resources FROM \(Self.table) WHERE id = ? AND length(upload_resources) <= ?",
+                [.text(id), .integer(Int64(limit))], row: { $0.bytes(at: 0) }
+            ).first ?? nil,
+            stored.count <= limit
+        else { return [:] }
+        let json: Data
+        if let cipher {
+            guard let opened = cipher.open(stored, for: .uploadResources(id: id)) else { return [:] }
+            json = opened
+        } else {
+            json = stored
+        }
+        guard json.count <= Self.largestUploadResources,
+            let map = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
+        else { return [:] }
+        var resources: [Int: String] = [:]
+        for (key, value) in map {
+            guard let index = Int(key), (0..<OutboxOperation.mostAttachments).contains(index),
+                let url = value as? String,
+                url.utf8.count <= Self.longestUploadResource
+            else { continue }
+            resources[index] = url
+        }
+        return resources
+    }
+
+    /// Keeps the resource the engine made for upload `index` of an entry being sent, durably, so
+    /// that the next process to send it resumes there; nil drops it.
+    func setUploadResource(_ url: String?, index: Int, id: String) throws(OutboxError) {
+        guard (url?.utf8.count ?? 0) <= Self.longestUploadResource,
+            (0..<OutboxOperation.mostAttachments).contains(index)
+        else { return }
+        try database.transaction { () throws(OutboxError) in
+            var resources = uploadResources(id: id)
+            guard resources[index] != url else { return }
+            resources[index] = url
+            try database.run(
+                "UPDATE \(Self.table) SET upload_resources = ? WHERE id = ? AND state = 'SYNCING'",
+                storedUploadResources(resources, id: id), .text(id))
+        }
+    }
+
+    /// The `upload_resources` column's value: JSON by index, sealed when the store is encrypted.
+    private func storedUploadResources(_ resources: [Int: String], id: String) -> SQLiteValue {
+        guard !resources.isEmpty,
+            let json = try? JSONSerialization.data(
+                withJSONObject: Dictionary(uniqueKeysWithValues: resources.map { (String($0.key), $0.value) }),
+                options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return .null }
+        guard let cipher else { return .text(String(decoding: json, as: UTF8.self)) }
+        return .blob(cipher.seal(json, for: .uploadResources(id: id)))
     }
 
     /// Deletes the record with this id.

@@ -148,7 +148,7 @@ public final class HTTPTransport: Transport {
                 id: delivery.id, index: upload.index, sha256: Cryptography.sha256Hex(of: bytes), byteCount: bytes.count)
             if let failure = try await self.upload(
                 upload, of: delivery.id, bytes: bytes, expecting: landed, network: delivery.network,
-                hasRefreshed: &hasRefreshed,
+                reporter: reporter, hasRefreshed: &hasRefreshed,
                 progress: { count in reporter.progress(bytesSent: before + min(count, Int64(bytes.count))) })
             {
                 return failure
@@ -171,7 +171,8 @@ public final class HTTPTransport: Transport {
     /// cut at 90 % costs the last 10 %, not the whole file. After a cut (the connection lost,
     /// not a timeout or a status) the send asks for the offset at once and goes on from there,
     /// as long as each cut moved it forward, at most `mostResumptionsPerSend` times; otherwise
-    /// the resource is kept for the transport's life, by key, for the next attempt. Whatever
+    /// the resource is kept for the next attempt: for the transport's life, by key, and in the
+    /// outbox's store (`DeliveryReporter.uploadResourceMade`), for a send in another process. Whatever
     /// the engine answers, the upload has landed only on the contract's confirmation of the
     /// whole file (its SHA-256 and byte count), so an engine that lies about its offset
     /// confirms nothing. A background session leaves resumption to URLSession itself.
@@ -180,9 +181,18 @@ public final class HTTPTransport: Transport {
     /// - Returns: nil when the upload landed, else what to return for the send.
     private func upload(
         _ upload: PendingUpload, of id: String, bytes: Data, expecting landed: EngineConfirmation,
-        network: NetworkRequirement, hasRefreshed: inout Bool, progress: @escaping @Sendable (Int64) -> Void
+        network: NetworkRequirement, reporter: DeliveryReporter, hasRefreshed: inout Bool,
+        progress: @escaping @Sendable (Int64) -> Void
     ) async throws -> TransportResponse? {
         let key = UploadKey(id: id, index: upload.index)
+        // A resource from an earlier process, as the store kept it: followed only when it is
+        // this upload's on this engine.
+        if uploadResources.withLock({ $0[key] }) == nil,
+            let kept = ResumableUpload.resource(
+                at: upload.keptUploadResource, of: id, index: upload.index, engine: configuration.engineURL)
+        {
+            keepResource(kept, of: key)
+        }
         var lastCut: (offset: Int64, failure: TransportResponse, isConflict: Bool)?
         let attempts = delegate.isBackground ? 0 : Self.mostResumptionsPerSend + 1
         resuming: for attempt in 0..<attempts {
@@ -190,7 +200,7 @@ public final class HTTPTransport: Transport {
             try Task.checkCancellation()
             let resumption = try await resumption(
                 of: upload, key: key, byteCount: Int64(bytes.count), expecting: landed, network: network,
-                hasRefreshed: &hasRefreshed)
+                reporter: reporter, hasRefreshed: &hasRefreshed)
             switch resumption {
             case .failed(let failure):
                 return failure
@@ -200,7 +210,7 @@ public final class HTTPTransport: Transport {
                 // A cut that moved nothing forward will not be the last: the next attempt asks again,
                 // of a new resource when the engine refused the offset it had named (a liar's).
                 if let lastCut, offset <= lastCut.offset {
-                    if lastCut.isConflict { forgetResource(of: key) }
+                    if lastCut.isConflict { await forgetResource(of: key, reporter: reporter) }
                     return lastCut.failure
                 }
                 try Task.checkCancellation()
@@ -221,7 +231,7 @@ public final class HTTPTransport: Transport {
                     lastCut = (offset, failure, isConflict)
                     continue resuming
                 }
-                if !Self.keepsResource(after: result) { forgetResource(of: key) }
+                if !Self.keepsResource(after: result) { await forgetResource(of: key, reporter: reporter) }
                 // A resource that is gone (404, 410) or complete (400): the contract's PUT says what the engine holds.
                 guard case .answered(let answer) = result, [400, 404, 410].contains(answer.status) else {
                     return failure
@@ -258,7 +268,7 @@ public final class HTTPTransport: Transport {
     ///   to these requests confirms it).
     private func resumption(
         of upload: PendingUpload, key: UploadKey, byteCount: Int64, expecting landed: EngineConfirmation,
-        network: NetworkRequirement, hasRefreshed: inout Bool
+        network: NetworkRequirement, reporter: DeliveryReporter, hasRefreshed: inout Bool
     ) async throws -> Resumption {
         if let resource = uploadResources.withLock({ $0[key] }) {
             let request = prepared(ResumableUpload.offsetRetrieval(at: resource, timeout: backstop), network: network)
@@ -269,13 +279,14 @@ public final class HTTPTransport: Transport {
             else {
                 return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
             }
-            forgetResource(of: key)
             // Complete, gone, or an offset this file cannot have: the contract's PUT says what the engine holds.
             guard answer.status != 404, answer.status != 410,
                 ResumableUpload.isComplete(answer.uploadComplete) == false,
                 let offset = ResumableUpload.offset(answer.uploadOffset, within: byteCount)
-            else { return .none }
-            keepResource(resource, of: key)
+            else {
+                await forgetResource(of: key, reporter: reporter)
+                return .none
+            }
             return .resume(resource: resource, offset: offset)
         }
         guard !isResumptionRefused.withLock({ $0 }) else { return .none }
@@ -293,6 +304,7 @@ public final class HTTPTransport: Transport {
                 at: answer.location, of: key.id, index: key.index, engine: configuration.engineURL)
         {
             keepResource(resource, of: key)
+            await reporter.uploadResourceMade(index: key.index, at: resource)
             return .resume(resource: resource, offset: 0)
         }
         // An engine that keeps only the contract (405), or an answer that is not a usable
@@ -320,6 +332,13 @@ public final class HTTPTransport: Transport {
 
     private func forgetResource(of key: UploadKey) {
         _ = uploadResources.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// Forgets a resource that is gone, complete or not believable, here and in the store, so
+    /// that no later send, in this process or another, asks for it again.
+    private func forgetResource(of key: UploadKey, reporter: DeliveryReporter) async {
+        forgetResource(of: key)
+        await reporter.uploadResourceDropped(index: key.index)
     }
 
     /// Whether the request lost its connection before an answer came.

@@ -86,19 +86,29 @@ public struct PendingUpload: Sendable, Hashable {
     public let byteCount: Int64
     /// Its media type, the upload's `Content-Type`.
     public let contentType: String
+    /// The resumable upload resource the engine made for it in an earlier send, perhaps by
+    /// another process (`DeliveryReporter.uploadResourceMade(index:at:)`), as the store kept it:
+    /// untrusted text, to be checked before it is followed; nil for none.
+    public let keptUploadResource: String?
     /// What opens the file, in an encrypted outbox.
     let seal: MediaSeal?
 
     /// Creates a pending upload of a plaintext file, for a test of a transport (the outbox makes the real ones).
-    public init(index: Int, fileURL: URL, byteCount: Int64, contentType: String) {
-        self.init(index: index, fileURL: fileURL, byteCount: byteCount, contentType: contentType, seal: nil)
+    public init(index: Int, fileURL: URL, byteCount: Int64, contentType: String, keptUploadResource: String? = nil) {
+        self.init(
+            index: index, fileURL: fileURL, byteCount: byteCount, contentType: contentType,
+            keptUploadResource: keptUploadResource, seal: nil)
     }
 
-    init(index: Int, fileURL: URL, byteCount: Int64, contentType: String, seal: MediaSeal?) {
+    init(
+        index: Int, fileURL: URL, byteCount: Int64, contentType: String, keptUploadResource: String?,
+        seal: MediaSeal?
+    ) {
         self.index = index
         self.fileURL = fileURL
         self.byteCount = byteCount
         self.contentType = contentType
+        self.keptUploadResource = keptUploadResource
         self.seal = seal
     }
 
@@ -162,6 +172,26 @@ public struct DeliveryReporter: Sendable {
     ///   database error; the transport should then stop and return.
     public func uploadLanded(index: Int) async throws(OutboxError) {
         try await outbox.recordUploadLanded(index: index, id: id)
+    }
+
+    /// Records that the engine made a resumable upload resource for upload `index`, durably,
+    /// so that a send cut after this, even one whose process is killed, resumes there next time
+    /// (`PendingUpload.keptUploadResource`). A store that cannot keep it loses the resumption,
+    /// never the upload, so nothing is thrown.
+    ///
+    /// - Parameters:
+    ///   - index: The upload copy's index.
+    ///   - resource: The resource's URL.
+    public func uploadResourceMade(index: Int, at resource: URL) async {
+        await outbox.recordUploadResource(resource.absoluteString, index: index, id: id)
+    }
+
+    /// Records that the resource kept for upload `index` is not to be asked for again (gone,
+    /// complete, or not believable); the next send starts that upload afresh.
+    ///
+    /// - Parameter index: The upload copy's index.
+    public func uploadResourceDropped(index: Int) async {
+        await outbox.recordUploadResource(nil, index: index, id: id)
     }
 
     /// Tells the app how far the entry's upload has come.
