@@ -19,6 +19,13 @@ enum GainMapProblem: Error, Equatable, Sendable {
     case tooLarge(PixelSize, base: PixelSize)
     case metadata(String)
     case undecodable(String)
+    /// An iPhone HEIC's: Apple's maker note gives no headroom to derive the Ultra HDR values from.
+    case headroom(String)
+    /// An iPhone HEIC's auxiliary image says it is an HDR gain map (its XMP's
+    /// `HDRGainMapVersion`) but is not of Apple's gain map type.
+    case notAppleGainMap
+    /// An iPhone HEIC's gain map is not in the photo's proportions.
+    case mismatchedAspect(PixelSize, base: PixelSize)
 
     var reason: String {
         switch self {
@@ -32,6 +39,11 @@ enum GainMapProblem: Error, Equatable, Sendable {
         case .tooLarge(let size, let base): "the gain map declares \(size) pixels, larger than the \(base) photo"
         case .metadata(let detail): "the gain map's metadata cannot be used: \(detail)"
         case .undecodable(let detail): "the gain map cannot be decoded: \(detail)"
+        case .headroom(let detail): "its headroom cannot be derived from Apple's metadata: \(detail)"
+        case .notAppleGainMap:
+            "an auxiliary image says it is an HDR gain map (HDRGainMapVersion) but is not of Apple's gain map type"
+        case .mismatchedAspect(let size, let base):
+            "the gain map's \(size) pixels are not in the proportions of the \(base) photo"
         }
     }
 

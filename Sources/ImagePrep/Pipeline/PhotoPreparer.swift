@@ -485,7 +485,7 @@ struct PreparationRun {
 ///
 /// - Parameter extent: how many of `source`'s pixels the picture spans; less than its size when
 ///   a DCT scale rounded a side up.
-private func resampled(
+func resampled(
     _ source: PlanarImage, extent: (width: Double, height: Double), to size: PixelSize, into target: PlanarImage,
     lanes: [CopyLane], timings: inout StageTimings, file: String
 ) throws(ImagePrepError) -> PlanarImage {

@@ -231,3 +231,6 @@ x265 --input "$work/gray10.y4m" --output-depth 10 --crf 20 --log-level error -o 
 python3 -B "$here/heifcraft.py" wrap-hevc "$work/gray10.hevc" monochrome/gray-10-bit.heic 224x150
 craft monochrome/gray-video-range.heic --image gray.heic --nclx 1,1,1,0
 sh "$here/../exiftool-readings.sh" heic/monochrome
+
+# --- gainmap/: iPhone-like HDR HEICs, their gain map an auxiliary image (issue 34).
+bash "$here/gainmap/make.sh"
