@@ -12,8 +12,9 @@ import Testing
 /// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
-/// (`heif`, `jpeg`, or `ultrahdr` for the Ultra HDR seed alone) keeps the seeds of one format;
-/// `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr]` runs a
+/// (`heif`, `jpeg`, `ultrahdr` for the Ultra HDR seed alone, or `gainmap` for the iPhone HDR
+/// HEIC alone) keeps the seeds of one format; `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr|gainmap]`
+/// runs a
 /// long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
@@ -24,13 +25,15 @@ struct FuzzTests {
     /// photo tall enough that `prep-photo` on one worker cuts it in two), odd-sized 4:2:2, a
     /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata (its MPF index and gain map
     /// mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
-    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome. Every mutation is
+    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome, and an
+    /// iPhone-like HDR HEIC (its gain map auxiliary image, XMP and Apple maker note mutated too). Every mutation is
     /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
         case "heif": file.hasPrefix("heic/")
         case "jpeg": !file.hasPrefix("heic/")
         case "ultrahdr": file.contains("ultrahdr")
+        case "gainmap": file.contains("gainmap")
         default: true
         }
     }
@@ -44,6 +47,7 @@ struct FuzzTests {
         "decode/ycc422-odd-223x149.jpg", "crafted/ultrahdr-320x240-iso.jpg",
         "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
         "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
+        "heic/gainmap/iphone-hdr-320x240.heic",
     ]
 
     static let environment = ProcessInfo.processInfo.environment

@@ -70,3 +70,6 @@ craft hostile/aux-identity-loop.heic --image "$work/photo.heic" --exif-from "$wo
 # The gain map as heif-convert decodes it (quality 100): what the tests hold the carried one to,
 # decoded by another program than ImagePrep.
 heif-convert -q 100 "$work/gain-map.heic" reference-gain-map-160x120.jpg >/dev/null
+
+# exiftool's reading of each file, as ../../exiftool-readings.sh makes it for the JPEGs.
+sh "$here/../../exiftool-readings.sh" heic/gainmap
