@@ -334,8 +334,9 @@ enum SegmentRules {
         }
     }
 
-    /// From a HEIF original: the upload holds JFIF, an EXIF APP1 or none, ICC chunks or none,
-    /// then only TurboJPEG's own segments; the stripped copies JFIF and those alone.
+    /// From a HEIF original: the upload holds JFIF, an EXIF APP1 or none, an Ultra HDR upload's
+    /// XMP and MPF index, ICC chunks or none, then only TurboJPEG's own segments; the stripped
+    /// copies JFIF and those alone.
     static func checkHEIF(_ photo: PreparedPhoto, label: String) {
         var carried = segments(of: photo.upload.data)
         #expect(carried.first?.marker == JPEGSegment.app0, "\(label): the upload does not start with JFIF")
@@ -343,6 +344,10 @@ enum SegmentRules {
         if let next = carried.first, next.marker == JPEGSegment.app1 {
             #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.exifSignature), "\(label): the upload's APP1")
             carried.removeFirst()
+        }
+        // An iPhone HDR HEIC's upload is Ultra HDR: our XMP and MPF index come before the ICC.
+        if let gainMap = photo.uploadGainMap {
+            checkGainMap(gainMap, of: photo, segments: &carried, label: label)
         }
         while let next = carried.first, next.marker == JPEGSegment.app2 {
             #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.iccSignature), "\(label): the upload's APP2")
