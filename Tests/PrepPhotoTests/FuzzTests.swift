@@ -23,8 +23,8 @@ struct FuzzTests {
     /// in both byte orders with IFD1 thumbnails and GPS, ICC profiles (RGB, gray, Display P3),
     /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers (one
     /// photo tall enough that `prep-photo` on one worker cuts it in two), odd-sized 4:2:2, a
-    /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata (its MPF index and gain map
-    /// mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
+    /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata and one with ISO 21496-1 alone
+    /// (their MPF index and gain map mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
     /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome, and an
     /// iPhone-like HDR HEIC (its gain map auxiliary image, XMP and Apple maker note mutated too). Every mutation is
     /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
@@ -45,6 +45,7 @@ struct FuzzTests {
         "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
         "decode/restart-every-row-224x150.jpg", "decode/restart-every-row-224x300.jpg",
         "decode/ycc422-odd-223x149.jpg", "crafted/ultrahdr-320x240-iso.jpg",
+        "crafted/ultrahdr-320x240-iso-only.jpg",
         "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
         "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
         "heic/gainmap/iphone-hdr-320x240.heic",
