@@ -78,6 +78,27 @@ struct HEIFGainMapTests {
         #expect(meanShift >= 5, "the remap moves the samples; mean difference \(meanShift)")
     }
 
+    @Test("A portrait HDR HEIC (irot on the photo alone): the gain map is turned as the upload is")
+    func portraitPhoto() throws {
+        let portrait = try Self.preparer().prepare(
+            Fixtures.data("heic/gainmap/iphone-hdr-rotated.heic"), name: "portrait.heic")
+        #expect(portrait.warnings.isEmpty, "\(portrait.warnings)")
+        #expect(portrait.upload.size == PixelSize(width: 240, height: 320))
+        let turned = try DecodedJPEG(#require(portrait.uploadGainMap).data).luma
+        #expect(turned.width == 120 && turned.height == 160)
+        // The landscape photo's gain map, turned a quarter clockwise here (irot 3, Orientation 6).
+        let landscape = try DecodedJPEG(
+            #require(Self.preparer().prepare(Fixtures.data(Self.photo), name: "hdr.heic").uploadGainMap).data
+        ).luma
+        var samples: [UInt8] = []
+        for y in 0..<landscape.width {
+            for x in 0..<landscape.height { samples.append(landscape[y, landscape.height - 1 - x]) }
+        }
+        let expected = DecodedJPEG.Plane(width: landscape.height, height: landscape.width, samples: samples)
+        let ssim = lumaSSIM(expected, turned)
+        #expect(ssim >= 0.98, "SSIM \(ssim)")
+    }
+
     @Test("The display copy and the thumbnail of an HDR HEIC stay SDR, and the photo's own copies are unchanged")
     func strippedCopiesStaySDR() throws {
         let original = try Fixtures.data(Self.photo)

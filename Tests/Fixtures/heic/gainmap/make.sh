@@ -49,6 +49,11 @@ exiftool -q -q -n -o "$work/exif-without-maker-note.jpg" -MakerNotes:all= "$work
 gain_map=(--gain-map "$work/gain-map.heic" --gain-map-xmp "$work/gain-map.xmp")
 # iphone-hdr-320x240.heic: the HDR photo. Apple's derivation gives 1.8 stops of headroom.
 craft iphone-hdr-320x240.heic --image "$work/photo.heic" --exif-from "$work/exif.jpg" "${gain_map[@]}"
+# iphone-hdr-rotated.heic: the same as a portrait photo: irot 3 (and Exif Orientation 6) on the
+# primary alone, as an auxiliary image without a turn of its own is shown as its primary is.
+exiftool -q -q -n -o "$work/exif-6.jpg" -Orientation=6 "$work/exif.jpg"
+craft iphone-hdr-rotated.heic --image "$work/photo.heic" --exif-from "$work/exif-6.jpg" --irot 3 \
+    "${gain_map[@]}"
 # no-maker-note.heic: the same without the Apple maker note: no headroom to derive.
 craft no-maker-note.heic --image "$work/photo.heic" --exif-from "$work/exif-without-maker-note.jpg" \
     "${gain_map[@]}"
