@@ -53,9 +53,11 @@ struct HEIFGainMapTests {
         #expect(abs(carriedHeadroom - 63809.0 / 75674.0) < 1e-9)
     }
 
-    @Test("The carried gain map is the original's, resized by an independent area average and remapped: SSIM-Y ≥ 0.98")
-    func gainMapPixels() throws {
-        let photo = try Self.preparer(maxEdge: 160).prepare(Fixtures.data(Self.photo), name: "hdr.heic")
+    @Test(
+        "The carried gain map is the original's, resized by an independent area average and remapped: SSIM-Y ≥ 0.98; coded whole or as a grid of tiles (an iPhone's full-size gain map)",
+        arguments: [Self.photo, "heic/gainmap/iphone-hdr-grid.heic"])
+    func gainMapPixels(file: String) throws {
+        let photo = try Self.preparer(maxEdge: 160).prepare(Fixtures.data(file), name: "hdr.heic")
         let gainMap = try #require(photo.uploadGainMap)
         let resized = try DecodedJPEG(Fixtures.data(Self.referenceGainMap)).luma.areaResized(to: gainMap.size)
         // Apple's sample a, linearized by Rec. 709's inverse transfer, boosts by 1 + (H - 1) a;

@@ -15,7 +15,8 @@ file with no image. See ../README.md, "heic/".
       [--thumbnail IN.heic] [--item-type FOURCC] [--no-primary] [--sps-size WxH]
       [--overlay-layers N --tile IN.heic --size WxH] [--identity-loop] [--alpha-identity-loop] [--exif-padding BYTES] [--exif-length BYTES]
       [--gain-map IN.heic [--gain-map-xmp FILE] [--gain-map-type URN] [--gain-map-size WxH]
-       [--gain-map-sps-size WxH] [--gain-map-item-type FOURCC] [--gain-map-loop]]
+       [--gain-map-sps-size WxH] [--gain-map-item-type FOURCC] [--gain-map-loop]
+       | --gain-map-grid COLUMNSxROWS --gain-map-tile IN.heic ... --gain-map-size WxH [--gain-map-xmp FILE]]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
   heifcraft.py wrap-hevc IN.hevc OUT.heic WxH  # one Annex B HEVC picture (x265's) as a HEIF image
   heifcraft.py bt709-limited IN.ppm OUT.y4m  # 4:2:0 YCbCr with BT.709's matrix in video range
@@ -381,6 +382,8 @@ def build(arguments):
             options.setdefault("gain-map", "")
         elif name == "--tile":
             options["tile"].append(arguments.pop(0))
+        elif name == "--gain-map-tile":
+            options.setdefault("gain-map-tiles", []).append(arguments.pop(0))
         else:
             options[name[2:]] = arguments.pop(0)
 
@@ -477,7 +480,7 @@ def build(arguments):
         writer.references.append(("dimg", alpha, [primary]))
         writer.associate(alpha, full_box("auxC", 0, 0, b"urn:mpeg:hevc:2015:auxid:1\0"), essential=True)
         writer.associate(alpha, ispe(*parse_size(options.get("size", "64x64"))))
-    if "gain-map" in options:
+    if "gain-map" in options or "gain-map-grid" in options:
         add_gain_map(writer, primary, options)
     if not options.get("no-primary"):
         writer.primary = primary
@@ -496,6 +499,21 @@ def add_gain_map(writer, primary, options):
         gain_map = writer.add_item("iden", b"", hidden=True)
         writer.references.append(("dimg", gain_map, [primary]))
         writer.associate(gain_map, ispe(*parse_size(options.get("gain-map-size", "160x120"))))
+    elif "gain-map-grid" in options:
+        # A grid of coded tiles, as an iPhone codes its gain map at full size.
+        columns, rows = parse_size(options["gain-map-grid"])
+        tiles = []
+        for path in options["gain-map-tiles"]:
+            kind, data, props = HEIFFile(path).coded_primary()
+            tile = writer.add_item(kind, data, hidden=True)
+            for prop in props:
+                writer.associate(tile, prop, essential=prop[4:8] == b"hvcC")
+            tiles.append(tile)
+        width, height = parse_size(options["gain-map-size"])
+        gain_map = writer.add_item("grid", struct.pack(">BBBBHH", 0, 0, rows - 1, columns - 1, width, height),
+                                   hidden=True)
+        writer.references.append(("dimg", gain_map, tiles))
+        writer.associate(gain_map, ispe(width, height))
     else:
         kind, data, props = HEIFFile(options["gain-map"]).coded_primary()
         gain_map = writer.add_item(options.get("gain-map-item-type", kind), data, hidden=True)

@@ -54,6 +54,17 @@ craft iphone-hdr-320x240.heic --image "$work/photo.heic" --exif-from "$work/exif
 exiftool -q -q -n -o "$work/exif-6.jpg" -Orientation=6 "$work/exif.jpg"
 craft iphone-hdr-rotated.heic --image "$work/photo.heic" --exif-from "$work/exif-6.jpg" --irot 3 \
     "${gain_map[@]}"
+# iphone-hdr-grid.heic: the same with its gain map as a 2x2 grid of 80x64 HEVC tiles cut to
+# 160x120 by the grid, as an iPhone codes its full-size gain map in tiles.
+convert -quiet "$work/gain-map.png" -background black -extent 160x128 -crop 80x64 +repage \
+    -type Grayscale "$work/gain-tile-%d.png"
+gain_tiles=()
+for index in 0 1 2 3; do
+    encode 80 "$work/gain-tile-$index.png" "$work/gain-tile-$index.heic"
+    gain_tiles+=(--gain-map-tile "$work/gain-tile-$index.heic")
+done
+craft iphone-hdr-grid.heic --image "$work/photo.heic" --exif-from "$work/exif.jpg" --gain-map-grid 2x2 \
+    "${gain_tiles[@]}" --gain-map-size 160x120 --gain-map-xmp "$work/gain-map.xmp"
 # no-maker-note.heic: the same without the Apple maker note: no headroom to derive.
 craft no-maker-note.heic --image "$work/photo.heic" --exif-from "$work/exif-without-maker-note.jpg" \
     "${gain_map[@]}"
