@@ -48,7 +48,7 @@ struct FuzzTests {
         "crafted/ultrahdr-320x240-iso-only.jpg",
         "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
         "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
-        "heic/gainmap/iphone-hdr-320x240.heic",
+        "heic/gainmap/iphone-hdr-320x240.heic", "heic/gainmap/iphone-hdr-grid.heic",
     ]
 
     static let environment = ProcessInfo.processInfo.environment
