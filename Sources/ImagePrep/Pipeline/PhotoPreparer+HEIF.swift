@@ -46,7 +46,7 @@ extension PreparationRun {
             if configuration.carriesGainMap { warnings.append(problem.warning) }
         }
         if !configuration.carriesGainMap { gainMap = nil }
-        let gainMapToCarry = gainMap.flatMap { try? $0.get() }.map { (item: container.gainMapItem!, plan: $0) }
+        let gainMapToCarry = gainMap.flatMap { try? $0.get() }
         let looksForMistypedGainMap = configuration.carriesGainMap && gainMap == nil
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
             return try decodeHEIF(
@@ -74,7 +74,7 @@ extension PreparationRun {
     ///     gain map but is of another type.
     private mutating func decodeHEIF(
         _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan,
-        gainMap: (item: HEIFContainer.ItemID, plan: HEIFContainer.DecodePlan)?, looksForMistypedGainMap: Bool,
+        gainMap: HEIFGainMapSource?, looksForMistypedGainMap: Bool,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -124,8 +124,8 @@ extension PreparationRun {
         var uploadGainMap: UploadGainMap?
         if let gainMap {
             uploadGainMap = self.uploadGainMap(
-                ofHEIF: handle, item: gainMap.item, plan: gainMap.plan, tiff: tiff, baseSize: stored,
-                uploadSize: uploadSize, turn: decoded.orientation)
+                ofHEIF: handle, source: gainMap, tiff: tiff, baseSize: stored, uploadSize: uploadSize,
+                turn: decoded.orientation)
         }
         uploadSegments += uploadGainMap?.primarySegments ?? []
         start = clock.now

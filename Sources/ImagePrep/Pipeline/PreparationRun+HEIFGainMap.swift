@@ -5,6 +5,12 @@ import Foundation
 #endif
 
 extension PreparationRun {
+    /// An iPhone HEIC's HDR gain map that our walk has checked: its item and what its decode takes.
+    struct HEIFGainMapSource {
+        let item: HEIFContainer.ItemID
+        let plan: HEIFContainer.DecodePlan
+    }
+
     /// An iPhone HEIC's HDR gain map (`HEIFContainer.gainMapItem`), checked by our own walk before
     /// libheif reads the file: its decode held to the photo's limits, no larger than the photo,
     /// in its proportions, turned as it is. Nil when the photo has none.
@@ -13,9 +19,9 @@ extension PreparationRun {
     /// (`HEIFContainer.bytesForLibheif(hiding:)`), which refuses a whole file for an image over
     /// its limits, so the photo comes out the same either way.
     func checkedGainMap(in container: HEIFContainer, photo: HEIFContainer.DecodePlan) -> Result<
-        HEIFContainer.DecodePlan, GainMapProblem
+        HEIFGainMapSource, GainMapProblem
     >? {
-        guard container.gainMapItem != nil else { return nil }
+        guard let item = container.gainMapItem else { return nil }
         let plan: HEIFContainer.DecodePlan
         do {
             plan = try container.gainMapPlan()
@@ -43,7 +49,7 @@ extension PreparationRun {
         guard let turn = photo.orientation, let own = plan.orientation, !plan.hasTransformations || own == turn else {
             return .failure(.undecodable("it is turned or cropped otherwise than the photo"))
         }
-        return .success(plan)
+        return .success(HEIFGainMapSource(item: item, plan: plan))
     }
 
     /// The upload's Ultra HDR gain map made from an iPhone HEIC's (`checkedGainMap`), for an
@@ -55,9 +61,10 @@ extension PreparationRun {
     /// `AppleHDRHeadroom.ultraHDRSamples` (a 256-entry table) so that the Ultra HDR values
     /// (`ultraHDRMetadata`) boost as Apple's formula does.
     mutating func uploadGainMap(
-        ofHEIF primary: borrowing HEIFImageHandle, item: HEIFContainer.ItemID, plan: HEIFContainer.DecodePlan,
-        tiff: [UInt8]?, baseSize: PixelSize, uploadSize: PixelSize, turn: Orientation
+        ofHEIF primary: borrowing HEIFImageHandle, source: HEIFGainMapSource, tiff: [UInt8]?, baseSize: PixelSize,
+        uploadSize: PixelSize, turn: Orientation
     ) -> UploadGainMap? {
+        let (item, plan) = (source.item, source.plan)
         let start = clock.now
         let headroom: AppleHDRHeadroom
         switch tiff.map({ $0.withUnsafeBytes { AppleHDRHeadroom.read(tiff: $0) } }) {
