@@ -64,7 +64,7 @@ struct CommandLineOptions {
         Option(
             "no-gain-map",
             help:
-                "Upload an Ultra HDR JPEG as its SDR photo alone, without its HDR gain map, for engines that cannot store one."
+                "Upload an Ultra HDR JPEG or an iPhone HDR HEIC as its SDR photo alone, without its HDR gain map, for engines that cannot store one."
         ),
         Option(
             "jobs", short: "j", value: .required(placeholder: "count"),
@@ -113,7 +113,7 @@ struct CommandLineOptions {
                 For each photo NAME.jpg (or NAME.heic, ...) the output folder gets:
                   NAME.jpg              upload copy: long edge at most --max-edge, with the original's
                                         EXIF (GPS included), ICC profile and comment, and an
-                                        Ultra HDR photo's gain map (see --no-gain-map)
+                                        HDR photo's gain map, as Ultra HDR (see --no-gain-map)
                   NAME.display.jpg      display copy: upright, sRGB, only the comment kept
                   NAME.thumb.jpg        thumbnail: upright, sRGB, only the comment kept
                 A photo found in a folder keeps its path below that folder (or below --base);

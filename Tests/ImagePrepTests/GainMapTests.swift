@@ -28,6 +28,15 @@ struct GainMapTests {
         return file.subdata(in: range)
     }
 
+    /// The ISO 21496-1 APP2 segments of a JPEG, whole, in order.
+    static func isoSegments(_ file: Data) -> [Data] {
+        file.withUnsafeBytes { bytes in
+            SegmentWalker.walk(bytes).segments.filter {
+                $0.marker == JPEGSegment.app2 && bytes.hasPrefix(UltraHDRSource.isoSignature, at: $0.payload)
+            }.map { bytes.data(in: $0.bytes) }
+        }
+    }
+
     @Test("The corpus's 3840x2160 Ultra HDR photo is uploaded at 2048x1152 with its 960x540 gain map at 512x288")
     func corpusPhoto() throws {
         let original = try Fixtures.data(Self.corpus)
@@ -86,16 +95,12 @@ struct GainMapTests {
         let gainMap = try #require(photo.uploadGainMap)
         #expect(photo.upload.size == PixelSize(width: 160, height: 120))
         #expect(gainMap.size == PixelSize(width: 40, height: 30), "a quarter of the upload, as in the original")
-        func isoSegments(_ file: Data) -> [Data] {
-            file.withUnsafeBytes { bytes in
-                SegmentWalker.walk(bytes).segments.filter {
-                    $0.marker == JPEGSegment.app2 && bytes.hasPrefix(UltraHDRSource.isoSignature, at: $0.payload)
-                }.map { bytes.data(in: $0.bytes) }
-            }
-        }
         let originalGainMap = try Self.gainMap(of: original)
-        #expect(isoSegments(photo.upload.data) == isoSegments(original) && isoSegments(original).count == 1)
-        #expect(isoSegments(gainMap.data) == isoSegments(originalGainMap) && isoSegments(originalGainMap).count == 1)
+        #expect(
+            Self.isoSegments(photo.upload.data) == Self.isoSegments(original) && Self.isoSegments(original).count == 1)
+        #expect(
+            Self.isoSegments(gainMap.data) == Self.isoSegments(originalGainMap)
+                && Self.isoSegments(originalGainMap).count == 1)
         #expect(photo.metadata.location != nil)
         let uploadEXIF = photo.upload.data.withUnsafeBytes { bytes in
             SegmentWalker.walk(bytes).exifSegment(in: bytes).map { bytes[$0.bytes].count }
@@ -218,6 +223,90 @@ struct GainMapTests {
         for bad in ["nan", "inf", "0x1p3", "1e999", "", String(repeating: "1", count: 40)] {
             let text = Array("hdrgm:Version=\"1.0\" hdrgm:GainMapMax=\"\(bad)\" hdrgm:HDRCapacityMax=\"1\"".utf8)
             #expect(throws: GainMapProblem.self, "\(bad)") { try GainMapMetadata.read(xmp: text).get() }
+        }
+    }
+
+    static let craftedISOOnly = "crafted/ultrahdr-320x240-iso-only.jpg"
+
+    @Test(
+        "An ISO 21496-1-only Ultra HDR JPEG is carried: its ISO segments byte for byte, its values said again as hdrgm XMP"
+    )
+    func isoOnly() throws {
+        let original = try Fixtures.data(Self.craftedISOOnly)
+        // At its own size: the 80x60 gain map's texture is finer than a 40x30 one holds.
+        let photo = try Self.preparer().prepare(original, name: "iso-only.jpg")
+        #expect(photo.warnings.isEmpty, "\(photo.warnings)")
+        let gainMap = try #require(photo.uploadGainMap)
+        #expect(gainMap.size == PixelSize(width: 80, height: 60))
+        let originalGainMap = try Self.gainMap(of: original)
+        #expect(originalGainMap.firstRange(of: Data("hdrgm".utf8)) == nil, "the original says no hdrgm")
+        #expect(Self.isoSegments(photo.upload.data) == Self.isoSegments(original))
+        #expect(
+            Self.isoSegments(gainMap.data) == Self.isoSegments(originalGainMap)
+                && Self.isoSegments(gainMap.data).count == 1)
+        // exiftool reads the hdrgm values we derived as the -iso file's own XMP says them: its
+        // ISO block is the same (headrooms 0 and 5/2, minimum 0, maximum 5/2, gamma 1, offsets 1/64).
+        let extracted = try Exiftool.run(["-b", "-MPImage2", "-"], input: photo.upload.data)
+        #expect(extracted == gainMap.data)
+        let ours = try Exiftool.tags(of: extracted)
+        let theirs = try Exiftool.tags(of: Self.gainMap(of: Fixtures.data(Self.craftedISO)))
+        for name in [
+            "GainMapMin", "GainMapMax", "Gamma", "OffsetSDR", "OffsetHDR", "HDRCapacityMin", "HDRCapacityMax",
+        ] {
+            let (a, b) = (ours["XMP-hdrgm:\(name)"] as? Double, theirs["XMP-hdrgm:\(name)"] as? Double)
+            #expect(a != nil && a == b, "\(name): \(String(describing: a)) against \(String(describing: b))")
+        }
+        let reference = try DecodedJPEG(originalGainMap).luma.areaResized(to: gainMap.size)
+        let ssim = lumaSSIM(reference, try DecodedJPEG(extracted).luma)
+        #expect(ssim >= 0.98, "SSIM \(ssim)")
+        let again = try Self.preparer().prepare(photo.upload.data, name: "again.jpg")
+        #expect(again.warnings.isEmpty && again.uploadGainMap != nil, "\(again.warnings)")
+    }
+
+    /// A byte edit of the ISO-only file's gain map ISO 21496-1 block (after its signature).
+    static let isoBreakages: [(String, @Sendable (inout [UInt8], Int) -> Void)] = [
+        ("a minimum version of 1", { bytes, block in bytes[block + 1] = 1 }),
+        ("the backward direction (an HDR base)", { bytes, block in bytes[block + 4] |= 0x04 }),
+        ("three channels in a block that holds one", { bytes, block in bytes[block + 4] |= 0x80 }),
+        ("a headroom's denominator of 0", { bytes, block in bytes[(block + 9)..<(block + 13)] = [0, 0, 0, 0] }),
+        (
+            "a maximum below its minimum",
+            { bytes, block in bytes[(block + 29)..<(block + 33)] = [0xFF, 0xFF, 0xFF, 0xFF] }
+        ),
+    ]
+
+    @Test("A broken ISO 21496-1 block gives the SDR upload, byte for byte, with one gain-map warning")
+    func brokenISOBlock() throws {
+        let original = try [UInt8](Fixtures.data(Self.craftedISOOnly))
+        let signature = UltraHDRSource.isoSignature
+        let block = try #require(original.ranges(of: signature).last).upperBound
+        for (description, edit) in Self.isoBreakages {
+            var bytes = original
+            edit(&bytes, block)
+            let photo = try Self.preparer().prepare(Data(bytes), name: "broken.jpg")
+            let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(bytes), name: "broken.jpg")
+            #expect(photo.uploadGainMap == nil, "\(description)")
+            let warnings = photo.warnings.filter { $0.kind == .gainMap }
+            #expect(warnings.count == 1 && warnings[0].message.contains("ISO 21496-1"), "\(description): \(warnings)")
+            #expect(photo.upload == sdr.upload, "\(description): the upload is exactly the SDR one")
+        }
+    }
+
+    @Test("ISO 21496-1 with one common denominator reads as the same values")
+    func isoCommonDenominator() throws {
+        // Version 0/0, flags: common denominator; denominator 2; headrooms 0 and 5/2; then
+        // minimum 0, maximum 5/2, gamma 2/2, offsets 1/2 and 1/2.
+        var block: [UInt8] = [0, 0, 0, 0, 0x08]
+        for value: UInt32 in [2, 0, 5, 0, 5, 2, 1, 1] {
+            block += (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * (3 - $0))) }
+        }
+        let metadata = try block.withUnsafeBytes { try ISOGainMapMetadata.read($0).get() }
+        #expect(metadata.gainMapMax == ["2.5"] && metadata.hdrCapacityMax == "2.5" && metadata.gamma == ["1.0"])
+        #expect(metadata.offsetSDR == ["0.5"] && metadata.gainMapMin == ["0.0"] && !metadata.baseRenditionIsHDR)
+        for cut in 0..<block.count {
+            #expect(throws: GainMapProblem.self) {
+                try block.prefix(cut).withUnsafeBytes { try ISOGainMapMetadata.read($0).get() }
+            }
         }
     }
 

@@ -27,6 +27,17 @@ struct HEIFMonochromeTests {
         #expect(psnr(eight, ten) >= 32)
     }
 
+    @Test(
+        "a grid of gray tiles, which libheif 1.15 gives as YCbCr 4:2:0 but not as gray, prepares as gray.heic's picture"
+    )
+    func grayGrid() throws {
+        let photo = try HEIFFixtures.prepared("heic/monochrome/gray-grid.heic")
+        #expect(photo.warnings.isEmpty, "\(photo.warnings)")
+        let whole = try DecodedJPEG(HEIFFixtures.prepared("heic/gray.heic").upload.data).luma.values
+        let grid = try DecodedJPEG(photo.upload.data).luma.values
+        #expect(psnr(whole, grid) >= 30, "\(psnr(whole, grid)) dB")
+    }
+
     @Test("gray in video range is stretched: 16 becomes black and 235 white, as H.273 says")
     func videoRangeStretched() throws {
         let full = try DecodedJPEG(HEIFFixtures.prepared("heic/gray.heic").upload.data).luma.values

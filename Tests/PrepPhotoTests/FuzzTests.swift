@@ -12,8 +12,9 @@ import Testing
 /// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
-/// (`heif`, `jpeg`, or `ultrahdr` for the Ultra HDR seed alone) keeps the seeds of one format;
-/// `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr]` runs a
+/// (`heif`, `jpeg`, `ultrahdr` for the Ultra HDR seed alone, or `gainmap` for the iPhone HDR
+/// HEIC alone) keeps the seeds of one format; `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr|gainmap]`
+/// runs a
 /// long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
@@ -22,15 +23,17 @@ struct FuzzTests {
     /// in both byte orders with IFD1 thumbnails and GPS, ICC profiles (RGB, gray, Display P3),
     /// XMP and COM, CMYK/YCCK, gray, progressive and arithmetic coding, restart markers (one
     /// photo tall enough that `prep-photo` on one worker cuts it in two), odd-sized 4:2:2, a
-    /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata (its MPF index and gain map
-    /// mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
-    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome. Every mutation is
+    /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata and one with ISO 21496-1 alone
+    /// (their MPF index and gain map mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
+    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome, and an
+    /// iPhone-like HDR HEIC (its gain map auxiliary image, XMP and Apple maker note mutated too). Every mutation is
     /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
         case "heif": file.hasPrefix("heic/")
         case "jpeg": !file.hasPrefix("heic/")
         case "ultrahdr": file.contains("ultrahdr")
+        case "gainmap": file.contains("gainmap")
         default: true
         }
     }
@@ -42,8 +45,10 @@ struct FuzzTests {
         "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
         "decode/restart-every-row-224x150.jpg", "decode/restart-every-row-224x300.jpg",
         "decode/ycc422-odd-223x149.jpg", "crafted/ultrahdr-320x240-iso.jpg",
+        "crafted/ultrahdr-320x240-iso-only.jpg",
         "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
         "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
+        "heic/gainmap/iphone-hdr-320x240.heic", "heic/gainmap/iphone-hdr-grid.heic",
     ]
 
     static let environment = ProcessInfo.processInfo.environment
@@ -330,8 +335,9 @@ enum SegmentRules {
         }
     }
 
-    /// From a HEIF original: the upload holds JFIF, an EXIF APP1 or none, ICC chunks or none,
-    /// then only TurboJPEG's own segments; the stripped copies JFIF and those alone.
+    /// From a HEIF original: the upload holds JFIF, an EXIF APP1 or none, an Ultra HDR upload's
+    /// XMP and MPF index, ICC chunks or none, then only TurboJPEG's own segments; the stripped
+    /// copies JFIF and those alone.
     static func checkHEIF(_ photo: PreparedPhoto, label: String) {
         var carried = segments(of: photo.upload.data)
         #expect(carried.first?.marker == JPEGSegment.app0, "\(label): the upload does not start with JFIF")
@@ -339,6 +345,10 @@ enum SegmentRules {
         if let next = carried.first, next.marker == JPEGSegment.app1 {
             #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.exifSignature), "\(label): the upload's APP1")
             carried.removeFirst()
+        }
+        // An iPhone HDR HEIC's upload is Ultra HDR: our XMP and MPF index come before the ICC.
+        if let gainMap = photo.uploadGainMap {
+            checkGainMap(gainMap, of: photo, segments: &carried, label: label)
         }
         while let next = carried.first, next.marker == JPEGSegment.app2 {
             #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.iccSignature), "\(label): the upload's APP2")

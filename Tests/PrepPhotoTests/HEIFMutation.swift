@@ -192,6 +192,13 @@ enum HEIFMutation: CustomStringConvertible {
             return .structure(
                 what: "decoder configuration", offset: at, bytes: [UInt8.random(in: 0...255, using: &random)])
         case 8:  // auxC: the auxiliary image's kind, or a reference turned into auxl toward the primary
+            // Or, half the time, the Apple maker note an HDR gain map's headroom is read from: its
+            // header, its IFD, HDRHeadroom's and HDRGain's values.
+            if let note = bytes.firstRange(of: Array("Apple iOS\0".utf8)), Bool.random(using: &random) {
+                let at = Int.random(in: note.lowerBound..<min(bytes.count, note.lowerBound + 1024), using: &random)
+                return .structure(
+                    what: "Apple maker note", offset: at, bytes: [UInt8.random(in: 0...255, using: &random)])
+            }
             if let auxC = payload("auxC"), auxC.count > 4 {
                 let at = Int.random(in: (auxC.lowerBound + 4)..<auxC.upperBound, using: &random)
                 return .structure(what: "auxC", offset: at, bytes: [UInt8.random(in: 0...255, using: &random)])

@@ -195,6 +195,25 @@ struct MessageTests {
         }
     }
 
+    @Test("An HDR HEIC whose gain map is left out is named in its warning, with the cause; its JSON says gainMap null")
+    func gainMapWarningNamesTheFile() throws {
+        try TemporaryFolder.with { folder in
+            try folder.copy("heic/gainmap/no-maker-note.heic", to: "in/IMG_0001.HEIC")
+            try folder.copy("heic/gainmap/iphone-hdr-320x240.heic", to: "in/IMG_0002.HEIC")
+            let result = try PrepPhotoRunner.run(["--json", "-o", "O", "in"], in: folder.url)
+            #expect(result.status == 0, "\(result.standardError)")
+            let warnings = result.standardError.split(separator: "\n").filter { $0.hasPrefix("prep-photo: warning: ") }
+            #expect(
+                warnings == [
+                    "prep-photo: warning: 'in/IMG_0001.HEIC': The HDR gain map is left out of the upload, which is SDR only, because its headroom cannot be derived from Apple's metadata: the photo's EXIF has no maker note."
+                ], "\(result.standardError)")
+            let reports = try result.reports()
+            #expect(reports.count == 2 && reports[0].warnings.count == 1 && reports[1].warnings.isEmpty)
+            #expect(reports.first?.gainMap == nil)
+            #expect(reports.last?.gainMap.map { [$0.width, $0.height] } == [160, 120])
+        }
+    }
+
     @Test("--verbose prints each photo's warning with it, as it comes")
     func verboseWarnings() throws {
         try TemporaryFolder.with { folder in

@@ -80,6 +80,8 @@ struct HEIFContainer {
         let type: FourCC
         let from: ItemID
         let to: [ItemID]
+        /// Where the file writes the type, in its box's header.
+        let typeOffset: Int
     }
 
     let bytes: UnsafeRawBufferPointer
@@ -154,6 +156,9 @@ struct HEIFContainer {
         /// How the first coded image stores its samples, from its decoder configuration: what
         /// libheif's decoder gives out before any conversion (a grid's tiles all share it).
         var codedFormat: CodedFormat?
+        /// Whether the image has a rotation, mirror or crop of its own (`gainMapPlan` only: an
+        /// auxiliary image without one is shown as its primary is).
+        var hasTransformations = false
     }
 
     /// The chroma layout and bit depth a coded image declares.
@@ -180,14 +185,82 @@ struct HEIFContainer {
             if let name = Self.unsupportedCodecs[item.type] { throw .unsupported("its image is coded as \(name)") }
             throw .noImage
         }
-        try refuseLoops(from: primary)
+        // An HDR gain map is not decoded with the primary; `gainMapPlan` walks it on its own,
+        // so that a hostile one costs the gain map alone.
+        let gainMap = gainMapItem
+        try refuseLoops(from: primary, passingOver: gainMap)
         var plan = try primaryDescription()
         var walk = Walk(container: self)
         try walk.visit(primary, depth: 0, plan: &plan)
-        for reference in references where reference.type == FourCC("auxl") && reference.to.contains(primary) {
+        for reference in references
+        where reference.type == FourCC("auxl") && reference.to.contains(primary) && reference.from != gainMap {
             try walk.visit(reference.from, depth: 1, plan: &plan)
         }
         return plan
+    }
+
+    // MARK: An iPhone's HDR gain map
+
+    /// The auxiliary type (`auxC`) of an iPhone's HDR gain map.
+    static let appleGainMapType = "urn:com:apple:photo:2020:aux:hdrgainmap"
+
+    /// The primary image's HDR gain map: the first of its auxiliary images (`auxl`) whose `auxC`
+    /// names Apple's type. Nil when it has none, as most HEIF files.
+    var gainMapItem: ItemID? {
+        guard let primary else { return nil }
+        let wanted = Array(Self.appleGainMapType.utf8)
+        return references.first { reference in
+            reference.type == FourCC("auxl") && reference.to.contains(primary)
+                && items[reference.from].flatMap(auxiliaryType(of:)).map { Array($0) == wanted } == true
+        }?.from
+    }
+
+    /// The type an auxiliary image's `auxC` names (ISO/IEC 23008-12 6.5.8): the text up to its
+    /// NUL, at most 255 bytes (Apple's and MPEG's are under 60).
+    func auxiliaryType(of item: Item) -> ArraySlice<UInt8>? {
+        guard let auxC = property(FourCC("auxC"), of: item), auxC.count > 4 else { return nil }
+        let text = bytes[(auxC.lowerBound + 4)..<auxC.upperBound].prefix(256)
+        guard let end = text.firstIndex(of: 0) else { return nil }
+        return ArraySlice(text[..<end])
+    }
+
+    /// What decoding the gain map takes, walked as the primary's decode is (its size, every grid
+    /// and coded size, its codec, truncation, loops), before libheif sees it.
+    ///
+    /// - Throws: why it cannot be decoded safely; the photo itself is not refused for it.
+    func gainMapPlan() throws(Problem) -> DecodePlan {
+        guard let id = gainMapItem, let item = items[id] else { throw .noImage }
+        guard Self.imageTypes.contains(item.type) else {
+            if let name = Self.unsupportedCodecs[item.type] { throw .unsupported("it is coded as \(name)") }
+            throw .malformed("it is not an image")
+        }
+        try refuseLoops(from: id)
+        guard let stored = size(of: item) else { throw .malformed("it has no size ('ispe' box)") }
+        var plan = DecodePlan(storedSize: stored, largest: stored)
+        plan.orientation = try orientation(of: item)
+        plan.hasTransformations = item.properties.contains { index in
+            [FourCC("irot"), FourCC("imir"), FourCC("clap")].contains(properties[index].type)
+        }
+        var walk = Walk(container: self)
+        try walk.visit(id, depth: 0, plan: &plan)
+        return plan
+    }
+
+    /// The gain map and the images it is made of that the primary's decode does not use: what
+    /// is hidden from libheif when the gain map is refused, since libheif 1.15 refuses a whole
+    /// file for one image larger than its limit.
+    func gainMapOnlyItems() -> Set<ItemID> {
+        guard let primary, let gainMap = gainMapItem else { return [] }
+        let sources = derivedImageSources()
+        func closure(from start: ItemID) -> Set<ItemID> {
+            var found: Set<ItemID> = [start]
+            var pending = [start]
+            while let id = pending.popLast() {
+                for source in sources[id] ?? [] where found.insert(source).inserted { pending.append(source) }
+            }
+            return found
+        }
+        return closure(from: gainMap).subtracting(closure(from: primary))
     }
 
     /// Each derived image's sources (`dimg`), in the file's order, a source named twice twice.
@@ -204,10 +277,16 @@ struct HEIFContainer {
     /// A derived image (`dimg`) reads its sources; every other reference (`auxl`, `thmb`, `cdsc`,
     /// `prem`, kinds not known here) hangs an item on the one it names, which is read with it.
     /// The search keeps its own stack, so a long chain cannot exhaust the thread's.
-    func refuseLoops(from start: ItemID) throws(Problem) {
+    ///
+    /// - Parameter passedOver: an item left out of the search (the gain map, searched on its own).
+    func refuseLoops(from start: ItemID, passingOver passedOver: ItemID? = nil) throws(Problem) {
         var next = derivedImageSources()
         for reference in references where reference.type != FourCC("dimg") {
             for target in reference.to { next[target, default: []].append(reference.from) }
+        }
+        if let passedOver {
+            next[passedOver] = nil
+            for id in next.keys { next[id]!.removeAll { $0 == passedOver } }
         }
         enum Mark { case onPath, done }
         var marks: [ItemID: Mark] = [start: .onPath]
@@ -506,6 +585,8 @@ struct HEIFContainer {
         let type: FourCC
         let payload: Range<Int>
         let isComplete: Bool
+        /// Where its type is written in the file.
+        let typeOffset: Int
     }
 
     /// The boxes that fill `range`. Only the last top-level box may run past the end of a
@@ -541,7 +622,9 @@ struct HEIFContainer {
             if !isComplete && !allowingTruncatedLast { throw .malformed("a box runs past the end of the box it is in") }
             let payloadEnd = isComplete ? end.partialValue : range.upperBound
             found.append(
-                Box(type: FourCC(value: UInt32(type)), payload: (offset + header)..<payloadEnd, isComplete: isComplete))
+                Box(
+                    type: FourCC(value: UInt32(type)), payload: (offset + header)..<payloadEnd, isComplete: isComplete,
+                    typeOffset: offset + 4))
             guard isComplete else { break }
             offset = end.partialValue
         }
@@ -602,22 +685,43 @@ struct HEIFContainer {
 
     // MARK: Metadata libheif cannot read
 
+    /// The Exif and XMP items that declare more than `HEIFMetadata.maxExifItemSize` bytes. One
+    /// that only runs past the end is a file cut short, refused as such.
+    private var unreadableMetadataItems: [Item] {
+        items.values.filter { item in
+            [FourCC("Exif"), FourCC("mime")].contains(item.type) && item.declaredLength > HEIFMetadata.maxExifItemSize
+        }
+    }
+
+    /// Whether the file has such an item, whose metadata is then lost.
+    var hasUnreadableMetadata: Bool { !unreadableMetadataItems.isEmpty }
+
     /// The file as libheif may be given it: nil when it is, else a copy in which each Exif or
-    /// XMP item that declares more than `HEIFMetadata.maxExifItemSize` bytes is given a type libheif does
-    /// not read, and lengths that end within the file.
+    /// XMP item that declares more than `HEIFMetadata.maxExifItemSize` bytes, and each item of
+    /// `hidden`, is given a type libheif does not read, and lengths that end within the file.
     ///
     /// libheif 1.15 reads every metadata item as it opens a file, and one it cannot read fails
     /// the whole file ("larger than its limits" for a 300x200 photo whose Exif length was
-    /// 0xFFFFFFF0); such an item should cost only the metadata.
-    func bytesWithoutUnreadableMetadata() -> [UInt8]? {
-        // One that only runs past the end is a file cut short, refused as such.
-        let unreadable = items.values.filter { item in
-            [FourCC("Exif"), FourCC("mime")].contains(item.type) && item.declaredLength > HEIFMetadata.maxExifItemSize
-        }
-        guard !unreadable.isEmpty else { return nil }
+    /// 0xFFFFFFF0); such an item should cost only the metadata. It fails the whole file too for
+    /// an image larger than its limit, even one the decode never reads (a refused gain map).
+    /// Every reference that names a hidden item is given a type libheif does not know, since it
+    /// refuses metadata that describes an item that is not an image.
+    ///
+    /// - Parameter hidden: the images to hide (`gainMapOnlyItems` of a refused gain map).
+    func bytesForLibheif(hiding hidden: Set<ItemID> = []) -> [UInt8]? {
+        let unreadable = unreadableMetadataItems
+        guard !unreadable.isEmpty || !hidden.isEmpty else { return nil }
         var copy = Array(bytes)
+        func hide(typeAt offset: Int) {
+            for (index, byte) in "skip".utf8.enumerated() { copy[offset + index] = byte }
+        }
+        for id in hidden { items[id].map { hide(typeAt: $0.typeOffset) } }
+        for reference in references
+        where hidden.contains(reference.from) || reference.to.contains(where: hidden.contains) {
+            hide(typeAt: reference.typeOffset)
+        }
         for item in unreadable {
-            for (index, byte) in "skip".utf8.enumerated() { copy[item.typeOffset + index] = byte }
+            hide(typeAt: item.typeOffset)
             // libheif refuses an extent longer than its limit even for an item it does not read.
             for field in item.overlongLengths {
                 for index in 0..<field.size {
@@ -673,7 +777,7 @@ struct HEIFContainer {
             let from = ItemID(try entry.read(idSize))
             var to: [ItemID] = []
             for _ in 0..<(try entry.read(2)) { to.append(ItemID(try entry.read(idSize))) }
-            references.append(Reference(type: box.type, from: from, to: to))
+            references.append(Reference(type: box.type, from: from, to: to, typeOffset: box.typeOffset))
             guard references.count <= Self.maxEntries else {
                 throw .malformed("it holds far more references than a photo has")
             }

@@ -182,8 +182,18 @@ enum HEIFDecoder {
                 case .yuv422: (heif_colorspace_YCbCr, heif_chroma_422)
                 case .yuv444: (heif_colorspace_YCbCr, heif_chroma_444)
                 }
-            let decoded = try decodeImage(
-                handle, colorspace: colorspace, chroma: chroma, appliesTransforms: appliesTransforms, file: file)
+            let decoded: HEIFImage
+            do {
+                decoded = try decodeImage(
+                    handle, colorspace: colorspace, chroma: chroma, appliesTransforms: appliesTransforms, file: file)
+            } catch {
+                // libheif 1.15 gives a grid of gray tiles (an iPhone's gain map at full size) as
+                // YCbCr 4:2:0, whose luma is the gray, but not as monochrome.
+                guard isMonochrome else { throw error }
+                decoded = try decodeImage(
+                    handle, colorspace: heif_colorspace_YCbCr, chroma: heif_chroma_420,
+                    appliesTransforms: appliesTransforms, file: file)
+            }
             let expandsRange = isMonochrome && !(nclx?.isFullRange ?? true)
             if try copyPlanes(
                 of: decoded, expected: expected, reduction: reduction, expandingVideoRange: expandsRange, into: image,

@@ -46,7 +46,10 @@ enum HEIFMetadata {
         } catch {
             return unreadable(plan.storedSize, error.clause)
         }
-        let readable = container.bytesWithoutUnreadableMetadata()
+        // A gain map our walk refuses is hidden, as for the decode: libheif refuses a whole file
+        // for one image over its limits.
+        let hidden = (try? container.gainMapPlan()) == nil ? container.gainMapOnlyItems() : []
+        let readable = container.bytesForLibheif(hiding: hidden)
         do throws(ImagePrepError) {
             // Nothing is decoded, so libheif's own limit on a side need not stop the reading.
             let readMetadata = { (bytes: UnsafeRawBufferPointer) throws(ImagePrepError) in
@@ -61,7 +64,7 @@ enum HEIFMetadata {
             let (metadata, warnings) = try readable.withUnsafeBytes { bytes in
                 Result { () throws(ImagePrepError) in try readMetadata(bytes) }
             }.get()
-            return (metadata, [unreadableItemWarning] + warnings)
+            return (metadata, (container.hasUnreadableMetadata ? [unreadableItemWarning] : []) + warnings)
         } catch .heifUnavailable(_, let reason) {
             return unreadable(plan.storedSize, ImagePrepError.libheifNeeded + reason)
         } catch {
@@ -98,7 +101,7 @@ enum HEIFMetadata {
         return (Array(item[start...]), nil)
     }
 
-    /// For an Exif or XMP item that libheif cannot read (`HEIFContainer.bytesWithoutUnreadableMetadata`).
+    /// For an Exif or XMP item that libheif cannot read (`HEIFContainer.bytesForLibheif`).
     static let unreadableItemWarning = PhotoWarning(
         .metadata,
         "The HEIF file's Exif or XMP item is cut short or far larger than a photo's, so no EXIF is read or carried.")

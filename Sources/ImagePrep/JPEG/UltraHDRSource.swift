@@ -19,6 +19,13 @@ enum GainMapProblem: Error, Equatable, Sendable {
     case tooLarge(PixelSize, base: PixelSize)
     case metadata(String)
     case undecodable(String)
+    /// An iPhone HEIC's: Apple's maker note gives no headroom to derive the Ultra HDR values from.
+    case headroom(String)
+    /// An iPhone HEIC's auxiliary image says it is an HDR gain map (its XMP's
+    /// `HDRGainMapVersion`) but is not of Apple's gain map type.
+    case notAppleGainMap
+    /// An iPhone HEIC's gain map is not in the photo's proportions.
+    case mismatchedAspect(PixelSize, base: PixelSize)
 
     var reason: String {
         switch self {
@@ -32,6 +39,11 @@ enum GainMapProblem: Error, Equatable, Sendable {
         case .tooLarge(let size, let base): "the gain map declares \(size) pixels, larger than the \(base) photo"
         case .metadata(let detail): "the gain map's metadata cannot be used: \(detail)"
         case .undecodable(let detail): "the gain map cannot be decoded: \(detail)"
+        case .headroom(let detail): "its headroom cannot be derived from Apple's metadata: \(detail)"
+        case .notAppleGainMap:
+            "an auxiliary image says it is an HDR gain map (HDRGainMapVersion) but is not of Apple's gain map type"
+        case .mismatchedAspect(let size, let base):
+            "the gain map's \(size) pixels are not in the proportions of the \(base) photo"
         }
     }
 
@@ -44,10 +56,12 @@ enum GainMapProblem: Error, Equatable, Sendable {
 /// in the original's bytes before anything of it is decoded.
 ///
 /// The primary's XMP says the file is one (`hdrgm:Version`) and which image of its container
-/// directory is the gain map; the MPF index says where that image lies. The gain map must lie
-/// wholly after the primary's first scan, start with SOI, be no larger than the primary, and
-/// carry its own `hdrgm` XMP. ISO 21496-1 segments (APP2 `urn:iso:std:iso:ts:21496:-1`) are
-/// carried byte for byte: they hold no size, so resizing the gain map does not change them.
+/// directory is the gain map, or its ISO 21496-1 version segment says so and the gain map is
+/// the second image; the MPF index says where that image lies. The gain map must lie wholly
+/// after the primary's first scan, start with SOI, be no larger than the primary, and carry its
+/// own `hdrgm` XMP or ISO 21496-1 metadata. ISO 21496-1 segments (APP2
+/// `urn:iso:std:iso:ts:21496:-1`) are carried byte for byte: they hold no size, so resizing the
+/// gain map does not change them; an ISO-only gain map's values are said again as hdrgm XMP.
 struct UltraHDRSource: Sendable {
     /// Where the gain map's JPEG lies in the original.
     let range: Range<Int>
@@ -107,16 +121,26 @@ struct UltraHDRSource: Sendable {
         guard frame.size.width <= baseSize.width, frame.size.height <= baseSize.height else {
             return .failure(.tooLarge(frame.size, base: baseSize))
         }
-        guard let gainMapXMP = gainMapLayout.xmpPacket(in: gainMap) else {
-            return .failure(.metadata("it has no hdrgm XMP"))
-        }
-        let metadata: GainMapMetadata
-        switch GainMapMetadata.read(xmp: gainMapXMP) {
-        case .success(let read): metadata = read
-        case .failure(let problem): return .failure(problem)
-        }
         let gainMapISO = gainMapLayout.segments.filter {
             $0.marker == JPEGSegment.app2 && gainMap.hasPrefix(isoSignature, at: $0.payload)
+        }
+        // hdrgm XMP where the gain map has it; else its ISO 21496-1 metadata, which the upload
+        // carries byte for byte and says again as hdrgm XMP, for the readers of Ultra HDR v1.0.
+        let gainMapXMP = gainMapLayout.xmpPacket(in: gainMap)
+        let saysHDRGM = gainMapXMP.map { !XMPText.values(of: "hdrgm:Version", in: $0).isEmpty } ?? false
+        let read: Result<GainMapMetadata, GainMapProblem>
+        if let iso = gainMapISO.first, !saysHDRGM {
+            let block = (iso.payload.lowerBound + isoSignature.count)..<iso.payload.upperBound
+            read = ISOGainMapMetadata.read(UnsafeRawBufferPointer(rebasing: gainMap[block]))
+        } else if let gainMapXMP {
+            read = GainMapMetadata.read(xmp: gainMapXMP)
+        } else {
+            return .failure(.metadata("it has no hdrgm XMP and no ISO 21496-1 metadata"))
+        }
+        let metadata: GainMapMetadata
+        switch read {
+        case .success(let found): metadata = found
+        case .failure(let problem): return .failure(problem)
         }
         return .success(
             UltraHDRSource(

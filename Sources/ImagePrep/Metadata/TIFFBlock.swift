@@ -44,6 +44,14 @@ struct TIFFBlock {
         ifd0Offset = Int(UInt32(high) << 16 | UInt32(low))
     }
 
+    /// A block in a byte order it does not say itself, with its first IFD at `ifd0Offset`: a
+    /// maker note's IFD (Apple's), whose offsets count from the maker note's first byte.
+    init(bytes: UnsafeRawBufferPointer, isBigEndian: Bool, ifd0Offset: Int) {
+        self.bytes = bytes
+        self.isBigEndian = isBigEndian
+        self.ifd0Offset = ifd0Offset
+    }
+
     func read16(at offset: Int) -> UInt16? {
         guard offset >= 0, offset <= bytes.count - 2 else { return nil }
         let a = UInt16(bytes[offset])

@@ -39,19 +39,43 @@ extension PreparationRun {
         guard plan.tilesCoverGrids else {
             throw .corruptHEIF(file: file, detail: "its grid's tiles do not cover its image")
         }
-        guard let readable = container.bytesWithoutUnreadableMetadata() else {
-            return try decodeHEIF(bytes, plan: plan, since: start)
+        var gainMap = checkedGainMap(in: container, photo: plan)
+        var hidden: Set<HEIFContainer.ItemID> = []
+        if case .failure(let problem) = gainMap {
+            hidden = container.gainMapOnlyItems()
+            if configuration.carriesGainMap { warnings.append(problem.warning) }
         }
-        warnings.append(HEIFMetadata.unreadableItemWarning)
+        if !configuration.carriesGainMap { gainMap = nil }
+        let gainMapToCarry = gainMap.flatMap { try? $0.get() }
+        let looksForMistypedGainMap = configuration.carriesGainMap && gainMap == nil
+        guard let readable = container.bytesForLibheif(hiding: hidden) else {
+            return try decodeHEIF(
+                bytes, plan: plan, gainMap: gainMapToCarry, looksForMistypedGainMap: looksForMistypedGainMap,
+                since: start)
+        }
+        if container.hasUnreadableMetadata {
+            warnings.append(HEIFMetadata.unreadableItemWarning)
+        }
         let decoded = readable.withUnsafeBytes { readable in
-            Result { () throws(ImagePrepError) in try decodeHEIF(readable, plan: plan, since: start) }
+            Result { () throws(ImagePrepError) in
+                try decodeHEIF(
+                    readable, plan: plan, gainMap: gainMapToCarry, looksForMistypedGainMap: looksForMistypedGainMap,
+                    since: start)
+            }
         }
         return try decoded.get()
     }
 
     /// The decode itself, through libheif, of a file whose plan holds to the limits.
+    ///
+    /// - Parameters:
+    ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
+    ///   - looksForMistypedGainMap: whether to warn of an auxiliary image that says it is an HDR
+    ///     gain map but is of another type.
     private mutating func decodeHEIF(
-        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, since metadataStart: ContinuousClock.Instant
+        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan,
+        gainMap: HEIFGainMapSource?, looksForMistypedGainMap: Bool,
+        since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
         let libheif = try Libheif.shared(for: file)
@@ -95,6 +119,16 @@ extension PreparationRun {
             uploadSegments += segment.map { [$0] } ?? []
             warnings += warning.map { [$0] } ?? []
         }
+        timings.metadata += clock.now - start
+        if looksForMistypedGainMap { warnOfMistypedGainMap(handle) }
+        var uploadGainMap: UploadGainMap?
+        if let gainMap {
+            uploadGainMap = self.uploadGainMap(
+                ofHEIF: handle, source: gainMap, tiff: tiff, baseSize: stored, uploadSize: uploadSize,
+                turn: decoded.orientation)
+        }
+        uploadSegments += uploadGainMap?.primarySegments ?? []
+        start = clock.now
         if let profile {
             if let segments = profile.jpegSegments {
                 uploadSegments += segments
@@ -109,6 +143,6 @@ extension PreparationRun {
         return DecodedPhoto(
             metadata: metadata, uploadSize: uploadSize,
             extent: (Double(stored.width) / factor, Double(stored.height) / factor), uploadTurn: decoded.orientation,
-            profile: profile, uploadSegments: uploadSegments, comments: [])
+            profile: profile, uploadSegments: uploadSegments, comments: [], gainMap: uploadGainMap)
     }
 }

@@ -44,9 +44,10 @@ public struct PhotoPreparer: Sendable {
         /// one photo while someone waits; leave it off when already preparing several photos
         /// at once, which keeps every core busy without it.
         public var splitsWorkAcrossCores = false
-        /// Whether the upload of an Ultra HDR JPEG keeps its HDR gain map, resized with the photo
-        /// (see docs/library.md, "HDR gain maps"). Turn it off for an engine that cannot store
-        /// one: the upload is then the SDR photo alone, as it is for a damaged gain map.
+        /// Whether the upload of an Ultra HDR JPEG keeps its HDR gain map, resized with the photo,
+        /// and the upload of an iPhone HDR HEIC is an Ultra HDR JPEG with its gain map (see
+        /// docs/library.md, "HDR gain maps"). Turn it off for an engine that cannot store one:
+        /// the upload is then the SDR photo alone, as it is for a damaged gain map.
         public var carriesGainMap = true
 
         public init() {}
@@ -485,7 +486,7 @@ struct PreparationRun {
 ///
 /// - Parameter extent: how many of `source`'s pixels the picture spans; less than its size when
 ///   a DCT scale rounded a side up.
-private func resampled(
+func resampled(
     _ source: PlanarImage, extent: (width: Double, height: Double), to size: PixelSize, into target: PlanarImage,
     lanes: [CopyLane], timings: inout StageTimings, file: String
 ) throws(ImagePrepError) -> PlanarImage {

@@ -12,7 +12,8 @@ public struct PhotoWarning: Sendable, Hashable, Codable, CustomStringConvertible
         case metadata
         /// The ICC profile could not be used; copies keep the original colour numbers.
         case colorProfile
-        /// The HDR gain map of an Ultra HDR JPEG could not be carried; the upload is SDR only.
+        /// The HDR gain map of an Ultra HDR JPEG or an iPhone HEIC could not be carried; the upload
+        /// is SDR only.
         case gainMap
     }
 

@@ -156,6 +156,8 @@ craft gps-altitude-ref-2.jpg -GPSLatitude=35.3606 -GPSLatitudeRef=N -GPSLongitud
 
 # Ultra HDR: a base and a gain map drawn by the script, XMP by exiftool, MPF by the script.
 /usr/bin/python3 -B "$here/ultrahdr.py"
+# The ISO 21496-1 one with every XMP taken out: only ISO describes its gain map.
+/usr/bin/python3 -B "$here/ultrahdr_iso_only.py"
 
 # exiftool's own reading of every file here, beside them.
 sh "$here/../exiftool-readings.sh" crafted

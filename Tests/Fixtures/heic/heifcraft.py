@@ -14,6 +14,9 @@ file with no image. See ../README.md, "heic/".
       [--icc-from JPEG] [--nclx P,T,M,FULL] [--irot QUARTER_TURNS] [--imir AXIS]
       [--thumbnail IN.heic] [--item-type FOURCC] [--no-primary] [--sps-size WxH]
       [--overlay-layers N --tile IN.heic --size WxH] [--identity-loop] [--alpha-identity-loop] [--exif-padding BYTES] [--exif-length BYTES]
+      [--gain-map IN.heic [--gain-map-xmp FILE] [--gain-map-type URN] [--gain-map-size WxH]
+       [--gain-map-sps-size WxH] [--gain-map-item-type FOURCC] [--gain-map-loop]
+       | --gain-map-grid COLUMNSxROWS --gain-map-tile IN.heic ... --gain-map-size WxH [--gain-map-xmp FILE]]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
   heifcraft.py wrap-hevc IN.hevc OUT.heic WxH  # one Annex B HEVC picture (x265's) as a HEIF image
   heifcraft.py bt709-limited IN.ppm OUT.y4m  # 4:2:0 YCbCr with BT.709's matrix in video range
@@ -286,8 +289,10 @@ def full_box(kind, version, flags, payload):
 
 
 def infe(item_id, kind, name, hidden=False):
+    # A 'mime' item names its content type after its name (ISO/IEC 14496-12 8.11.6): XMP's.
+    content_type = b"application/rdf+xml\0" if kind == "mime" else b""
     return full_box("infe", 2, 1 if hidden else 0,
-                    struct.pack(">HH4s", item_id, 0, kind.encode("latin-1")) + name.encode() + b"\0")
+                    struct.pack(">HH4s", item_id, 0, kind.encode("latin-1")) + name.encode() + b"\0" + content_type)
 
 
 def reference(kind, source, targets):
@@ -372,8 +377,13 @@ def build(arguments):
             options["identity-loop"] = True
         elif name == "--alpha-identity-loop":
             options["alpha-identity-loop"] = True
+        elif name == "--gain-map-loop":
+            options["gain-map-loop"] = True
+            options.setdefault("gain-map", "")
         elif name == "--tile":
             options["tile"].append(arguments.pop(0))
+        elif name == "--gain-map-tile":
+            options.setdefault("gain-map-tiles", []).append(arguments.pop(0))
         else:
             options[name[2:]] = arguments.pop(0)
 
@@ -470,9 +480,56 @@ def build(arguments):
         writer.references.append(("dimg", alpha, [primary]))
         writer.associate(alpha, full_box("auxC", 0, 0, b"urn:mpeg:hevc:2015:auxid:1\0"), essential=True)
         writer.associate(alpha, ispe(*parse_size(options.get("size", "64x64"))))
+    if "gain-map" in options or "gain-map-grid" in options:
+        add_gain_map(writer, primary, options)
     if not options.get("no-primary"):
         writer.primary = primary
     writer.write(output)
+
+
+APPLE_GAIN_MAP = "urn:com:apple:photo:2020:aux:hdrgainmap"
+
+
+def add_gain_map(writer, primary, options):
+    """An HDR gain map as an iPhone writes one: a hidden auxiliary image (auxC with Apple's URN,
+    auxl to the primary) and, on it (cdsc), an XMP item that says HDRGainMapVersion."""
+    if options.get("gain-map-loop"):
+        # An identity image of the primary as its gain map: decoding it decodes the primary,
+        # whose auxiliary image it is.
+        gain_map = writer.add_item("iden", b"", hidden=True)
+        writer.references.append(("dimg", gain_map, [primary]))
+        writer.associate(gain_map, ispe(*parse_size(options.get("gain-map-size", "160x120"))))
+    elif "gain-map-grid" in options:
+        # A grid of coded tiles, as an iPhone codes its gain map at full size.
+        columns, rows = parse_size(options["gain-map-grid"])
+        tiles = []
+        for path in options["gain-map-tiles"]:
+            kind, data, props = HEIFFile(path).coded_primary()
+            tile = writer.add_item(kind, data, hidden=True)
+            for prop in props:
+                writer.associate(tile, prop, essential=prop[4:8] == b"hvcC")
+            tiles.append(tile)
+        width, height = parse_size(options["gain-map-size"])
+        gain_map = writer.add_item("grid", struct.pack(">BBBBHH", 0, 0, rows - 1, columns - 1, width, height),
+                                   hidden=True)
+        writer.references.append(("dimg", gain_map, tiles))
+        writer.associate(gain_map, ispe(width, height))
+    else:
+        kind, data, props = HEIFFile(options["gain-map"]).coded_primary()
+        gain_map = writer.add_item(options.get("gain-map-item-type", kind), data, hidden=True)
+        for prop in props:
+            if prop[4:8] == b"ispe" and "gain-map-size" in options:
+                prop = ispe(*parse_size(options["gain-map-size"]))
+            if prop[4:8] == b"hvcC" and "gain-map-sps-size" in options:
+                prop = set_hvcc_sps_size(prop, *parse_size(options["gain-map-sps-size"]))
+            writer.associate(gain_map, prop, essential=prop[4:8] in (b"hvcC", b"av1C"))
+    urn = options.get("gain-map-type", APPLE_GAIN_MAP)
+    writer.associate(gain_map, full_box("auxC", 0, 0, urn.encode() + b"\0"), essential=True)
+    writer.references.append(("auxl", gain_map, [primary]))
+    if "gain-map-xmp" in options:
+        with open(options["gain-map-xmp"], "rb") as handle:
+            xmp = writer.add_item("mime", handle.read())
+        writer.references.append(("cdsc", xmp, [gain_map]))
 
 
 def wrap_hevc(source, target, size):

@@ -230,4 +230,17 @@ PYTHON
 x265 --input "$work/gray10.y4m" --output-depth 10 --crf 20 --log-level error -o "$work/gray10.hevc"
 python3 -B "$here/heifcraft.py" wrap-hevc "$work/gray10.hevc" monochrome/gray-10-bit.heic 224x150
 craft monochrome/gray-video-range.heic --image gray.heic --nclx 1,1,1,0
+# gray-grid.heic: ../decode/gray-224x150.jpg as a 2x2 grid of 112x80 monochrome tiles cut to
+# 224x150 by the grid, which libheif 1.15 gives as YCbCr 4:2:0 but not as monochrome.
+convert -quiet "$here/../decode/gray-224x150.jpg" -background black -extent 224x160 -crop 112x80 +repage \
+    -type Grayscale "$work/gray-tile-%d.png"
+gray_tiles=()
+for index in 0 1 2 3; do
+    encode 60 "$work/gray-tile-$index.png" "$work/gray-tile-$index.heic"
+    gray_tiles+=(--tile "$work/gray-tile-$index.heic")
+done
+craft monochrome/gray-grid.heic --grid 2x2 "${gray_tiles[@]}" --size 224x150
 sh "$here/../exiftool-readings.sh" heic/monochrome
+
+# --- gainmap/: iPhone-like HDR HEICs, their gain map an auxiliary image (issue 34).
+bash "$here/gainmap/make.sh"
