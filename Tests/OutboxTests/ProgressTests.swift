@@ -58,8 +58,8 @@ struct ProgressTests {
             #expect(sent.contains { $0 > ninety }, "the resumed upload is told once it passes where it was")
             #expect(await transport.snapshotAfterCut?.bytesSent == ninety, "the snapshot holds where it was too")
 
-            let events = log.all.compactMap { if case .progress(let progress) = $0 { progress } else { nil } }
             #expect(await log.wait { $0.count { if case .progress = $0 { true } else { false } } >= 101 })
+            let events = log.all.compactMap { if case .progress(let progress) = $0 { progress } else { nil } }
             #expect(events.map(\.bytesSent) == Array(sent.prefix(events.count)))
         }
     }

@@ -54,7 +54,11 @@ extension PreparationRun {
         do {
             prepared = try run.prepare(UnsafeRawBufferPointer(rebasing: bytes[source.range]))
         } catch {
-            warnings.append(GainMapProblem.undecodable(Self.cause(of: error)).warning)
+            warnings.append(
+                GainMapProblem.undecodable(
+                    Self.gainMapCause(of: error, otherwise: "it is not a JPEG that can be decoded")
+                )
+                .warning)
             return nil
         }
         timings.add(run.timings)
@@ -66,16 +70,17 @@ extension PreparationRun {
                 + [MPFIndex.emptyTwoImageSegment])
     }
 
-    /// What stopped the gain map's decode, without the file's name (the warning is already the
-    /// photo's).
-    private static func cause(of error: ImagePrepError) -> String {
+    /// What stopped a gain map's decode (a JPEG's or a HEIF's), without the file's name (the
+    /// warning is already the photo's) and without a library's own text; `otherwise` for the rest.
+    static func gainMapCause(of error: ImagePrepError, otherwise: String) -> String {
         switch error {
         case .unsupportedJPEG(_, let detail), .corruptJPEG(_, let detail), .incompleteImageData(_, let detail),
-            .tooManyScans(_, let detail), .encodingFailed(_, let detail):
+            .tooManyScans(_, let detail), .encodingFailed(_, let detail), .corruptHEIF(_, let detail),
+            .unsupportedHEIF(_, let detail):
             detail
         case .tooManyPixels(_, let size, let limit): "it declares \(size) pixels, more than the limit of \(limit)"
         case .outOfMemory: "the system would not give the memory to decode it"
-        default: "it is not a JPEG that can be decoded"
+        default: otherwise
         }
     }
 }

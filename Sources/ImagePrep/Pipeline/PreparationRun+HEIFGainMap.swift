@@ -103,7 +103,8 @@ extension PreparationRun {
                     GainMapMetadata.primarySegment(gainMapLength: copy.data.count), MPFIndex.emptyTwoImageSegment,
                 ])
         } catch {
-            warnings.append(GainMapProblem.undecodable(Self.heifCause(of: error)).warning)
+            warnings.append(
+                GainMapProblem.undecodable(Self.gainMapCause(of: error, otherwise: "libheif cannot decode it")).warning)
             return nil
         }
     }
@@ -170,17 +171,6 @@ extension PreparationRun {
                 warnings.append(GainMapProblem.notAppleGainMap.warning)
                 return
             }
-        }
-    }
-
-    /// What stopped the gain map's decode, without the file's name (the warning is already the
-    /// photo's) and without libheif's own text.
-    private static func heifCause(of error: ImagePrepError) -> String {
-        switch error {
-        case .corruptHEIF(_, let detail), .incompleteImageData(_, let detail): detail
-        case .unsupportedHEIF(_, let reason): reason
-        case .outOfMemory: "the system would not give the memory to decode it"
-        default: "libheif cannot decode it"
         }
     }
 }

@@ -217,7 +217,7 @@ extension Outbox {
     /// its entity wait behind it.
     private func waitsForNetwork(_ entry: OutboxEntry, _ report: inout DrainReport) -> Bool {
         guard awaitedNetwork(of: entry) != nil else { return false }
-        if !report.waitingForNetwork.contains(entry.id) { report.waitingForNetwork.append(entry.id) }
+        if passQueue.toldWaiting.insert(entry.id).inserted { report.waitingForNetwork.append(entry.id) }
         return true
     }
 
@@ -317,9 +317,8 @@ extension Outbox {
                 to: NetworkPath(
                     isExpensive: network.isExpensive || path.isExpensive,
                     isConstrained: network.isConstrained || path.isConstrained))
-            if awaitedNetwork(of: entry) != nil {
+            if waitsForNetwork(entry, &report) {
                 try store.returnUnsent(id: entry.id)
-                report.waitingForNetwork.append(entry.id)
                 return true
             }
             // A transport that refuses a network the entry's type allows would hold it for ever.
@@ -466,7 +465,8 @@ extension Outbox {
         case cancelled
     }
 
-    /// Where the pass in flight is: how many entries it started, of how many it may send.
+    /// Where the pass in flight is: how many entries it started, of how many it may send, and
+    /// which it passed over for their network.
     struct PassQueue {
         /// Whether the pass keeps to backoff (an automatic one), so does not count what backs off.
         var honoursBackoff = true
@@ -476,6 +476,8 @@ extension Outbox {
         var planned: Int?
         /// The last entry started and its position: its uploads sent again keep it.
         var last: (id: String, position: QueuePosition)?
+        /// The entries the report names as waiting for their network, each once.
+        var toldWaiting: Set<String> = []
     }
 
     /// The place of the entry just claimed in the pass: the next number, of those the pass
