@@ -1,32 +1,28 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages ImagePrep builds and tests against, skipping those already there.
-# Runs apt-get through sudo when not root.
+# Installs or upgrades the Debian 12 packages ImagePrep builds and tests against, so that a machine
+# that already has them runs at the versions a fresh machine gets today (a security update of a C
+# library, libheif 1.15.1-1+deb12u2 of 2026-12-01 for one, changes what the tests meet).
+# The runtime libraries are listed beside their -dev packages: apt-get upgrades only what it is
+# named or what a named package's version requires. Runs apt-get through sudo when not root.
 set -euo pipefail
 packages=(
   pkg-config
-  libturbojpeg0-dev   # CTurboJPEG: decode, DCT scaling, encode
-  libjpeg62-turbo-dev # CJPEG: libjpeg's own API, for every warning of a damaged photo's decode
-  libexif-dev         # CExif: EXIF metadata
-  liblcms2-dev        # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
-  libheif-dev         # heif.h, for LibheifDeclarationTests only; libheif1, loaded at the first HEIF file, brings libde265, dav1d, libaom
-  libsqlite3-dev      # CSQLite: the outbox's store
-  libssl-dev          # CCrypto: OpenSSL's libcrypto, the outbox's AES-256-GCM, SHA-256 and random bytes
-  python3             # the reference engine that the outbox tests send to (standard library only)
-  bsdutils            # script(1): the test of outbox drain's progress line on a terminal
-  time                # /usr/bin/time -v: the test of prep-photo's peak memory at every edge
-  libimage-exiftool-perl # exiftool: GainMapTests reads an Ultra HDR upload's MPF images and hdrgm XMP with it
+  libturbojpeg0-dev libturbojpeg0 # CTurboJPEG: decode, DCT scaling, encode
+  libjpeg62-turbo-dev libjpeg62-turbo # CJPEG: libjpeg's own API, for every warning of a damaged photo's decode
+  libexif-dev libexif12 # CExif: EXIF metadata
+  liblcms2-dev liblcms2-2 # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
+  libheif-dev libheif1 # heif.h, for LibheifDeclarationTests only; libheif1 is loaded at the first HEIF file
+  libde265-0 libdav1d6 libaom3 # the decoders libheif1 brings: HEVC, then AV1
+  libsqlite3-dev libsqlite3-0 # CSQLite: the outbox's store
+  libssl-dev libssl3 # CCrypto: OpenSSL's libcrypto, the outbox's AES-256-GCM, SHA-256 and random bytes
+  python3 # the reference engine that the outbox tests send to (standard library only)
+  bsdutils # script(1): the test of outbox drain's progress line on a terminal
+  time # /usr/bin/time -v: the test of prep-photo's peak memory at every edge
+  libimage-exiftool-perl # exiftool: the gain map tests read an Ultra HDR upload's MPF images and hdrgm XMP with it
 )
-missing=()
-for package in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if ((${#missing[@]} == 0)); then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
-fi
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "install-deps: installed ${missing[*]}"
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}"
+dpkg-query -W -f='install-deps: ${Package} ${Version}\n' libheif1 libde265-0 libturbojpeg0 libsqlite3-0 libssl3
