@@ -93,11 +93,12 @@ let package = Package(
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 
-        // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
-        // libjpeg's message codes.
         // What the test targets share: temporary folders, JSON values, the corpus manifest.
         .target(name: "TestSupport", dependencies: ["PlatformLayer"], path: "Tests/TestSupport"),
-        fixtureTestTarget("ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG"]),
+        // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
+        // libjpeg's message codes; CHeif for libheif's errors as it gives them.
+        fixtureTestTarget(
+            "ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG", "CHeif"]),
         // Outbox on its own, so that the tests prove it needs nothing of ImagePrep.
         fixtureTestTarget("OutboxTests", dependencies: ["TestSupport", "Outbox"]),
         fixtureTestTarget("PhotoCaptureTests", dependencies: ["TestSupport", "PhotoCapture", "Outbox", "ImagePrep"]),
