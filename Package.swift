@@ -113,9 +113,11 @@ let package = Package(
         fixtureTestTarget(
             "EngineTests",
             dependencies: ["TestSupport", "Outbox", "PhotoCapture", "ImagePrep", "OutboxCommand", "notes-example"]),
-        // The parser on its own, and the three commands' help and usage errors as golden text.
+        // The parser on its own, the three commands' help and usage errors as golden text, and
+        // their version against the libraries' and CHANGELOG.md's.
         fixtureTestTarget(
-            "CommandLineParserTests", dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench"]),
+            "CommandLineParserTests",
+            dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench", "ImagePrep", "Outbox"]),
         // The benchmark's reference, SSIM and goal checks, on made-up numbers (never its timings).
         .testTarget(name: "PrepBenchTests", dependencies: ["prep-bench"], path: "Tests/PrepBenchTests"),
     ],
