@@ -9,17 +9,17 @@ import Testing
 struct BackoffTests {
     @Test func delaysGrowExponentiallyWithinTheUpperHalfUpToTheCap() {
         let backoff = Backoff(initialDelay: 2, multiplier: 2, maximumDelay: 60)
-        let lowest = (1...7).map { backoff.delay(after: $0, retryAfter: nil, randomUnit: 0) }
-        let highest = (1...7).map { backoff.delay(after: $0, retryAfter: nil, randomUnit: 1) }
+        let lowest = (1...7).map { backoff.delay(afterFailures: $0, retryAfter: nil, randomUnit: 0) }
+        let highest = (1...7).map { backoff.delay(afterFailures: $0, retryAfter: nil, randomUnit: 1) }
         #expect(lowest == [1, 2, 4, 8, 16, 30, 30])
         #expect(highest == [2, 4, 8, 16, 32, 60, 60])
-        #expect(backoff.delay(after: 3, retryAfter: nil, randomUnit: 0.5) == 6)
+        #expect(backoff.delay(afterFailures: 3, retryAfter: nil, randomUnit: 0.5) == 6)
     }
 
     @Test func retryAfterIsAFloorNeverACeiling() {
         let backoff = Backoff(initialDelay: 2)
-        #expect(backoff.delay(after: 1, retryAfter: 120, randomUnit: 0.5) == 120)
-        #expect(backoff.delay(after: 1, retryAfter: 0, randomUnit: 0.5) == 1.5)
+        #expect(backoff.delay(afterFailures: 1, retryAfter: 120, randomUnit: 0.5) == 120)
+        #expect(backoff.delay(afterFailures: 1, retryAfter: 0, randomUnit: 0.5) == 1.5)
     }
 
     /// A server must not be able to park the queue for years: Retry-After counts up to the
@@ -28,7 +28,7 @@ struct BackoffTests {
         let now = Date(timeIntervalSince1970: 1_445_412_400)
         let backoff = Backoff(initialDelay: 2)
         func wait(_ header: String) -> TimeInterval {
-            backoff.delay(after: 1, retryAfter: Backoff.retryAfterSeconds(header, now: now), randomUnit: 0.5)
+            backoff.delay(afterFailures: 1, retryAfter: Backoff.retryAfterSeconds(header, now: now), randomUnit: 0.5)
         }
         #expect(wait("9223372036854775807") == 3600)
         #expect(wait("99999999999999999999999999999999") == 3600)
@@ -37,8 +37,8 @@ struct BackoffTests {
         for malformed in ["-1", "1.5", "0x10", "", "12 s", String(repeating: "9", count: 100)] {
             #expect(wait(malformed) == 1.5, "'\(malformed)' is no Retry-After")
         }
-        #expect(Backoff(retryAfterCeiling: 60).delay(after: 1, retryAfter: 1e300, randomUnit: 0.5) == 60)
-        #expect(Backoff(retryAfterCeiling: 60).delay(after: 1, retryAfter: .infinity, randomUnit: 0.5) == 1.5)
+        #expect(Backoff(retryAfterCeiling: 60).delay(afterFailures: 1, retryAfter: 1e300, randomUnit: 0.5) == 60)
+        #expect(Backoff(retryAfterCeiling: 60).delay(afterFailures: 1, retryAfter: .infinity, randomUnit: 0.5) == 1.5)
         #expect(Backoff().longestWait == 3600)
     }
 

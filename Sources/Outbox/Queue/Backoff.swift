@@ -52,7 +52,7 @@ public struct Backoff: Sendable, Hashable {
     ///   - retryAfter: What the engine's `Retry-After` asked for, in seconds, if anything.
     ///   - randomUnit: A random number in 0..<1 (injected, so that tests are exact).
     /// - Returns: The wait in seconds.
-    public func delay(after failures: Int, retryAfter: TimeInterval?, randomUnit: Double) -> TimeInterval {
+    public func delay(afterFailures failures: Int, retryAfter: TimeInterval?, randomUnit: Double) -> TimeInterval {
         let nominal = min(maximumDelay, initialDelay * pow(multiplier, Double(max(0, failures - 1))))
         let jittered = nominal / 2 + nominal / 2 * min(max(randomUnit, 0), 1)
         let asked = retryAfter.map { $0.isFinite ? min(max($0, 0), retryAfterCeiling) : 0 } ?? 0

@@ -451,7 +451,7 @@ extension Outbox {
         var retryAfter: TimeInterval?
         if case .http(_, let header?, _) = response { retryAfter = Backoff.retryAfterSeconds(header, now: now) }
         let delay = backoff.delay(
-            after: failures, retryAfter: retryAfter, randomUnit: configuration.randomUnit())
+            afterFailures: failures, retryAfter: retryAfter, randomUnit: configuration.randomUnit())
         return RetrySchedule(transientFailures: failures, nextAttemptAt: now.addingTimeInterval(delay))
     }
 
