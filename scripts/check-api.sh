@@ -17,6 +17,8 @@
 #   seconds. (Swift 6.3.1's SwiftPM compiles the package again at the next build after it built a
 #   baseline: that happens once per toolchain and baseline.)
 # - A clone without the baseline's commit (a shallow checkout) fetches it from origin, or says how.
+# - What the toolchain does not see: a declaration turned from `public` to `package` (Swift
+#   6.3.1's digester keeps it in the API, marked internal). Review such a change by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,6 +69,11 @@ if ! git cat-file -e "$baseline^{commit}" 2>/dev/null; then
     true
   git cat-file -e "$baseline^{commit}" 2>/dev/null ||
     fail "commit $baseline (release $release in CHANGELOG.md) is not in this clone, and fetching it from 'origin' failed. Fetch the history (git fetch --unshallow origin) and run again."
+fi
+# SwiftPM checks the baseline out of a `git clone --shared` of this clone. From a shallow clone
+# that copies only what branches and tags reach, so a fetched commit needs a tag to be copied.
+if [[ $(git rev-parse --is-shallow-repository) == true ]]; then
+  git update-ref refs/tags/check-api-baseline "$baseline"
 fi
 
 # Only the products the baseline has: for one it lacks (PhotoCapture before 0.2.0) the tool would
