@@ -22,7 +22,7 @@ struct CommandLineOptions {
     var isQuiet = false
     var isVerbose = false
 
-    static let version = "prep-photo 0.1.0"
+    static let version = "prep-photo \(PhotoPreparer.packageVersion)"
 
     static let usage = "prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>"
 

@@ -1,4 +1,5 @@
 import Foundation
+internal import PackageVersion
 
 /// The on-device durable queue that gets what the user did to the engine: photo captures, a
 /// note's edits, a logged set, each an operation (`OutboxOperation`). Saving is local and fast,
@@ -51,6 +52,10 @@ import Foundation
 /// left `SYNCING` by a process that died waits until an opener finds itself alone, at open or at
 /// the start of a pass, and is then resent; the engine dedupes it by its request id.
 public actor Outbox {
+    /// The version of the ImagePrep package this library was built from ("0.2.0"), as
+    /// `outbox --version` prints it and CHANGELOG.md names its releases; `PhotoPreparer.packageVersion`
+    /// is the same value.
+    public static let packageVersion = PackageVersion.current
     /// The folder that holds the database and the media files.
     public nonisolated let folder: URL
     /// The database, where an app may keep tables of its own (see `write(_:)`); an app may open
