@@ -12,7 +12,7 @@ struct ShardTests {
         .deletingLastPathComponent().appendingPathComponent("docs/sharding")
 
     /// A library of 24 photos in three year folders, every name twice, one name not UTF-8, and
-    /// its NUL-separated list, as docs/prep-photo.md makes it.
+    /// its NUL-separated list, as docs/sharding/README.md makes it.
     static func makeLibrary(in folder: TemporaryFolder) throws -> [[UInt8]] {
         var stems: [[UInt8]] = []
         for (index, year) in ["2023", "2024", "2025"].enumerated() {
@@ -32,7 +32,7 @@ struct ShardTests {
         return stems
     }
 
-    /// How docs/prep-photo.md lists a library.
+    /// How docs/sharding/README.md lists a library, from the folder above it.
     static let listCommand =
         "find LIB -type f \\( -iname '*.jpg' -o -iname '*.jpeg' \\) ! -path '*/.*' -print0 > library.list"
 
