@@ -270,8 +270,12 @@ public actor Outbox {
     /// - Throws: `notFound` when the outbox holds no such entry; `unreadableEntry` when this
     ///   version cannot read it.
     public func markSynced(id: String) throws(OutboxError) {
-        _ = try store.entry(id: id)
-        if try store.setState(.synced, lastError: nil, id: id) { announceStatus(of: id) }
+        let entry = try store.entry(id: id)
+        guard try store.setState(.synced, lastError: nil, id: id), entry.state != .synced,
+            passQueue.inFlight != id  // its send, still running here, tells where it stands when it ends
+        else { return }
+        announceStatus(of: id)
+        if entry.blockedBy == nil { announceEntityMovedOn(entity: entry.entity, after: entry.sequence) }
     }
 
     /// Deletes a synced entry: its owned media first, then its record.
@@ -319,7 +323,12 @@ public actor Outbox {
     /// - Throws: `notFound`; `mediaRemove` or `database` when deleting fails.
     public func discard(id: String) throws(OutboxError) {
         guard let record = try store.record(named: id) else { throw .notFound(id: id) }
-        if try store.deleteRecord(sequence: record.sequence) { eventHub.send(.discarded(id: record.name)) }
+        // One that led its entity lets the entries that waited behind it go.
+        let ledItsEntity = record.isSettled ? false : try store.blocker(of: record) == nil
+        if try store.deleteRecord(sequence: record.sequence) {
+            eventHub.send(.discarded(id: record.name))
+            if ledItsEntity { announceEntityMovedOn(entity: record.entity, after: record.sequence) }
+        }
         // The exact names when the record is readable (each checked to be a plain name in the
         // media folder that carries its id); else every file in the folder that carries its id,
         // never a name the record itself spells. A record whose id is not a valid one names no
