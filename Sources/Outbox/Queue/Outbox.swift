@@ -18,6 +18,8 @@ import Foundation
 /// transaction as it queues operations (`write(_:)`), so that what the app shows and what it
 /// will send can never disagree after a crash; it reads them with `read(_:)` or a connection
 /// of its own to `databaseURL`. The outbox's own tables (`outbox_*`) are not the app's to touch.
+/// The app's tables are not encrypted: a key (`Configuration.keyProvider`) seals the outbox's
+/// payloads and files, and the app's rows are in the database file as the app writes them.
 ///
 /// ## Durability
 /// When `enqueue`, `write` or `commit` returns, what it queued survives the app being killed
