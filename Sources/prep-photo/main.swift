@@ -83,7 +83,7 @@ case .run(let options):
     /// no temporary file is left.
     let stopAtOnce: @Sendable (Int32, String) -> Never = { signal, why in
         writer.removeTemporariesAndExit {
-            batch.runner.withLock { $0 }?.reportWaitingOutcomes()
+            batch.runner.withLock { $0 }?.reportAllAtOnce(stoppedBy: signal)
             Terminal.writeError(clearsLine + "prep-photo: \(why); the photos in flight were not written.\n")
             StopSignals.endProcess(by: signal)
         }

@@ -19,6 +19,8 @@ internal import PackageVersion
 /// transaction as it queues operations (`write(_:)`), so that what the app shows and what it
 /// will send can never disagree after a crash; it reads them with `read(_:)` or a connection
 /// of its own to `databaseURL`. The outbox's own tables (`outbox_*`) are not the app's to touch.
+/// The app's tables are not encrypted: a key (`Configuration.keyProvider`) seals the outbox's
+/// payloads and files, and the app's rows are in the database file as the app writes them.
 ///
 /// ## Durability
 /// When `enqueue`, `write` or `commit` returns, what it queued survives the app being killed
@@ -275,8 +277,12 @@ public actor Outbox {
     /// - Throws: `notFound` when the outbox holds no such entry; `unreadableEntry` when this
     ///   version cannot read it.
     public func markSynced(id: String) throws(OutboxError) {
-        _ = try store.entry(id: id)
-        if try store.setState(.synced, lastError: nil, id: id) { announceStatus(of: id) }
+        let entry = try store.entry(id: id)
+        guard try store.setState(.synced, lastError: nil, id: id), entry.state != .synced,
+            passQueue.inFlight != id  // its send, still running here, tells where it stands when it ends
+        else { return }
+        announceStatus(of: id)
+        if entry.blockedBy == nil { announceEntityMovedOn(entity: entry.entity, after: entry.sequence) }
     }
 
     /// Deletes a synced entry: its owned media first, then its record.
@@ -324,7 +330,12 @@ public actor Outbox {
     /// - Throws: `notFound`; `mediaRemove` or `database` when deleting fails.
     public func discard(id: String) throws(OutboxError) {
         guard let record = try store.record(named: id) else { throw .notFound(id: id) }
-        if try store.deleteRecord(sequence: record.sequence) { eventHub.send(.discarded(id: record.name)) }
+        // One that led its entity lets the entries that waited behind it go.
+        let ledItsEntity = record.isSettled ? false : try store.blocker(of: record) == nil
+        if try store.deleteRecord(sequence: record.sequence) {
+            eventHub.send(.discarded(id: record.name))
+            if ledItsEntity { announceEntityMovedOn(entity: record.entity, after: record.sequence) }
+        }
         // The exact names when the record is readable (each checked to be a plain name in the
         // media folder that carries its id); else every file in the folder that carries its id,
         // never a name the record itself spells. A record whose id is not a valid one names no
