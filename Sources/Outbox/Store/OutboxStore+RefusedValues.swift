@@ -88,14 +88,54 @@ extension OutboxStore {
 
     /// Sets every stored value that reading refuses to NULL (or, for `upload_resources`, takes
     /// out the entries refused), with a line in each entry's history; see the extension's table.
+    /// The values are looked at first without the write lock, which a pass then takes only when
+    /// there is something to clear.
     ///
     /// - Parameter moment: The time the history's lines give.
     /// - Returns: The ids of the entries whose values were cleared.
     @discardableResult
     func clearRefusedValues(at moment: Date) throws(OutboxError) -> [String] {
+        guard try !refusedValues().isEmpty else { return [] }
+        return try database.transaction { () throws(OutboxError) -> [String] in
+            // Again inside the transaction: another process may have written them meanwhile.
+            var ids: [String] = []
+            for refused in try refusedValues() {
+                var assignments = refused.cleared.sorted().map { "\($0) = NULL" }
+                var values: [SQLiteValue] = []
+                if let kept = refused.keptResources, let id = refused.id {
+                    assignments.append("upload_resources = ?")
+                    values.append(storedUploadResources(kept, id: id))
+                }
+                assignments.append("history = ?")
+                values.append(.text(EntryHistory.adding(refused.sentences, at: moment, to: refused.history)))
+                try database.run(
+                    "UPDATE \(Self.table) SET \(assignments.joined(separator: ", ")) WHERE sequence = ?",
+                    values: values + [.integer(refused.sequence)])
+                if let id = refused.id { ids.append(id) }
+            }
+            return ids
+        }
+    }
+
+    /// What one record holds that reading refuses.
+    private struct RefusedValues {
+        let sequence: Int64
+        let id: String?
+        /// The columns to set to NULL.
+        var cleared: Set<String> = []
+        /// The lines for the history, one for each value cleared.
+        var sentences: [String] = []
+        /// The upload resources to keep when only some were refused.
+        var keptResources: [Int: String]?
+        /// The history to add the lines to; nil when it is itself refused (or empty).
+        var history: String?
+    }
+
+    /// Every record that holds a value reading refuses, and which.
+    private func refusedValues() throws(OutboxError) -> [RefusedValues] {
         let columns = Self.refusableColumns
         let refusals = columns.map(\.refusal).joined(separator: ",\n")
-        // The values whose seal or form only Swift can check, when their size is within bounds.
+        // Then the values whose seal or form only Swift can check, when their size is within bounds.
         let select = """
             SELECT sequence, id, \(refusals),
                 CASE WHEN typeof(last_error) IN ('text', 'blob') AND length(last_error) <= \(Self.largestLastError)
@@ -108,63 +148,35 @@ extension OutboxStore {
             WHERE last_error IS NOT NULL OR upload_resources IS NOT NULL OR
                 \(columns.map { "(\($0.refusal)) IS NOT NULL" }.joined(separator: " OR "))
             """
-        struct Found {
-            let sequence: Int64
-            let id: String?
-            var cleared: [(column: String, sentence: String)] = []
-            var keptResources: [Int: String]?
-            let history: String?
-        }
         let cipher = cipher
-        return try database.transaction { () throws(OutboxError) -> [String] in
-            let found = try database.query(select) { row -> Found in
-                let id = row.text(at: 1).flatMap { OutboxOperation.isValidID($0) ? $0 : nil }
-                let base = Int32(2 + columns.count)
-                var found = Found(sequence: row.integer(at: 0) ?? 0, id: id, history: row.text(at: base + 3))
-                for (offset, column) in columns.enumerated() {
-                    if let why = row.text(at: Int32(2 + offset)) {
-                        found.cleared.append((column.name, "cleared its \(column.wording): \(why)"))
-                    }
-                }
-                let isCleared = { (name: String) in found.cleared.contains { $0.column == name } }
-                if !isCleared("last_error"), let stored = row.bytes(at: base),
-                    let why = Self.lastErrorRefusal(
-                        stored, isText: row.integer(at: base + 1) == 1, id: id, cipher: cipher)
-                {
-                    found.cleared.append(("last_error", "cleared its last error: \(why)"))
-                }
-                if !isCleared("upload_resources"), let stored = row.bytes(at: base + 2) {
-                    let decoded = Self.decodeUploadResources(stored, id: id, cipher: cipher)
-                    if let why = decoded.refusal {
-                        if decoded.resources.isEmpty {
-                            found.cleared.append(("upload_resources", "cleared its upload resources: \(why)"))
-                        } else {
-                            found.keptResources = decoded.resources
-                            found.cleared.append(("", "cleared some of its upload resources: \(why)"))
-                        }
-                    }
-                }
-                return found
+        let found = try database.query(select) { row -> RefusedValues in
+            let id = row.text(at: 1).flatMap { OutboxOperation.isValidID($0) ? $0 : nil }
+            let base = Int32(2 + columns.count)
+            var refused = RefusedValues(sequence: row.integer(at: 0) ?? 0, id: id, history: row.text(at: base + 3))
+            for (offset, column) in columns.enumerated() {
+                guard let why = row.text(at: Int32(2 + offset)) else { continue }
+                refused.sentences.append("cleared its \(column.wording): \(why)")
+                if column.name == "history" { refused.history = nil } else { refused.cleared.insert(column.name) }
             }
-            var ids: [String] = []
-            for entry in found where !entry.cleared.isEmpty {
-                let nulls = Set(entry.cleared.map(\.column)).filter { !$0.isEmpty && $0 != "history" }
-                var assignments = nulls.sorted().map { "\($0) = NULL" }
-                var values: [SQLiteValue] = []
-                if let kept = entry.keptResources, let id = entry.id {
-                    assignments.append("upload_resources = ?")
-                    values.append(storedUploadResources(kept, id: id))
-                }
-                let history = entry.cleared.contains { $0.column == "history" } ? nil : entry.history
-                assignments.append("history = ?")
-                values.append(.text(EntryHistory.adding(entry.cleared.map(\.sentence), at: moment, to: history)))
-                try database.run(
-                    "UPDATE \(Self.table) SET \(assignments.joined(separator: ", ")) WHERE sequence = ?",
-                    values: values + [.integer(entry.sequence)])
-                if let id = entry.id { ids.append(id) }
+            if !refused.cleared.contains("last_error"), let stored = row.bytes(at: base),
+                let why = Self.lastErrorRefusal(stored, isText: row.integer(at: base + 1) == 1, id: id, cipher: cipher)
+            {
+                refused.cleared.insert("last_error")
+                refused.sentences.append("cleared its last error: \(why)")
             }
-            return ids
+            if !refused.cleared.contains("upload_resources"), let stored = row.bytes(at: base + 2) {
+                let decoded = Self.decodeUploadResources(stored, id: id, cipher: cipher)
+                if let why = decoded.refusal, decoded.resources.isEmpty {
+                    refused.cleared.insert("upload_resources")
+                    refused.sentences.append("cleared its upload resources: \(why)")
+                } else if let why = decoded.refusal {
+                    refused.keptResources = decoded.resources
+                    refused.sentences.append("cleared some of its upload resources: \(why)")
+                }
+            }
+            return refused
         }
+        return found.filter { !$0.sentences.isEmpty }
     }
 
     /// Why a `last_error` within its size is refused, or nil when it reads: in a plaintext store
