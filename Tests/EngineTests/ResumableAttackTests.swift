@@ -31,6 +31,12 @@ struct ResumableAttackTests {
         return try ResumableUploadTests.bytesSent(through: log).bytes
     }
 
+    /// The reference engine, answering every resumable upload's creation with `status`.
+    static func refusingCreation(with status: Int, in folder: URL) throws -> ReferenceEngine {
+        try ReferenceEngine.misbehaving(
+            "refuses-creation", dataFolder: folder.appendingPathComponent("engine"), options: ["--status", "\(status)"])
+    }
+
     /// The `history` column of the one entry of the store in `folder`, read raw.
     static func storedHistory(in folder: URL) throws -> String? {
         try withRawDatabase(in: folder) {
@@ -64,8 +70,7 @@ struct ResumableAttackTests {
         try await withTemporaryFolder { folder in
             let outbox = try await ResumableUploadTests.outbox(in: folder)
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            try await ResumableUploadTests.cutAndLoseTheOffset(at: engine)
-            #expect(try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url)).synced.isEmpty)
+            try await ResumableUploadTests.sendCutAndLoseTheOffset(outbox, to: engine)
             let store = folder.appendingPathComponent("outbox")
             try withRawDatabase(in: store) {
                 try $0.run(
@@ -146,6 +151,37 @@ struct ResumableAttackTests {
         }
     }
 
+    /// An engine that reads the first append to its end and answers 401, so that the client
+    /// repeats it with fresh credentials, and then refuses appends while its offset creeps. The
+    /// repeat carried the rest of the file uncounted, and the PUT after the refusal a third copy:
+    /// now the repeat is charged to the send's budget, so the send stops at twice the file, gives
+    /// the resource back, and the next one delivers.
+    @Test func aBodyRepeatedAfterA401IsChargedToTheBudget() async throws {
+        struct RenewedToken: CredentialsProvider {
+            func credentials(refreshing: Bool) async throws -> EngineCredentials {
+                .bearer(refreshing ? "renewed" : "expired")
+            }
+        }
+        try await withTemporaryFolder { folder in
+            let outbox = try await ResumableUploadTests.outbox(in: folder)
+            let engine = try ReferenceEngine.misbehaving(
+                "refuses-appends", dataFolder: folder.appendingPathComponent("engine"),
+                options: ["--unauthorized-once", "PATCH"])
+            let counter = try ReferenceEngine.cuttingProxy(
+                to: engine, cutAfter: 1 << 40, dataFolder: folder.appendingPathComponent("proxy"))
+            let transport = HTTPTransport(configuration: .init(engineURL: counter.url), credentials: RenewedToken())
+            #expect(try await outbox.drainNow(using: transport).synced.isEmpty)
+            let bytes = try await Self.bytesOnTheWire(through: counter, to: engine)
+            let requests = try await ResumableUploadTests.requests("note-1", at: engine)
+            print("refuses-appends after a 401: \(bytes) bytes on the wire in one send: \(requests)")
+            #expect(requests == ["POST 201", "PATCH 401", "PATCH 409", "HEAD 204", "DELETE 204"])
+            #expect(bytes <= 2 * ResumableUploadTests.attachment.count + 4_000)
+
+            #expect(try await outbox.drainNow(using: transport).synced == ["note-1"])
+            try await ResumableUploadTests.expectHeldOnce("note-1", by: engine)
+        }
+    }
+
     // MARK: - A refused creation falls back
 
     /// A creation answered with a 4xx that is not about the credentials, the proxy, the time or
@@ -156,9 +192,7 @@ struct ResumableAttackTests {
     func aCreationRefusedWithA4xxFallsBackToOnePUT(status: Int) async throws {
         try await withTemporaryFolder { folder in
             let outbox = try await Self.outboxWithTwoEntries(in: folder)
-            let engine = try ReferenceEngine.misbehaving(
-                "refuses-creation", dataFolder: folder.appendingPathComponent("engine"),
-                options: ["--status", "\(status)"])
+            let engine = try Self.refusingCreation(with: status, in: folder)
             let report = try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url))
             #expect(Set(report.synced) == ["note-1", "note-2"])
             #expect(report.parked.isEmpty)
@@ -178,9 +212,7 @@ struct ResumableAttackTests {
     func aCreationRefusedForTheMomentIsTriedAgain(status: Int) async throws {
         try await withTemporaryFolder { folder in
             let outbox = try await ResumableUploadTests.outbox(in: folder)
-            let engine = try ReferenceEngine.misbehaving(
-                "refuses-creation", dataFolder: folder.appendingPathComponent("engine"),
-                options: ["--status", "\(status)"])
+            let engine = try Self.refusingCreation(with: status, in: folder)
             let report = try await outbox.drainNow(using: HTTPTransport(engineURL: engine.url))
             #expect(report.synced.isEmpty && report.parked.isEmpty)
             #expect(try await ResumableUploadTests.requests("note-1", at: engine) == ["POST \(status)"])

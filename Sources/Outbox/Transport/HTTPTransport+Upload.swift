@@ -78,7 +78,7 @@ extension HTTPTransport {
             EngineRequest.upload(upload.upload, of: upload.key.id, engine: upload.engine, timeout: backstop),
             network: upload.network)
         let result = try await exchange(
-            request, body: upload.bytes, hasRefreshed: &hasRefreshed, progress: upload.progress)
+            request, charged: upload.bytes, to: &budget, hasRefreshed: &hasRefreshed, progress: upload.progress)
         if let given, case .answered = result {
             await giveBack(given, network: upload.network, hasRefreshed: &hasRefreshed)
         }
@@ -189,7 +189,7 @@ extension HTTPTransport {
                 ResumableUpload.append(at: resource, offset: offset, isComplete: isComplete, timeout: backstop),
                 network: upload.network)
             let result = try await exchange(
-                request, body: upload.bytes.subdata(in: Int(offset)..<Int(offset + length)),
+                request, charged: upload.bytes.subdata(in: Int(offset)..<Int(offset + length)), to: &budget,
                 hasRefreshed: &hasRefreshed
             ) { count in upload.progress(offset + count) }
             let failure = failure(result, of: request, expecting: upload.landed)
@@ -246,6 +246,24 @@ extension HTTPTransport {
                 return .failed(failure ?? .timedOut, abandoned: nil)
             }
         }
+    }
+
+    /// `exchange(_:body:hasRefreshed:progress:)` for a body the budget was charged for: the
+    /// request's repeat with fresh credentials after a 401 carries the body again, so it is
+    /// charged too, and made only when it fits. An engine that reads a body and then answers 401
+    /// gets no copy beyond the budget.
+    private func exchange(
+        _ request: URLRequest, charged body: Data, to budget: inout UploadBudget, hasRefreshed: inout Bool,
+        progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> HTTPExchangeResult {
+        let mayRepeat = !hasRefreshed && budget.allows(Int64(body.count))
+        var hasRefreshedHere = !mayRepeat
+        let result = try await exchange(request, body: body, hasRefreshed: &hasRefreshedHere, progress: progress)
+        if mayRepeat, hasRefreshedHere {
+            budget.spend(Int64(body.count))
+            hasRefreshed = true
+        }
+        return result
     }
 
     /// Whether a 4xx to a resumable upload's creation or append says that the engine, or a

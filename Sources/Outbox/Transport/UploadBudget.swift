@@ -4,12 +4,13 @@
 ///
 /// Every body is charged in full when it starts, because the client cannot tell an engine that
 /// reads an append and then says it holds one byte more from a link that drops after one byte:
-/// both are charged what was handed to the connection. So the first append of a send, which
-/// carries the rest of the file, is charged all of it. After a cut, an append carries no more
-/// than the link was seen to carry (what the engine's offset moved), or what the budget can
-/// spare beyond the rest of the file, a sixteenth less so that headers a few digits longer do
-/// not cut it again: a link that drops every few kilobytes still gets the file through in one
-/// send, while an engine that lies about its offset gets at most twice the file.
+/// both are charged what was handed to the connection, and so is a body repeated with fresh
+/// credentials after a 401. So the first append of a send, which carries the rest of the file,
+/// is charged all of it. After a cut, an append carries no more than the link was seen to carry
+/// (what the engine's offset moved), or what the budget can spare beyond the rest of the file, a
+/// sixteenth less so that headers a few digits longer do not cut it again: a link that drops
+/// every few kilobytes still gets the file through in one send, while an engine that lies about
+/// its offset gets at most twice the file.
 struct UploadBudget {
     /// The file's size.
     let fileSize: Int64

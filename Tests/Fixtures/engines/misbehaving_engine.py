@@ -4,6 +4,7 @@ way that something between a phone and its engine (a hotel's Wi-Fi login page, a
 or older engine) answers. Python's standard library only.
 
     python3 misbehaving_engine.py MODE [--port 0] [--reference-engine ENGINE_FOLDER --data DATA] [--token T]
+                                    [--status N] [--unauthorized-once METHOD]
 
 Modes:
     html           every request: 200 text/html, a Wi-Fi login page
@@ -55,6 +56,9 @@ Modes:
                    --status (with an error body), as by an engine or a gateway that does not take
                    it; every PUT is taken
 
+With any of the last eleven modes, --unauthorized-once METHOD reads the first upload request with
+METHOD to its end and answers it 401, as an engine whose token expired just then.
+
 Like the reference engine it prints {"port": N, "url": ...} once it listens, and stops on SIGTERM.
 """
 
@@ -66,6 +70,7 @@ import os
 import signal
 import struct
 import sys
+import threading
 import time
 import zlib
 
@@ -197,6 +202,14 @@ def keeps_first_engine(folder, data, port):
     return reference_engine.Engine(("127.0.0.1", port), store)
 
 
+def unauthorized(handler, method, message):
+    """Reads the request's body to its end and answers it 401, in the engine's request log too."""
+    handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+    handler.body_read = True
+    handler.server.log(handler, method, handler.path, 401)
+    return handler.answer(401, {"error": "unauthorized", "message": message})
+
+
 def token_engine(folder, data, port, token):
     """The reference engine, refusing every /v1 request that lacks the bearer token."""
     sys.path.insert(0, folder)
@@ -206,10 +219,7 @@ def token_engine(folder, data, port, token):
 
     def signed_in_only(self, method):
         if self.path.startswith("/v1/") and self.headers.get("Authorization") != "Bearer " + token:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            self.body_read = True
-            self.server.log(self, method, self.path, 401)
-            return self.answer(401, {"error": "unauthorized", "message": "The token is not valid (any more)."})
+            return unauthorized(self, method, "The token is not valid (any more).")
         return dispatch(self, method)
 
     reference_engine.Handler.dispatch = signed_in_only
@@ -265,10 +275,21 @@ RESUMABLE_LIARS = ("foreign-location", "other-entry-location", "lying-offset", "
                    "upper-case-location", "refuses-appends", "drops-appends", "creeps-a-share", "refuses-creation")
 
 
-def resumable_engine(folder, data, port, mode, status=None):
+def resumable_engine(folder, data, port, mode, status=None, unauthorized_once=None):
     """The reference engine, with resumable uploads left out (`no-resumption`) or lied about."""
     sys.path.insert(0, folder)
     import reference_engine
+
+    if unauthorized_once:
+        dispatch = reference_engine.Handler.dispatch
+        first = threading.Lock()
+
+        def unauthorized_first(self, method):
+            if method == unauthorized_once and self.path.startswith("/v1/uploads/") and first.acquire(blocking=False):
+                return unauthorized(self, method, "The token has expired.")
+            return dispatch(self, method)
+
+        reference_engine.Handler.dispatch = unauthorized_first
 
     if mode == "no-resumption":
         reference_engine.Handler.interop_version = lambda self: None
@@ -344,6 +365,8 @@ def main():
     parser.add_argument("--data", help="the engine's data folder (for keeps-first and requires-token)")
     parser.add_argument("--token", help="the one bearer token taken (for requires-token)")
     parser.add_argument("--status", type=int, default=400, help="the answer to a creation (for refuses-creation)")
+    parser.add_argument("--unauthorized-once", metavar="METHOD",
+                        help="answer the first upload request with METHOD 401, once its body is read")
     options = parser.parse_args()
     engines = ("keeps-first", "requires-token", "quotes-request", "loses-uploads", "refuses-poison",
                "no-resumption") + RESUMABLE_LIARS
@@ -361,7 +384,8 @@ def main():
                                         lambda key: key.startswith("poison"), 500, "internal",
                                         "The engine failed on '%s'.")
     elif options.mode == "no-resumption" or options.mode in RESUMABLE_LIARS:
-        server = resumable_engine(options.reference_engine, options.data, options.port, options.mode, options.status)
+        server = resumable_engine(options.reference_engine, options.data, options.port, options.mode, options.status,
+                                  options.unauthorized_once)
     elif options.mode == "requires-token":
         if not options.token:
             parser.error("requires-token needs --token")
