@@ -142,12 +142,17 @@ final class ReferenceEngine {
     /// - Parameters:
     ///   - dataFolder: Its database and uploads; a restarted engine on the same folder keeps them.
     ///   - port: 0 for one the kernel picks.
+    ///   - protocolVersion: the version of docs/engine-protocol.md it answers records by.
     ///   - options: More of its options, such as `["--expire-resumable-after", "60"]`.
-    convenience init(dataFolder: URL, port: Int = 0, options: [String] = []) throws {
+    convenience init(
+        dataFolder: URL, port: Int = 0, protocolVersion: Int = EngineProtocol.version, options: [String] = []
+    ) throws {
         releaseHeldPort(port)
         try self.init(
             script: Fixtures.engineFolder.appendingPathComponent("reference_engine.py"),
-            arguments: ["--port", String(port), "--data", dataFolder.path] + options, dataFolder: dataFolder)
+            arguments: [
+                "--port", String(port), "--data", dataFolder.path, "--protocol-version", String(protocolVersion),
+            ] + options, dataFolder: dataFolder)
     }
 
     /// Starts a server of `misbehaving_engine.py` in `mode` (`html`, `endless`, `keeps-first`, ...),
