@@ -148,7 +148,7 @@ extension PreparationRun {
             } else {
                 warnings.append(
                     PhotoWarning(
-                        .colorProfile, "The ICC profile is too large for a JPEG to carry, so the upload has none"))
+                        .colorProfile, "the ICC profile is too large for a JPEG to carry, so the upload has none."))
             }
         }
         timings.metadata += clock.now - start
