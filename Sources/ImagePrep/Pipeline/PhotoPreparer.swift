@@ -57,6 +57,7 @@ public struct PhotoPreparer: Sendable {
         /// the upload is then the SDR photo alone, as it is for a damaged gain map.
         public var carriesGainMap = true
 
+        /// The defaults, which suit uploading phone and camera photos and are always valid.
         public init() {}
     }
 
@@ -80,9 +81,12 @@ public struct PhotoPreparer: Sendable {
         self.configuration = configuration
     }
 
-    /// Reads and prepares the photo (JPEG or HEIF) at `url`.
+    /// Reads and prepares the photo (JPEG or HEIF) at `url`, on the caller's thread: for a worker
+    /// thread of one's own. It cannot be cancelled; the async form can.
     ///
-    /// - Parameter workspace: buffers to reuse from an earlier photo; one per thread.
+    /// - Parameters:
+    ///   - url: the photo's file, read whole before the decode.
+    ///   - workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming the file and the cause.
     public func prepare(
@@ -132,9 +136,10 @@ public struct PhotoPreparer: Sendable {
     }
 
     /// Prepares a photo's bytes (JPEG or HEIF) that did not come from a file (a camera buffer, a
-    /// download).
+    /// download), on the caller's thread. It cannot be cancelled; the async form can.
     ///
     /// - Parameters:
+    ///   - jpeg: the photo's bytes, JPEG or HEIF (the name is older than HEIF support).
     ///   - name: what errors and warnings call these bytes, typically a file name.
     ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
