@@ -49,6 +49,7 @@ extension Outbox {
         /// The app came to the foreground (`appDidBecomeActive()`).
         case becameActive
 
+        /// The trigger in a few words, for a log line.
         public var description: String {
             switch self {
             case .started: "started"
