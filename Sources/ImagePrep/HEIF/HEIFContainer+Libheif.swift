@@ -111,9 +111,10 @@ extension HEIFContainer {
     ///   took, with a `free` box after it for the bytes it no longer needs.
     ///
     /// Where those bytes are too few for a `free` box (1 to 7, from a `cdsc`, `auxl` or `thmb`
-    /// that lost one or two items and no reference that went), each reference that would change
-    /// is given a type libheif does not know instead: its Exif, XMP or auxiliary image is then
-    /// not linked to its image (no phone writes such a file).
+    /// that lost one to three items and no reference that went), the thumbnails' `thmb`
+    /// references go too (a thumbnail is never read); without one, each reference that would
+    /// change is given a type libheif does not know instead: its Exif, XMP or auxiliary image is
+    /// then not linked to its image (no phone writes such a file).
     ///
     /// - Parameter extra: more images to hide (`gainMapOnlyItems` of a refused gain map, which
     ///   libheif would refuse the whole file for when it is larger than its limit).
@@ -136,7 +137,9 @@ extension HEIFContainer {
                 }
             }
         }
-        if let rewritten, let box = referenceBox, !write(rewritten, into: &copy, box: box) {
+        if let rewritten, let box = referenceBox, !write(rewritten, into: &copy, box: box),
+            !write(rewritten.filter { $0.type != FourCC("thmb") }, into: &copy, box: box)
+        {
             for reference in references where box.payload.contains(reference.typeOffset) {
                 let isKept = rewritten.contains {
                     $0.typeOffset == reference.typeOffset && $0.to == reference.to
