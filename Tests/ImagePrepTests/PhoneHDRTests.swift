@@ -24,6 +24,11 @@ struct PhoneHDRTests {
         Phone(file: "phones/galaxy-s25ultra-hdr-gainmap.heic", stops: 2.3, isISO: true),
     ]
 
+    static let jpegPhones = [
+        Phone(file: "phones/ultrahdr-extended-xmp-lamps.jpg", stops: 2.990012, isISO: false),
+        Phone(file: "phones/iphone-jpeg-apple-gainmap-v1.jpg", stops: 3, isISO: false),
+    ]
+
     /// What exiftool reads in the upload's gain map (`-b -MPImage2`), with the upload's own tags.
     static func exiftoolReading(of upload: Data) throws -> (upload: [String: Any], gainMap: [String: Any]) {
         let tags = try Exiftool.tags(of: upload)
@@ -56,6 +61,54 @@ struct PhoneHDRTests {
         let gainMap = try #require(photo.uploadGainMap)
         // Half the photo's size on each side for the iPhone, a quarter for the Galaxy, as stored.
         #expect(gainMap.size.width * 2 <= photo.upload.size.width)
+    }
+
+    @Test(
+        "Each JPEG phone photo (Extended XMP, Apple's MPF gain map) is uploaded with its gain map and the headroom its MANIFEST row gives",
+        arguments: jpegPhones)
+    func jpegPhone(_ phone: Phone) throws {
+        let original = try Fixtures.data(phone.file)
+        let photo = try PhotoPreparer().prepare(original, name: phone.file)
+        try Self.expectUltraHDR(photo, stops: phone.stops, label: phone.file)
+        #expect(GainMapTests.isoSegments(photo.upload.data).isEmpty && !phone.isISO)
+    }
+
+    @Test(
+        "An iPhone JPEG's gain map is remapped by Apple's formula as a HEIC's is (3 stops): SSIM-Y ≥ 0.98 against the original's, remapped here"
+    )
+    func appleJPEGSamples() throws {
+        let original = try Fixtures.data(Self.jpegPhones[1].file)
+        let photo = try PhotoPreparer().prepare(original, name: "iphone.jpg")
+        let carried = try DecodedJPEG(#require(photo.uploadGainMap).data).luma
+        let source = try DecodedJPEG(Exiftool.run(["-b", "-MPImage2", "-"], input: original)).luma
+        #expect(source.width == carried.width && source.height == carried.height, "192x256 in the photo's 384x512")
+        let headroom = 8.0
+        let remapped = source.samples.map { sample -> UInt8 in
+            let v = Double(sample) / 255
+            let linear = v < 0.081 ? v / 4.5 : pow((v + 0.099) / 1.099, 1 / 0.45)
+            return UInt8((255 * log2(1 + (headroom - 1) * linear) / log2(headroom)).rounded())
+        }
+        let ssim = lumaSSIM(DecodedJPEG.Plane(width: source.width, height: source.height, samples: remapped), carried)
+        #expect(ssim >= 0.98, "SSIM \(ssim)")
+        #expect(lumaSSIM(source, carried) < ssim)
+    }
+
+    @Test(
+        "An iPhone JPEG's gain map that cannot be used is left out with a warning naming why, the upload byte for byte the SDR one",
+        arguments: [
+            ("HDRGainMapVersion>", "HDRGainMapVersiom>", "HDRGainMapVersion"),
+            ("Apple iOS", "Apple iOX", "not Apple's"),
+        ])
+    func appleJPEGBroken(old: String, new: String, cause: String) throws {
+        var bytes = try [UInt8](Fixtures.data(Self.jpegPhones[1].file))
+        try HEIFGainMapTests.replace(old, with: new, in: &bytes)
+        let photo = try PhotoPreparer().prepare(Data(bytes), name: "broken.jpg")
+        var preparer = PhotoPreparer()
+        preparer.configuration.carriesGainMap = false
+        let sdr = try preparer.prepare(Data(bytes), name: "broken.jpg")
+        #expect(photo.upload == sdr.upload && photo.uploadGainMap == nil)
+        let warnings = photo.warnings.filter { $0.kind == .gainMap }.map(\.message)
+        #expect(warnings.count == 1 && warnings[0].contains(cause), "\(warnings)")
     }
 
     @Test(
@@ -119,12 +172,11 @@ struct PhoneHDRTests {
     }
 
     @Test(
-        "iOS 26's layout (mattes, a style delta map, a linear thumbnail, each an auxl of the photo and the tmap) prepares with its gain map"
-    )
-    func iOS26Layout() throws {
-        let photo = try PhotoPreparer().prepare(
-            Fixtures.data("heic/gainmap/iphone-ios26-like.heic"), name: "ios26.heic")
-        try Self.expectUltraHDR(photo, stops: 2.5, label: "ios26")
+        "The crafted forms no real file here has: iOS 26's layout (mattes, a style delta map, a linear thumbnail, each an auxl of the photo and the tmap: its tmap's 2.5 stops), an iPhone JPEG whose gain map XMP is version 2 (its HDRGainMapHeadroom 4: 2 stops, not the maker note's 3)",
+        arguments: [("heic/gainmap/iphone-ios26-like.heic", 2.5), ("crafted/iphone-jpeg-apple-gainmap-v2.jpg", 2)])
+    func craftedForm(file: String, stops: Double) throws {
+        let photo = try PhotoPreparer().prepare(Fixtures.data(file), name: file)
+        try Self.expectUltraHDR(photo, stops: stops, label: file)
     }
 
     @Test("A version 2 gain map's HDRGainMapHeadroom (4, 2 stops) wins over the maker note (1.8), its samples remapped")

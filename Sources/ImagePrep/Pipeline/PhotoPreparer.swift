@@ -219,6 +219,9 @@ struct PreparationRun {
     var warnings: [PhotoWarning] = []
     var timings = StageTimings()
     let clock = ContinuousClock()
+    /// A gain map's run: for each 8-bit sample of its gray upload, the one it carries (an iPhone
+    /// gain map's remap to Ultra HDR's formula); nil to keep them.
+    var uploadSamples: [UInt8]?
 
     init(configuration: PhotoPreparer.Configuration, workspace: WorkspaceBuffers, file: String) {
         self.configuration = configuration
@@ -383,6 +386,11 @@ struct PreparationRun {
             timings.rotate += clock.now - start
         }
         let uploadSize = upload.size
+        if let uploadSamples, upload.isGray {
+            let start = clock.now
+            upload.planes[0].map(through: uploadSamples)
+            timings.color += clock.now - start
+        }
 
         // The display copy can share the upload's encoded data when it is the same picture.
         let start = clock.now
