@@ -19,7 +19,7 @@ struct HEIFHostileInputTests {
             error
                 == .tooManyPixels(
                     file: HEIFFixtures.name(path), size: PixelSize(width: 4_294_967_295, height: 4_294_967_295),
-                    limit: 100_000_000))
+                    limit: 210_000_000))
         #expect(error.description.contains("9223372036854775807 pixels"), "the count saturates: \(error)")
         #expect(HEIFBadInputTests.nothingAllocated(workspace))
     }
