@@ -20,13 +20,14 @@ extension HEIFContainer {
         return ISOGainMapMetadata.read(toneMapItem: data)
     }
 
-    /// The XMP packets (`mime` items) that describe `id` (`cdsc`), each whole in the file and at
-    /// most `maximumXMPSize`, at most `maximumXMPItems` of them; the others are left out.
+    /// The XMP packets (`mime` items) that describe `id` (`cdsc`), each whole in the file, not
+    /// encoded (a deflated packet is not inflated here) and at most `maximumXMPSize`, at most
+    /// `maximumXMPItems` of them; the others are left out.
     func xmpPackets(describing id: ItemID) -> [[UInt8]] {
         var packets: [[UInt8]] = []
         for reference in references where reference.type == FourCC("cdsc") && reference.to.contains(id) {
             guard packets.count < Self.maximumXMPItems else { break }
-            guard let item = items[reference.from], item.type == FourCC("mime"), !item.isTruncated,
+            guard let item = items[reference.from], item.type == FourCC("mime"), !item.isTruncated, !item.isEncoded,
                 item.declaredLength <= Self.maximumXMPSize
             else { continue }
             packets.append(item.extents.flatMap { Array(bytes[$0]) })

@@ -8,7 +8,8 @@
 /// correctly assigned to image"), and iOS 26 adds auxiliary images (semantic mattes, a style
 /// delta map, a linear thumbnail) that are each an `auxl` of the primary and the `tmap` ("Too
 /// many auxiliary image references"). It also refuses an image larger than its limit, an
-/// auxiliary image without an `auxC`, and reads every item's data as it opens the file.
+/// auxiliary image without an `auxC`, and reads every item's data as it opens the file,
+/// inflating a `mime` item that says `deflate` with no limit on what it inflates to.
 ///
 /// So before libheif sees the file, the items it cannot handle are hidden from it (their type
 /// becomes one it does not know), and the references it would refuse are rewritten in place.
@@ -102,11 +103,14 @@ extension HEIFContainer {
 
     /// The file as libheif 1.15 may be given it: nil when it is, else a copy in which
     ///
-    /// - each hidden item (`itemsHiddenFromLibheif`), and each Exif or XMP item that declares
-    ///   more than `HEIFMetadata.maxExifItemSize` bytes, has a type libheif does not read, and
-    ///   lengths that end within the file (libheif reads every item's data as it opens a file,
-    ///   and refused a 300x200 photo as "larger than its limits" for an Exif length of
-    ///   0xFFFFFFF0; such an item should cost only the metadata);
+    /// - each hidden item (`itemsHiddenFromLibheif`), each Exif or XMP item that declares
+    ///   more than `HEIFMetadata.maxExifItemSize` bytes, and each `mime` item whose content is
+    ///   encoded (`Item.isEncoded`), has a type libheif does not read, and lengths that end
+    ///   within the file (libheif reads every item's data as it opens a file, and refused a
+    ///   300x200 photo as "larger than its limits" for an Exif length of 0xFFFFFFF0; such an item
+    ///   should cost only the metadata). libheif 1.15.1-1+deb12u1 inflates a deflated item
+    ///   whatever its size (a 1 MB item to 1 GB), deb12u2 up to 512 MB: given a type of its own,
+    ///   the item is read as the bytes it is, no more than the file;
     /// - the first `iref` box holds `referencesForLibheif`, written in the space the file's own
     ///   took, with a `free` box after it for the bytes it no longer needs.
     ///
@@ -119,7 +123,7 @@ extension HEIFContainer {
     /// - Parameter extra: more images to hide (`gainMapOnlyItems` of a refused gain map, which
     ///   libheif would refuse the whole file for when it is larger than its limit).
     func bytesForLibheif(hiding extra: Set<ItemID> = []) -> [UInt8]? {
-        let unreadable = unreadableMetadataItems
+        let unreadable = unreadableMetadataItems + items.values.filter(\.isEncoded)
         let hidden = itemsHiddenFromLibheif(also: extra)
         let rewritten = referencesForLibheif(hiding: hidden)
         guard !unreadable.isEmpty || !hidden.isEmpty || rewritten != nil else { return nil }

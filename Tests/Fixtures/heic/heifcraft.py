@@ -18,6 +18,7 @@ file with no image. See ../README.md, "heic/".
        [--gain-map-sps-size WxH] [--gain-map-item-type FOURCC] [--gain-map-loop]
        | --gain-map-grid COLUMNSxROWS --gain-map-tile IN.heic ... --gain-map-size WxH [--gain-map-xmp FILE]]
       [--tmap HEX [--aux URN ...]] [--exif-also-describes primary|thumbnail]
+      [--xmp-deflate BYTES [--listed-twice]]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
   heifcraft.py wrap-hevc IN.hevc OUT.heic WxH  # one Annex B HEVC picture (x265's) as a HEIF image
   heifcraft.py bt709-limited IN.ppm OUT.y4m  # 4:2:0 YCbCr with BT.709's matrix in video range
@@ -289,9 +290,12 @@ def full_box(kind, version, flags, payload):
     return box(kind, struct.pack(">I", (version << 24) | flags) + payload)
 
 
-def infe(item_id, kind, name, hidden=False):
-    # A 'mime' item names its content type after its name (ISO/IEC 14496-12 8.11.6): XMP's.
+def infe(item_id, kind, name, hidden=False, encoding=None):
+    # A 'mime' item names its content type after its name (ISO/IEC 14496-12 8.11.6): XMP's, and
+    # its content encoding after that when it has one.
     content_type = b"application/rdf+xml\0" if kind == "mime" else b""
+    if encoding:
+        content_type += encoding.encode() + b"\0"
     return full_box("infe", 2, 1 if hidden else 0,
                     struct.pack(">HH4s", item_id, 0, kind.encode("latin-1")) + name.encode() + b"\0" + content_type)
 
@@ -314,6 +318,8 @@ class Writer:
         self.references = []
         self.primary = None
         self.lengths = {}  # item id -> the length iloc declares, where it is not the data's
+        self.encodings = {}  # item id -> the content encoding its infe names
+        self.listed_again = []  # item ids whose infe is written a second time, without an encoding
 
     def add_item(self, kind, data, name="", hidden=False):
         item_id = len(self.items) + 1
@@ -341,7 +347,8 @@ class Writer:
         hdlr = full_box("hdlr", 0, 0, struct.pack(">I4s12x", 0, b"pict") + b"\0")
         pitm = full_box("pitm", 0, 0, struct.pack(">H", self.primary)) if self.primary else b""
         iinf = full_box("iinf", 0, 0, struct.pack(">H", len(self.items)) +
-                        b"".join(infe(i, k, n, h) for i, k, n, _, h in self.items))
+                        b"".join(infe(i, k, n, h, self.encodings.get(i)) for i, k, n, _, h in self.items) +
+                        b"".join(infe(i, k, n, h) for i, k, n, _, h in self.items if i in self.listed_again))
         iref = full_box("iref", 0, 0, b"".join(reference(*r) for r in self.references)) if self.references else b""
         ipma_entries = b""
         for item_id in sorted(self.associations):
@@ -384,6 +391,8 @@ def build(arguments):
             options["identity-loop"] = True
         elif name == "--alpha-identity-loop":
             options["alpha-identity-loop"] = True
+        elif name == "--listed-twice":
+            options["listed-twice"] = True
         elif name == "--gain-map-loop":
             options["gain-map-loop"] = True
             options.setdefault("gain-map", "")
@@ -481,6 +490,18 @@ def build(arguments):
         writer.references.append(exif_reference)
         if "exif-length" in options:
             writer.lengths[exif] = int(options["exif-length"], 0)
+    if "xmp-deflate" in options:
+        # An XMP item on the photo whose infe says content_encoding deflate: a packet padded with
+        # that many spaces, deflated by zlib (about a thousandth of its size). libheif 1.15
+        # inflates it as it opens the file. With --listed-twice, a second infe for the item
+        # follows without the encoding (libheif keeps the first).
+        import zlib
+        packet = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"/>' + b" " * int(options["xmp-deflate"])
+        xmp = writer.add_item("mime", zlib.compress(packet, 9))
+        writer.encodings[xmp] = "deflate"
+        if options.get("listed-twice"):
+            writer.listed_again.append(xmp)
+        writer.references.append(("cdsc", xmp, [primary]))
     if options.get("identity-loop"):
         # An identity-derived image whose source is itself.
         loop = writer.add_item("iden", b"")

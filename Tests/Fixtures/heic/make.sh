@@ -189,6 +189,11 @@ craft hostile/overlay-50-layers.heic --overlay-layers 50 --tile no-exif.heic --s
 # An Exif item whose iloc length is 0xFFFFFFF0, which libheif refuses the whole file for.
 craft hostile/exif-length-fffffff0.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
     --exif-length 0xFFFFFFF0
+# An XMP item whose infe says content_encoding deflate, 16 KB that inflate to 16 MB, which
+# libheif 1.15 inflates as it opens the file, with no limit (1.15.1-1+deb12u1) or up to 512 MB
+# (deb12u2); and the same item listed twice, the first infe with the encoding, the second without.
+craft hostile/xmp-deflated-to-16mb.heic --image no-exif.heic --xmp-deflate 16777216
+craft hostile/xmp-deflated-listed-twice.heic --image no-exif.heic --xmp-deflate 16777216 --listed-twice
 # av1-orientation-6.avif with three bytes of its AV1 data changed, which dav1d decodes past with
 # two warnings (libheif 1.15 writes every warning whatever room it is given).
 python3 - av1-orientation-6.avif hostile/av1-two-decoding-warnings.avif <<'PYTHON'
