@@ -67,6 +67,10 @@ struct HEIFContainer {
         var overlongLengths: [(offset: Int, size: Int, available: UInt64)] = []
         /// The bytes its extents declare, saturated: more than the file holds when it is cut short.
         var declaredLength = 0
+        /// Whether it is a `mime` item whose `infe` names a content encoding (`deflate`): its bytes
+        /// are not its content, and libheif 1.15 inflates a deflated item as it opens the file,
+        /// whatever it inflates to (1.15.1-1+deb12u1; deb12u2 stops at 512 MB).
+        var isEncoded = false
     }
 
     /// One property box: its type and payload, as a range of the file.
@@ -86,6 +90,9 @@ struct HEIFContainer {
 
     let bytes: UnsafeRawBufferPointer
     private(set) var primary: ItemID?
+    /// The first `iref` box, the one libheif reads: where its header starts, its payload after
+    /// the full box's version and flags, and whether its item numbers are 32-bit (version 1).
+    private(set) var referenceBox: (header: Int, payload: Range<Int>, hasLargeIDs: Bool)?
     private(set) var items: [ItemID: Item] = [:]
     private(set) var properties: [Property] = []
     private(set) var references: [Reference] = []
@@ -173,8 +180,8 @@ struct HEIFContainer {
         var description: String { self == .hevc ? "HEVC" : "AV1" }
     }
 
-    /// The primary image's decode: every image it is made of (tiles, overlays, the alpha or other
-    /// auxiliary images libheif decodes with it), each checked for truncation and walked once.
+    /// The primary image's decode: every image it is made of (tiles, overlays, the alpha image
+    /// libheif decodes with it), each checked for truncation and walked once.
     ///
     /// First the item graph is searched for a loop, over every kind of reference: libheif
     /// follows them without noticing one (an identity image that is also the primary's alpha
@@ -192,27 +199,63 @@ struct HEIFContainer {
         var plan = try primaryDescription()
         var walk = Walk(container: self)
         try walk.visit(primary, depth: 0, plan: &plan)
+        // Its alpha, which libheif decodes with it; its other auxiliary images are hidden from
+        // libheif (`bytesForLibheif`), which never decodes them.
         for reference in references
-        where reference.type == FourCC("auxl") && reference.to.contains(primary) && reference.from != gainMap {
+        where reference.type == FourCC("auxl") && reference.to.contains(primary) && reference.from != gainMap
+            && isAlpha(reference.from)
+        {
             try walk.visit(reference.from, depth: 1, plan: &plan)
         }
         return plan
     }
 
-    // MARK: An iPhone's HDR gain map
+    // MARK: An HDR gain map
 
     /// The auxiliary type (`auxC`) of an iPhone's HDR gain map.
     static let appleGainMapType = "urn:com:apple:photo:2020:aux:hdrgainmap"
+    /// The auxiliary type of a Samsung Galaxy's HDR gain map, whose `hdrgm` XMP is on the item.
+    static let samsungGainMapType = "urn:com:samsung:photo:2024:aux:hdrgainmap"
+    /// The auxiliary types read as an HDR gain map.
+    static let gainMapTypes = [appleGainMapType, samsungGainMapType]
+    /// The auxiliary types libheif 1.15 decodes with their image as its alpha.
+    static let alphaTypes = [
+        "urn:mpeg:avc:2015:auxid:1", "urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha",
+    ]
 
-    /// The primary image's HDR gain map: the first of its auxiliary images (`auxl`) whose `auxC`
-    /// names Apple's type. Nil when it has none, as most HEIF files.
+    /// The ISO 21496-1 tone-mapped image (`tmap`, ISO/IEC 23008-12:2024 6.6.2.4) of the primary:
+    /// a derived image whose two `dimg` sources are the primary and its gain map, and whose data
+    /// is the gain map's metadata. iOS 18 and later and Samsung's Galaxy write one beside their
+    /// own gain map types. Nil when there is none, as in most files.
+    var toneMapItem: ItemID? { toneMapReference?.from }
+
+    /// The `dimg` reference of the primary's tone-mapped image: to the primary, then another image.
+    private var toneMapReference: Reference? {
+        guard let primary else { return nil }
+        return references.first { reference in
+            reference.type == FourCC("dimg") && reference.to.count == 2 && reference.to[0] == primary
+                && reference.to[1] != primary && items[reference.from]?.type == FourCC("tmap")
+        }
+    }
+
+    /// The primary image's HDR gain map: the second source of its tone-mapped image (`tmap`) when
+    /// it has one, else the first of its auxiliary images (`auxl`) whose `auxC` names Apple's or
+    /// Samsung's gain map type. Nil when it has none, as most HEIF files.
     var gainMapItem: ItemID? {
         guard let primary else { return nil }
-        let wanted = Array(Self.appleGainMapType.utf8)
+        if let toneMap = toneMapReference { return toneMap.to[1] }
+        let wanted = Self.gainMapTypes.map { Array($0.utf8) }
         return references.first { reference in
-            reference.type == FourCC("auxl") && reference.to.contains(primary)
-                && items[reference.from].flatMap(auxiliaryType(of:)).map { Array($0) == wanted } == true
+            guard reference.type == FourCC("auxl"), reference.to.contains(primary),
+                let type = items[reference.from].flatMap(auxiliaryType(of:))
+            else { return false }
+            return wanted.contains { $0 == Array(type) }
         }?.from
+    }
+
+    /// The auxiliary type of `id`, as text; nil when it has none.
+    func auxiliaryTypeName(of id: ItemID) -> String? {
+        items[id].flatMap(auxiliaryType(of:)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The type an auxiliary image's `auxC` names (ISO/IEC 23008-12 6.5.8): the text up to its
@@ -264,7 +307,7 @@ struct HEIFContainer {
     }
 
     /// Each derived image's sources (`dimg`), in the file's order, a source named twice twice.
-    private func derivedImageSources() -> [ItemID: [ItemID]] {
+    func derivedImageSources() -> [ItemID: [ItemID]] {
         var sources: [ItemID: [ItemID]] = [:]
         for reference in references where reference.type == FourCC("dimg") {
             sources[reference.from, default: []] += reference.to
@@ -427,7 +470,7 @@ struct HEIFContainer {
         return PixelSize(width: Int(width), height: Int(height))
     }
 
-    private func property(_ type: FourCC, of item: Item) -> Range<Int>? {
+    func property(_ type: FourCC, of item: Item) -> Range<Int>? {
         item.properties.lazy.map { properties[$0] }.first { $0.type == type }?.payload
     }
 
@@ -480,7 +523,7 @@ struct HEIFContainer {
     }
 
     /// A derived image's description, which is a few bytes long.
-    private func smallData(of item: Item, named name: String) throws(Problem) -> [UInt8] {
+    func smallData(of item: Item, named name: String) throws(Problem) -> [UInt8] {
         guard !item.isTruncated else { throw .truncated("the file ends before its \(name) description does") }
         guard item.extents.reduce(0, { $0 + $1.count }) <= 1024 else {
             throw .malformed("its \(name) description is far longer than one can be")
@@ -631,12 +674,18 @@ struct HEIFContainer {
         return found
     }
 
+    /// Reads the `meta` box's children. Of each box libheif 1.15 reads one of, the first, as it
+    /// does (`get_child_box`): what the walk checks and hides is then what libheif decodes, even
+    /// in a file that holds a second `iinf`, `iloc` or `iprp` box to show the walk.
     private mutating func readMeta(_ range: Range<Int>) throws(Problem) {
         var iloc: Range<Int>?
         var idat: Range<Int>?
-        var types: [ItemID: (type: FourCC, offset: Int)] = [:]
+        var types: [ItemID: ItemEntry] = [:]
         var associations: [ItemID: [Int]] = [:]
+        var seen: Set<FourCC> = []
         for box in try Self.boxes(in: range, of: bytes) {
+            // Every `iref` box is read, so that a loop is found over all of them.
+            guard box.type == FourCC("iref") || seen.insert(box.type).inserted else { continue }
             var reader = BigEndianReader(bytes, range: box.payload)
             switch box.type {
             case FourCC("pitm"):
@@ -651,93 +700,99 @@ struct HEIFContainer {
             case FourCC("iprp"):
                 associations = try readProperties(box.payload)
             case FourCC("iref"):
+                if referenceBox == nil, box.payload.count >= 4 {
+                    referenceBox = (
+                        box.typeOffset - 4, (box.payload.lowerBound + 4)..<box.payload.upperBound,
+                        bytes[box.payload.lowerBound] != 0
+                    )
+                }
                 try readReferences(box.payload)
             default:
                 continue
             }
         }
-        for (id, entry) in types { items[id] = Item(type: entry.type, typeOffset: entry.offset) }
+        for (id, entry) in types {
+            items[id] = Item(type: entry.type, typeOffset: entry.offset, isEncoded: entry.isEncoded)
+        }
         if let iloc { try readLocations(iloc, idat: idat) }
         for (id, indexes) in associations where items[id] != nil { items[id]!.properties = indexes }
     }
 
-    /// Each item's type, and where in the file that type is written.
+    /// An item's `infe` entry: its type, where in the file that type is written, and whether it
+    /// names a content encoding (`Item.isEncoded`).
+    private struct ItemEntry {
+        let type: FourCC
+        let offset: Int
+        let isEncoded: Bool
+    }
+
+    /// Each item's entry. An item listed twice is the first entry's, as for libheif 1.15 (which
+    /// keeps the first of each number), whatever the version of either.
     private static func itemTypes(_ range: Range<Int>, of bytes: UnsafeRawBufferPointer) throws(Problem) -> [ItemID:
-        (type: FourCC, offset: Int)]
+        ItemEntry]
     {
         var reader = BigEndianReader(bytes, range: range)
         let version = try reader.fullBoxVersion()
         let count = try reader.read(version == 0 ? 2 : 4)
         guard count <= maxEntries else { throw .malformed("it lists far more items than a photo has") }
-        var types: [ItemID: (type: FourCC, offset: Int)] = [:]
+        var types: [ItemID: ItemEntry] = [:]
+        var listed: Set<ItemID> = []
         for entry in try boxes(in: reader.offset..<range.upperBound, of: bytes) where entry.type == FourCC("infe") {
             var entryReader = BigEndianReader(bytes, range: entry.payload)
             let entryVersion = try entryReader.fullBoxVersion()
+            let id = ItemID(try entryReader.read(entryVersion <= 2 ? 2 : 4))
             // Versions 0 and 1 come from before item types; nothing in them is an image.
-            guard entryVersion >= 2 else { continue }
-            let id = ItemID(try entryReader.read(entryVersion == 2 ? 2 : 4))
+            guard listed.insert(id).inserted, entryVersion >= 2 else { continue }
             _ = try entryReader.read(2)  // item_protection_index
             let offset = entryReader.offset
-            types[id] = (FourCC(value: UInt32(try entryReader.read(4))), offset)
+            let type = FourCC(value: UInt32(try entryReader.read(4)))
+            let isEncoded =
+                type == FourCC("mime")
+                && namesContentEncoding(
+                    UnsafeRawBufferPointer(rebasing: bytes[entryReader.offset..<entry.payload.upperBound]))
+            types[id] = ItemEntry(type: type, offset: offset, isEncoded: isEncoded)
         }
         return types
+    }
+
+    /// Whether the strings of a `mime` item's `infe` (item_name, content_type, then the optional
+    /// content_encoding, each ended by a NUL) name a content encoding. libheif 1.15 reads a
+    /// string cut short by the box's end as empty; one that is there, ended or not, counts here.
+    private static func namesContentEncoding(_ strings: UnsafeRawBufferPointer) -> Bool {
+        var rest = strings[...]
+        for _ in 0..<2 {
+            guard let end = rest.firstIndex(of: 0) else { return false }
+            rest = rest[(end + 1)...]
+        }
+        return rest.first.map { $0 != 0 } ?? false
     }
 
     // MARK: Metadata libheif cannot read
 
     /// The Exif and XMP items that declare more than `HEIFMetadata.maxExifItemSize` bytes. One
     /// that only runs past the end is a file cut short, refused as such.
-    private var unreadableMetadataItems: [Item] {
+    var unreadableMetadataItems: [Item] {
         items.values.filter { item in
             [FourCC("Exif"), FourCC("mime")].contains(item.type) && item.declaredLength > HEIFMetadata.maxExifItemSize
         }
     }
 
-    /// Whether the file has such an item, whose metadata is then lost.
-    var hasUnreadableMetadata: Bool { !unreadableMetadataItems.isEmpty }
-
-    /// The file as libheif may be given it: nil when it is, else a copy in which each Exif or
-    /// XMP item that declares more than `HEIFMetadata.maxExifItemSize` bytes, and each item of
-    /// `hidden`, is given a type libheif does not read, and lengths that end within the file.
-    ///
-    /// libheif 1.15 reads every metadata item as it opens a file, and one it cannot read fails
-    /// the whole file ("larger than its limits" for a 300x200 photo whose Exif length was
-    /// 0xFFFFFFF0); such an item should cost only the metadata. It fails the whole file too for
-    /// an image larger than its limit, even one the decode never reads (a refused gain map).
-    /// Every reference that names a hidden item is given a type libheif does not know, since it
-    /// refuses metadata that describes an item that is not an image.
-    ///
-    /// - Parameter hidden: the images to hide (`gainMapOnlyItems` of a refused gain map).
-    func bytesForLibheif(hiding hidden: Set<ItemID> = []) -> [UInt8]? {
-        let unreadable = unreadableMetadataItems
-        guard !unreadable.isEmpty || !hidden.isEmpty else { return nil }
-        var copy = Array(bytes)
-        func hide(typeAt offset: Int) {
-            for (index, byte) in "skip".utf8.enumerated() { copy[offset + index] = byte }
-        }
-        for id in hidden { items[id].map { hide(typeAt: $0.typeOffset) } }
-        for reference in references
-        where hidden.contains(reference.from) || reference.to.contains(where: hidden.contains) {
-            hide(typeAt: reference.typeOffset)
-        }
-        for item in unreadable {
-            hide(typeAt: item.typeOffset)
-            // libheif refuses an extent longer than its limit even for an item it does not read.
-            for field in item.overlongLengths {
-                for index in 0..<field.size {
-                    copy[field.offset + index] = UInt8(
-                        truncatingIfNeeded: field.available >> (8 * (field.size - 1 - index)))
-                }
-            }
-        }
-        return copy
+    /// What is said of the metadata items that are hidden from libheif and not read, whose
+    /// metadata is then lost: one too large or cut short, one stored compressed (`Item.isEncoded`).
+    var unreadItemWarnings: [PhotoWarning] {
+        (unreadableMetadataItems.isEmpty ? [] : [HEIFMetadata.unreadableItemWarning])
+            + (items.values.contains(where: \.isEncoded) ? [HEIFMetadata.encodedItemWarning] : [])
     }
 
-    /// `ipco`'s property boxes into `properties`; `ipma`'s associations, by item.
+    /// `ipco`'s property boxes into `properties`; `ipma`'s associations, by item. As libheif 1.15
+    /// reads them: the first `ipco` box, and of an item's associations the first entry's (it
+    /// joins every `ipma` box's entries and takes the first it finds).
     private mutating func readProperties(_ range: Range<Int>) throws(Problem) -> [ItemID: [Int]] {
         var associations: [ItemID: [Int]] = [:]
+        var hasReadProperties = false
         for box in try Self.boxes(in: range, of: bytes) {
-            if box.type == FourCC("ipco") {
+            if box.type == FourCC("ipco"), !hasReadProperties {
+                hasReadProperties = true
                 properties = try Self.boxes(in: box.payload, of: bytes).map {
                     Property(type: $0.type, payload: $0.payload)
                 }
@@ -758,7 +813,7 @@ struct HEIFContainer {
                         // Index 0 means "no property".
                         if index > 0 { indexes.append(index - 1) }
                     }
-                    associations[id, default: []] += indexes
+                    if associations[id] == nil { associations[id] = indexes }
                 }
             }
         }
@@ -785,7 +840,9 @@ struct HEIFContainer {
     }
 
     /// `iloc`: each item's extents, as ranges of the file (construction method 0) or of `idat` (1).
+    /// An item located twice is where the first entry says, as libheif 1.15 reads it.
     private mutating func readLocations(_ range: Range<Int>, idat: Range<Int>?) throws(Problem) {
+        var located: Set<ItemID> = []
         var reader = BigEndianReader(bytes, range: range)
         let version = try reader.fullBoxVersion()
         guard version <= 2 else { throw .unsupported("its item locations ('iloc' box) are of an unknown version") }
@@ -838,7 +895,7 @@ struct HEIFContainer {
                 }
                 extents.append(lower..<(length == 0 || length > remaining ? space.upperBound : lower + Int(length)))
             }
-            guard items[id] != nil else { continue }
+            guard items[id] != nil, located.insert(id).inserted else { continue }
             guard dataReference == 0, method <= 1, method == 0 || idat != nil else {
                 throw .unsupported(
                     "its image data is stored in a way libheif does not read (another file, or an item offset)")

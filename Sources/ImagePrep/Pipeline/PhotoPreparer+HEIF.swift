@@ -46,21 +46,18 @@ extension PreparationRun {
             if configuration.carriesGainMap { warnings.append(problem.warning) }
         }
         if !configuration.carriesGainMap { gainMap = nil }
+        // Never silent: a gain map that is there but not found as one says so.
+        if configuration.carriesGainMap, gainMap == nil, let sign = container.unreadGainMapSign() {
+            warnings.append(sign.warning)
+        }
         let gainMapToCarry = gainMap.flatMap { try? $0.get() }
-        let looksForMistypedGainMap = configuration.carriesGainMap && gainMap == nil
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
-            return try decodeHEIF(
-                bytes, plan: plan, gainMap: gainMapToCarry, looksForMistypedGainMap: looksForMistypedGainMap,
-                since: start)
+            return try decodeHEIF(bytes, plan: plan, gainMap: gainMapToCarry, since: start)
         }
-        if container.hasUnreadableMetadata {
-            warnings.append(HEIFMetadata.unreadableItemWarning)
-        }
+        warnings += container.unreadItemWarnings
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
-                try decodeHEIF(
-                    readable, plan: plan, gainMap: gainMapToCarry, looksForMistypedGainMap: looksForMistypedGainMap,
-                    since: start)
+                try decodeHEIF(readable, plan: plan, gainMap: gainMapToCarry, since: start)
             }
         }
         return try decoded.get()
@@ -69,12 +66,9 @@ extension PreparationRun {
     /// The decode itself, through libheif, of a file whose plan holds to the limits.
     ///
     /// - Parameters:
-    ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
-    ///   - looksForMistypedGainMap: whether to warn of an auxiliary image that says it is an HDR
-    ///     gain map but is of another type.
+    /// - Parameter gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
     private mutating func decodeHEIF(
-        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan,
-        gainMap: HEIFGainMapSource?, looksForMistypedGainMap: Bool,
+        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, gainMap: HEIFGainMapSource?,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -131,7 +125,6 @@ extension PreparationRun {
             warnings += warning.map { [$0] } ?? []
         }
         timings.metadata += clock.now - start
-        if looksForMistypedGainMap { warnOfMistypedGainMap(handle) }
         var uploadGainMap: UploadGainMap?
         try cancellation.check(file: file)
         if let gainMap {
