@@ -110,7 +110,7 @@ enum HEIFMetadata {
     /// which neither libheif nor our walk inflates: a few kilobytes of it can inflate to
     /// gigabytes (`HEIFContainer.bytesForLibheif`).
     static let encodedItemWarning = PhotoWarning(
-        .metadata, "The HEIF file's XMP item is stored compressed, which is not read, so what it says is not used.")
+        .metadata, "the HEIF file's XMP item is stored compressed, which is not read, so what it says is not used.")
 
     private static let unreadable = PhotoWarning(
         .metadata,
