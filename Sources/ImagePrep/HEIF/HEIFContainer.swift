@@ -264,7 +264,7 @@ struct HEIFContainer {
     }
 
     /// Each derived image's sources (`dimg`), in the file's order, a source named twice twice.
-    private func derivedImageSources() -> [ItemID: [ItemID]] {
+    func derivedImageSources() -> [ItemID: [ItemID]] {
         var sources: [ItemID: [ItemID]] = [:]
         for reference in references where reference.type == FourCC("dimg") {
             sources[reference.from, default: []] += reference.to
@@ -427,12 +427,12 @@ struct HEIFContainer {
         return PixelSize(width: Int(width), height: Int(height))
     }
 
-    private func property(_ type: FourCC, of item: Item) -> Range<Int>? {
+    func property(_ type: FourCC, of item: Item) -> Range<Int>? {
         item.properties.lazy.map { properties[$0] }.first { $0.type == type }?.payload
     }
 
     /// The grid's declared size (ISO/IEC 23008-12 6.6.2.3.2), columns and rows.
-    private func grid(of item: Item) throws(Problem) -> (size: PixelSize, columns: Int, rows: Int) {
+    func grid(of item: Item) throws(Problem) -> (size: PixelSize, columns: Int, rows: Int) {
         let data = try smallData(of: item, named: "grid")
         guard data.count >= 8 else { throw .malformed("its grid description is cut short") }
         let isLarge = data[1] & 1 == 1

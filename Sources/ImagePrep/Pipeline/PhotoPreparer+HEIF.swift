@@ -48,10 +48,11 @@ extension PreparationRun {
         if !configuration.carriesGainMap { gainMap = nil }
         let gainMapToCarry = gainMap.flatMap { try? $0.get() }
         let looksForMistypedGainMap = configuration.carriesGainMap && gainMap == nil
+        let tiles = container.hevcTileLayout(plan: plan)
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
             return try decodeHEIF(
-                bytes, plan: plan, gainMap: gainMapToCarry, looksForMistypedGainMap: looksForMistypedGainMap,
-                since: start)
+                bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                looksForMistypedGainMap: looksForMistypedGainMap, since: start)
         }
         if container.hasUnreadableMetadata {
             warnings.append(HEIFMetadata.unreadableItemWarning)
@@ -59,21 +60,24 @@ extension PreparationRun {
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
                 try decodeHEIF(
-                    readable, plan: plan, gainMap: gainMapToCarry, looksForMistypedGainMap: looksForMistypedGainMap,
-                    since: start)
+                    readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                    looksForMistypedGainMap: looksForMistypedGainMap, since: start)
             }
         }
         return try decoded.get()
     }
 
-    /// The decode itself, through libheif, of a file whose plan holds to the limits.
+    /// The decode itself, of a file whose plan holds to the limits: by libde265 straight into the
+    /// upload where the direct decode covers the primary image, else through libheif.
     ///
     /// - Parameters:
+    ///   - tiles: the primary's HEVC tiles, when the direct decode covers it; their ranges are the
+    ///     same in `bytes` when these are the copy made for libheif, which changes no image data.
     ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
     ///   - looksForMistypedGainMap: whether to warn of an auxiliary image that says it is an HDR
     ///     gain map but is of another type.
     private mutating func decodeHEIF(
-        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan,
+        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
         gainMap: HEIFGainMapSource?, looksForMistypedGainMap: Bool,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
@@ -100,19 +104,34 @@ extension PreparationRun {
         var uploadSize = stored.fitting(longEdge: configuration.maxEdge)
         let reduction = JPEGDecoder.scaleDenominator(
             from: stored, to: uploadSize, tolerance: configuration.dctScaleTolerance)
-        let decoded = try HEIFDecoder.decode(
-            handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
-        warnings += decoded.warnings
-        let decodedSize = workspace.decoded.size
-        workspace.lastDecode = .init(size: decodedSize)
-        if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
-        timings.decode += clock.now - start
+        let turn: Orientation
+        let reducedBy: Int
+        var stripUpload: PlanarImage?
+        // As after libheif's decode: speed mode keeps a reduced size short of the upload's.
+        let reducedSize = JPEGDecoder.scaled(stored, by: reduction)
+        let directSize = reducedSize.longEdge < uploadSize.longEdge ? reducedSize : uploadSize
+        if let tiles, let direct = try directHEVCUpload(bytes, layout: tiles, uploadSize: directSize, reduction: reduction) {
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, reduction, direct.image)
+            uploadSize = direct.size
+            workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
+            timings.decode += direct.decodeTime
+            timings.resample += direct.resampleTime
+        } else {
+            let decoded = try HEIFDecoder.decode(
+                handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
+            (turn, reducedBy) = (decoded.orientation, decoded.reduction)
+            warnings += decoded.warnings
+            let decodedSize = workspace.decoded.size
+            workspace.lastDecode = .init(size: decodedSize)
+            if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
+            timings.decode += clock.now - start
+        }
 
         start = clock.now
         warnings += profileWarning.map { [$0] } ?? []
         var uploadSegments: [Data] = []
         if let tiff {
-            let upright = decoded.orientation.swapsWidthAndHeight ? uploadSize.transposed : uploadSize
+            let upright = turn.swapsWidthAndHeight ? uploadSize.transposed : uploadSize
             let (segment, warning) = tiff.withUnsafeBytes {
                 EXIFPatcher.segment(carrying: $0, settingPixelSize: upright)
             }
@@ -124,8 +143,7 @@ extension PreparationRun {
         var uploadGainMap: UploadGainMap?
         if let gainMap {
             uploadGainMap = self.uploadGainMap(
-                ofHEIF: handle, source: gainMap, tiff: tiff, baseSize: stored, uploadSize: uploadSize,
-                turn: decoded.orientation)
+                ofHEIF: handle, source: gainMap, tiff: tiff, baseSize: stored, uploadSize: uploadSize, turn: turn)
         }
         uploadSegments += uploadGainMap?.primarySegments ?? []
         start = clock.now
@@ -139,10 +157,11 @@ extension PreparationRun {
             }
         }
         timings.metadata += clock.now - start
-        let factor = Double(decoded.reduction)
+        let factor = Double(reducedBy)
         return DecodedPhoto(
             metadata: metadata, uploadSize: uploadSize,
-            extent: (Double(stored.width) / factor, Double(stored.height) / factor), uploadTurn: decoded.orientation,
-            profile: profile, uploadSegments: uploadSegments, comments: [], gainMap: uploadGainMap)
+            extent: (Double(stored.width) / factor, Double(stored.height) / factor), uploadTurn: turn,
+            profile: profile, uploadSegments: uploadSegments, comments: [], stripUpload: stripUpload,
+            gainMap: uploadGainMap)
     }
 }
