@@ -21,7 +21,7 @@ tags="-Make -Model -Orientation -ImageWidth -ImageHeight -Comment
   -SubSecDateTimeOriginal -SubSecCreateDate -SubSecModifyDate
   -GPSLatitude -GPSLatitudeRef -GPSLongitude -GPSLongitudeRef -GPSAltitude -GPSAltitudeRef
   -GPSDateStamp -GPSTimeStamp -Warning -Error"
-[ $# -gt 0 ] || set -- corpus crafted decode decode/references heic
+[ $# -gt 0 ] || set -- corpus crafted decode decode/references heic phones
 for folder in "$@"; do
     cd "$here/$folder"
     # exiftool exits 1 when a file could not be read at all (decode/empty.jpg): its reading is

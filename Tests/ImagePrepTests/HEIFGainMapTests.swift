@@ -187,7 +187,7 @@ struct HEIFGainMapTests {
         Breakage("a gain map without HDRGainMapVersion in its XMP", cause: "HDRGainMapVersion") { bytes in
             try replace("HDRGainMapVersion>", with: "HDRGainMapVersiom>", in: &bytes)
         },
-        Breakage("an auxiliary image of another type with the gain map's XMP", cause: "not of Apple's gain map type") {
+        Breakage("an auxiliary image of another type with the gain map's XMP", cause: "not of a gain map type") {
             bytes in
             try replace("aux:hdrgainmap", with: "aux:hdrgainmaq", in: &bytes)
         },

@@ -42,8 +42,6 @@
     X(heif_image_handle_get_list_of_metadata_block_IDs)                                                              \
     X(heif_image_handle_get_metadata_size)                                                                           \
     X(heif_image_handle_get_metadata)                                                                                \
-    X(heif_image_handle_get_number_of_auxiliary_images)                                                              \
-    X(heif_image_handle_get_list_of_auxiliary_image_IDs)                                                             \
     X(heif_image_handle_get_auxiliary_type)                                                                          \
     X(heif_image_handle_free_auxiliary_types)                                                                        \
     X(heif_image_handle_get_auxiliary_image_handle)                                                                  \

@@ -262,12 +262,9 @@ int heif_image_handle_get_list_of_metadata_block_IDs(
 size_t heif_image_handle_get_metadata_size(const struct heif_image_handle *handle, heif_item_id metadata_id);
 struct heif_error heif_image_handle_get_metadata(
     const struct heif_image_handle *handle, heif_item_id metadata_id, void *out_data);
-// The auxiliary images (alpha, depth, an iPhone's HDR gain map) of an image. libheif 1.15 names the
-// free function `heif_image_handle_free_auxiliary_types`; later versions call it
+// The auxiliary images (alpha, depth, an HDR gain map) of an image. libheif 1.15 names the free
+// function `heif_image_handle_free_auxiliary_types`; later versions call it
 // `heif_image_handle_release_auxiliary_type`.
-int heif_image_handle_get_number_of_auxiliary_images(const struct heif_image_handle *handle, int aux_filter);
-int heif_image_handle_get_list_of_auxiliary_image_IDs(
-    const struct heif_image_handle *handle, int aux_filter, heif_item_id *ids, int count);
 struct heif_error heif_image_handle_get_auxiliary_type(const struct heif_image_handle *handle, const char **out_type);
 void heif_image_handle_free_auxiliary_types(const struct heif_image_handle *handle, const char **out_type);
 struct heif_error heif_image_handle_get_auxiliary_image_handle(

@@ -86,6 +86,9 @@ struct HEIFContainer {
 
     let bytes: UnsafeRawBufferPointer
     private(set) var primary: ItemID?
+    /// The first `iref` box, the one libheif reads: where its header starts, its payload after
+    /// the full box's version and flags, and whether its item numbers are 32-bit (version 1).
+    private(set) var referenceBox: (header: Int, payload: Range<Int>, hasLargeIDs: Bool)?
     private(set) var items: [ItemID: Item] = [:]
     private(set) var properties: [Property] = []
     private(set) var references: [Reference] = []
@@ -173,8 +176,8 @@ struct HEIFContainer {
         var description: String { self == .hevc ? "HEVC" : "AV1" }
     }
 
-    /// The primary image's decode: every image it is made of (tiles, overlays, the alpha or other
-    /// auxiliary images libheif decodes with it), each checked for truncation and walked once.
+    /// The primary image's decode: every image it is made of (tiles, overlays, the alpha image
+    /// libheif decodes with it), each checked for truncation and walked once.
     ///
     /// First the item graph is searched for a loop, over every kind of reference: libheif
     /// follows them without noticing one (an identity image that is also the primary's alpha
@@ -192,27 +195,63 @@ struct HEIFContainer {
         var plan = try primaryDescription()
         var walk = Walk(container: self)
         try walk.visit(primary, depth: 0, plan: &plan)
+        // Its alpha, which libheif decodes with it; its other auxiliary images are hidden from
+        // libheif (`bytesForLibheif`), which never decodes them.
         for reference in references
-        where reference.type == FourCC("auxl") && reference.to.contains(primary) && reference.from != gainMap {
+        where reference.type == FourCC("auxl") && reference.to.contains(primary) && reference.from != gainMap
+            && isAlpha(reference.from)
+        {
             try walk.visit(reference.from, depth: 1, plan: &plan)
         }
         return plan
     }
 
-    // MARK: An iPhone's HDR gain map
+    // MARK: An HDR gain map
 
     /// The auxiliary type (`auxC`) of an iPhone's HDR gain map.
     static let appleGainMapType = "urn:com:apple:photo:2020:aux:hdrgainmap"
+    /// The auxiliary type of a Samsung Galaxy's HDR gain map, whose `hdrgm` XMP is on the item.
+    static let samsungGainMapType = "urn:com:samsung:photo:2024:aux:hdrgainmap"
+    /// The auxiliary types read as an HDR gain map.
+    static let gainMapTypes = [appleGainMapType, samsungGainMapType]
+    /// The auxiliary types libheif 1.15 decodes with their image as its alpha.
+    static let alphaTypes = [
+        "urn:mpeg:avc:2015:auxid:1", "urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha",
+    ]
 
-    /// The primary image's HDR gain map: the first of its auxiliary images (`auxl`) whose `auxC`
-    /// names Apple's type. Nil when it has none, as most HEIF files.
+    /// The ISO 21496-1 tone-mapped image (`tmap`, ISO/IEC 23008-12:2024 6.6.2.4) of the primary:
+    /// a derived image whose two `dimg` sources are the primary and its gain map, and whose data
+    /// is the gain map's metadata. iOS 18 and later and Samsung's Galaxy write one beside their
+    /// own gain map types. Nil when there is none, as in most files.
+    var toneMapItem: ItemID? { toneMapReference?.from }
+
+    /// The `dimg` reference of the primary's tone-mapped image: to the primary, then another image.
+    private var toneMapReference: Reference? {
+        guard let primary else { return nil }
+        return references.first { reference in
+            reference.type == FourCC("dimg") && reference.to.count == 2 && reference.to[0] == primary
+                && reference.to[1] != primary && items[reference.from]?.type == FourCC("tmap")
+        }
+    }
+
+    /// The primary image's HDR gain map: the second source of its tone-mapped image (`tmap`) when
+    /// it has one, else the first of its auxiliary images (`auxl`) whose `auxC` names Apple's or
+    /// Samsung's gain map type. Nil when it has none, as most HEIF files.
     var gainMapItem: ItemID? {
         guard let primary else { return nil }
-        let wanted = Array(Self.appleGainMapType.utf8)
+        if let toneMap = toneMapReference { return toneMap.to[1] }
+        let wanted = Self.gainMapTypes.map { Array($0.utf8) }
         return references.first { reference in
-            reference.type == FourCC("auxl") && reference.to.contains(primary)
-                && items[reference.from].flatMap(auxiliaryType(of:)).map { Array($0) == wanted } == true
+            guard reference.type == FourCC("auxl"), reference.to.contains(primary),
+                let type = items[reference.from].flatMap(auxiliaryType(of:))
+            else { return false }
+            return wanted.contains { $0 == Array(type) }
         }?.from
+    }
+
+    /// The auxiliary type of `id`, as text; nil when it has none.
+    func auxiliaryTypeName(of id: ItemID) -> String? {
+        items[id].flatMap(auxiliaryType(of:)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The type an auxiliary image's `auxC` names (ISO/IEC 23008-12 6.5.8): the text up to its
@@ -480,7 +519,7 @@ struct HEIFContainer {
     }
 
     /// A derived image's description, which is a few bytes long.
-    private func smallData(of item: Item, named name: String) throws(Problem) -> [UInt8] {
+    func smallData(of item: Item, named name: String) throws(Problem) -> [UInt8] {
         guard !item.isTruncated else { throw .truncated("the file ends before its \(name) description does") }
         guard item.extents.reduce(0, { $0 + $1.count }) <= 1024 else {
             throw .malformed("its \(name) description is far longer than one can be")
@@ -651,6 +690,12 @@ struct HEIFContainer {
             case FourCC("iprp"):
                 associations = try readProperties(box.payload)
             case FourCC("iref"):
+                if referenceBox == nil, box.payload.count >= 4 {
+                    referenceBox = (
+                        box.typeOffset - 4, (box.payload.lowerBound + 4)..<box.payload.upperBound,
+                        bytes[box.payload.lowerBound] != 0
+                    )
+                }
                 try readReferences(box.payload)
             default:
                 continue
@@ -687,7 +732,7 @@ struct HEIFContainer {
 
     /// The Exif and XMP items that declare more than `HEIFMetadata.maxExifItemSize` bytes. One
     /// that only runs past the end is a file cut short, refused as such.
-    private var unreadableMetadataItems: [Item] {
+    var unreadableMetadataItems: [Item] {
         items.values.filter { item in
             [FourCC("Exif"), FourCC("mime")].contains(item.type) && item.declaredLength > HEIFMetadata.maxExifItemSize
         }
@@ -695,43 +740,6 @@ struct HEIFContainer {
 
     /// Whether the file has such an item, whose metadata is then lost.
     var hasUnreadableMetadata: Bool { !unreadableMetadataItems.isEmpty }
-
-    /// The file as libheif may be given it: nil when it is, else a copy in which each Exif or
-    /// XMP item that declares more than `HEIFMetadata.maxExifItemSize` bytes, and each item of
-    /// `hidden`, is given a type libheif does not read, and lengths that end within the file.
-    ///
-    /// libheif 1.15 reads every metadata item as it opens a file, and one it cannot read fails
-    /// the whole file ("larger than its limits" for a 300x200 photo whose Exif length was
-    /// 0xFFFFFFF0); such an item should cost only the metadata. It fails the whole file too for
-    /// an image larger than its limit, even one the decode never reads (a refused gain map).
-    /// Every reference that names a hidden item is given a type libheif does not know, since it
-    /// refuses metadata that describes an item that is not an image.
-    ///
-    /// - Parameter hidden: the images to hide (`gainMapOnlyItems` of a refused gain map).
-    func bytesForLibheif(hiding hidden: Set<ItemID> = []) -> [UInt8]? {
-        let unreadable = unreadableMetadataItems
-        guard !unreadable.isEmpty || !hidden.isEmpty else { return nil }
-        var copy = Array(bytes)
-        func hide(typeAt offset: Int) {
-            for (index, byte) in "skip".utf8.enumerated() { copy[offset + index] = byte }
-        }
-        for id in hidden { items[id].map { hide(typeAt: $0.typeOffset) } }
-        for reference in references
-        where hidden.contains(reference.from) || reference.to.contains(where: hidden.contains) {
-            hide(typeAt: reference.typeOffset)
-        }
-        for item in unreadable {
-            hide(typeAt: item.typeOffset)
-            // libheif refuses an extent longer than its limit even for an item it does not read.
-            for field in item.overlongLengths {
-                for index in 0..<field.size {
-                    copy[field.offset + index] = UInt8(
-                        truncatingIfNeeded: field.available >> (8 * (field.size - 1 - index)))
-                }
-            }
-        }
-        return copy
-    }
 
     /// `ipco`'s property boxes into `properties`; `ipma`'s associations, by item.
     private mutating func readProperties(_ range: Range<Int>) throws(Problem) -> [ItemID: [Int]] {

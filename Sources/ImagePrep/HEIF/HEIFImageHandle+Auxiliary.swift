@@ -1,24 +1,8 @@
 internal import CHeif
 
 extension HEIFImageHandle {
-    /// More auxiliary images than this is no photo's (an iPhone's has a gain map, and sometimes
-    /// a depth map and a portrait matte); the rest are not looked at.
-    static let maximumAuxiliaryImages = 16
     /// An XMP packet larger than this is no gain map's (Apple's is a few hundred bytes).
     static let maximumXMPSize = 1 << 20
-
-    /// The image's auxiliary images, each with its type (its `auxC`), as libheif lists them.
-    func auxiliaryImages() -> [(id: HEIFContainer.ItemID, type: String)] {
-        let count = min(
-            Int(libheif.heif_image_handle_get_number_of_auxiliary_images(pointer, 0)), Self.maximumAuxiliaryImages)
-        guard count > 0 else { return [] }
-        var ids = [heif_item_id](repeating: 0, count: count)
-        let listed = Int(libheif.heif_image_handle_get_list_of_auxiliary_image_IDs(pointer, 0, &ids, Int32(count)))
-        return ids.prefix(max(0, min(listed, count))).compactMap { id in
-            guard let image = auxiliaryImage(id) else { return nil }
-            return (id, image.auxiliaryType ?? "")
-        }
-    }
 
     /// The auxiliary image `id` of this image; nil when libheif does not give it.
     func auxiliaryImage(_ id: HEIFContainer.ItemID) -> HEIFImageHandle? {

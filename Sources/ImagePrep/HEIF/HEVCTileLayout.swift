@@ -18,6 +18,8 @@ struct HEVCTileLayout {
         let followsStreamColour: Bool
     }
 
+    /// The file the ranges are of, which must outlive the layout.
+    let bytes: UnsafeRawBufferPointer
     /// The image's size: the grid's canvas, or the single image's `ispe`.
     let canvas: PixelSize
     /// Every tile's size, which its coded pictures are too.
@@ -32,9 +34,6 @@ struct HEVCTileLayout {
 
     /// libheif 1.15 refuses a grid canvas this wide or tall (its default `maximum_image_size_limit`).
     static let libheifMaximumSide = 32768
-
-    /// The alpha planes' auxiliary types, which libheif decodes with their image.
-    static let alphaTypes: Set<[UInt8]> = [Array("urn:mpeg:avc:2015:auxid:1".utf8), Array("urn:mpeg:hevc:2015:auxid:1".utf8)]
 }
 
 extension HEIFContainer {
@@ -49,7 +48,7 @@ extension HEIFContainer {
         if item.type == FourCC("hvc1") {
             guard let tile = hevcTile(item) else { return nil }
             return HEVCTileLayout(
-                canvas: plan.storedSize, tileSize: plan.storedSize, columns: 1, rows: 1, tiles: [tile])
+                bytes: bytes, canvas: plan.storedSize, tileSize: plan.storedSize, columns: 1, rows: 1, tiles: [tile])
         }
         guard item.type == FourCC("grid"), let grid = try? grid(of: item), grid.size == plan.storedSize,
             grid.size.width < HEVCTileLayout.libheifMaximumSide, grid.size.height < HEVCTileLayout.libheifMaximumSide,
@@ -78,7 +77,7 @@ extension HEIFContainer {
             tiles.append(tile)
         }
         return HEVCTileLayout(
-            canvas: grid.size, tileSize: tileSize, columns: grid.columns, rows: grid.rows, tiles: tiles)
+            bytes: bytes, canvas: grid.size, tileSize: tileSize, columns: grid.columns, rows: grid.rows, tiles: tiles)
     }
 
     /// A coded image the direct decode reads: 8-bit 4:2:0 of an even size, with NAL units behind
@@ -134,12 +133,7 @@ extension HEIFContainer {
 
     /// Whether an image has an alpha plane, which libheif decodes with it.
     private func hasAlpha(_ id: ItemID) -> Bool {
-        references.contains { reference in
-            reference.type == FourCC("auxl") && reference.to.contains(id)
-                && items[reference.from].flatMap(auxiliaryType(of:)).map {
-                    HEVCTileLayout.alphaTypes.contains(Array($0))
-                } == true
-        }
+        references.contains { $0.type == FourCC("auxl") && $0.to.contains(id) && isAlpha($0.from) }
     }
 
     /// Whether a tile has a rotation, mirror or crop of its own, which libheif applies to it.

@@ -21,9 +21,11 @@ enum GainMapProblem: Error, Equatable, Sendable {
     case undecodable(String)
     /// An iPhone HEIC's: Apple's maker note gives no headroom to derive the Ultra HDR values from.
     case headroom(String)
-    /// An iPhone HEIC's auxiliary image says it is an HDR gain map (its XMP's
-    /// `HDRGainMapVersion`) but is not of Apple's gain map type.
-    case notAppleGainMap
+    /// A HEIC's auxiliary image says it is an HDR gain map (its XMP's `HDRGainMapVersion` or
+    /// `hdrgm:Version`) but is not of a gain map type read here.
+    case notGainMapType
+    /// A HEIC whose XMP says it has a gain map (`hdrgm:Version`) has no image that is one.
+    case noGainMapImage
     /// An iPhone HEIC's gain map is not in the photo's proportions.
     case mismatchedAspect(PixelSize, base: PixelSize)
 
@@ -40,8 +42,9 @@ enum GainMapProblem: Error, Equatable, Sendable {
         case .metadata(let detail): "the gain map's metadata cannot be used: \(detail)"
         case .undecodable(let detail): "the gain map cannot be decoded: \(detail)"
         case .headroom(let detail): "its headroom cannot be derived from Apple's metadata: \(detail)"
-        case .notAppleGainMap:
-            "an auxiliary image says it is an HDR gain map (HDRGainMapVersion) but is not of Apple's gain map type"
+        case .notGainMapType:
+            "an auxiliary image says it is an HDR gain map but is not of a gain map type read here (Apple's or Samsung's)"
+        case .noGainMapImage: "the photo's XMP says it has one, but none of its auxiliary images is one"
         case .mismatchedAspect(let size, let base):
             "the gain map's \(size) pixels are not in the proportions of the \(base) photo"
         }

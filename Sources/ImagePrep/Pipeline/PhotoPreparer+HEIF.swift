@@ -46,22 +46,21 @@ extension PreparationRun {
             if configuration.carriesGainMap { warnings.append(problem.warning) }
         }
         if !configuration.carriesGainMap { gainMap = nil }
+        // Never silent: a gain map that is there but not found as one says so.
+        if configuration.carriesGainMap, gainMap == nil, let sign = container.unreadGainMapSign() {
+            warnings.append(sign.warning)
+        }
         let gainMapToCarry = gainMap.flatMap { try? $0.get() }
-        let looksForMistypedGainMap = configuration.carriesGainMap && gainMap == nil
         let tiles = container.hevcTileLayout(plan: plan)
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
-            return try decodeHEIF(
-                bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
-                looksForMistypedGainMap: looksForMistypedGainMap, since: start)
+            return try decodeHEIF(bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)
         }
         if container.hasUnreadableMetadata {
             warnings.append(HEIFMetadata.unreadableItemWarning)
         }
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
-                try decodeHEIF(
-                    readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
-                    looksForMistypedGainMap: looksForMistypedGainMap, since: start)
+                try decodeHEIF(readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)
             }
         }
         return try decoded.get()
@@ -71,14 +70,12 @@ extension PreparationRun {
     /// upload where the direct decode covers the primary image, else through libheif.
     ///
     /// - Parameters:
-    ///   - tiles: the primary's HEVC tiles, when the direct decode covers it; their ranges are the
-    ///     same in `bytes` when these are the copy made for libheif, which changes no image data.
+    ///   - tiles: the primary's HEVC tiles, when the direct decode covers it (of the file itself,
+    ///     not of the copy made for libheif).
     ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
-    ///   - looksForMistypedGainMap: whether to warn of an auxiliary image that says it is an HDR
-    ///     gain map but is of another type.
     private mutating func decodeHEIF(
         _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
-        gainMap: HEIFGainMapSource?, looksForMistypedGainMap: Bool,
+        gainMap: HEIFGainMapSource?,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -110,7 +107,7 @@ extension PreparationRun {
         // As after libheif's decode: speed mode keeps a reduced size short of the upload's.
         let reducedSize = JPEGDecoder.scaled(stored, by: reduction)
         let directSize = reducedSize.longEdge < uploadSize.longEdge ? reducedSize : uploadSize
-        if let tiles, let direct = try directHEVCUpload(bytes, layout: tiles, uploadSize: directSize, reduction: reduction) {
+        if let tiles, let direct = try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction) {
             (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, reduction, direct.image)
             uploadSize = direct.size
             workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
@@ -139,7 +136,6 @@ extension PreparationRun {
             warnings += warning.map { [$0] } ?? []
         }
         timings.metadata += clock.now - start
-        if looksForMistypedGainMap { warnOfMistypedGainMap(handle) }
         var uploadGainMap: UploadGainMap?
         if let gainMap {
             uploadGainMap = self.uploadGainMap(

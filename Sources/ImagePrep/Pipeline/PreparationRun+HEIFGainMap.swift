@@ -162,15 +162,4 @@ extension PreparationRun {
             buffer: lane.encodeBuffer, file: file)[0]
         return EncodedJPEG(data: data, size: upright.size)
     }
-
-    /// A warning when no Apple gain map was found but an auxiliary image's XMP says it is one:
-    /// its type is another, so it is not read as one.
-    mutating func warnOfMistypedGainMap(_ primary: borrowing HEIFImageHandle) {
-        for (id, type) in primary.auxiliaryImages() where type != HEIFContainer.appleGainMapType {
-            if let image = primary.auxiliaryImage(id), image.saysHDRGainMapVersion {
-                warnings.append(GainMapProblem.notAppleGainMap.warning)
-                return
-            }
-        }
-    }
 }

@@ -18,9 +18,9 @@ extension PreparationRun {
     ///   - uploadSize: the upload's size; `reduction` the whole factor by which the canvas is
     ///     averaged down first, as `HEIFDecoder` averages libheif's planes.
     /// - Throws: `.outOfMemory` when the system will not give the buffers.
-    func directHEVCUpload(
-        _ bytes: UnsafeRawBufferPointer, layout: HEVCTileLayout, uploadSize: PixelSize, reduction: Int
-    ) throws(ImagePrepError) -> StripDecodedUpload? {
+    func directHEVCUpload(_ layout: HEVCTileLayout, uploadSize: PixelSize, reduction: Int) throws(ImagePrepError)
+        -> StripDecodedUpload?
+    {
         guard let libde265 = Libde265.shared else { return nil }
         let began = clock.now
         let canvas = layout.canvas
@@ -55,7 +55,7 @@ extension PreparationRun {
                     averager: reduction > 1 ? RowAverager(width: full.width, height: full.height, factor: reduction) : nil))
         }
         let decoder = TileRowDecoder(
-            bytes: bytes, layout: layout, libde265: libde265, tileRow: tileRow,
+            layout: layout, libde265: libde265, tileRow: tileRow,
             splitsWork: configuration.splitsWorkAcrossCores)
         var decodeTime = Duration.zero
         var resampleTime = Duration.zero
@@ -116,7 +116,6 @@ private struct PlaneFeed {
 /// Decodes the tiles of one row of a grid at a time into the row of tiles, each tile by a fresh
 /// `HEVCDecoder`, and checks each picture against what the layout says (`decode(row:)`).
 private struct TileRowDecoder {
-    let bytes: UnsafeRawBufferPointer
     let layout: HEVCTileLayout
     let libde265: Libde265
     let tileRow: PlanarImage
@@ -141,6 +140,7 @@ private struct TileRowDecoder {
     /// Decodes one tile into its place in the row of tiles.
     private func decode(tile index: Int, column: Int) -> Bool {
         let tile = layout.tiles[index]
+        let bytes = layout.bytes
         guard let decoder = HEVCDecoder(libde265) else { return false }
         let parameterSets = tile.parameterSets.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
         let isPushed: Bool
