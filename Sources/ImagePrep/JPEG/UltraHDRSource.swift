@@ -85,18 +85,19 @@ struct UltraHDRSource: Sendable {
     ///   Pixel 8 Pro photo cut to 8x8), or a marker walk that stopped before the scan (which warns
     ///   by itself); else the gain map, or why it cannot be carried.
     static func find(in bytes: UnsafeRawBufferPointer, layout: JPEGLayout) -> Result<UltraHDRSource, GainMapProblem>? {
-        let xmp = layout.xmpPacket(in: bytes)
-        let primaryISO = layout.segments.filter {
-            $0.marker == JPEGSegment.app2 && bytes.hasPrefix(isoSignature, at: $0.payload)
-        }
-        let saysUltraHDR = xmp.map { !XMPText.values(of: "hdrgm:Version", in: $0).isEmpty } ?? false
-        guard saysUltraHDR || !primaryISO.isEmpty else { return nil }
+        // The MPF index first: most photos have none, and then their XMP need not be read.
         let mpf = layout.segments.first {
             $0.marker == JPEGSegment.app2 && bytes.hasPrefix(MPFIndex.signature, at: $0.payload)
         }
         guard let mpf, let scan = layout.segments.last, scan.marker == JPEGSegment.startOfScan,
             let baseSize = layout.frame?.size
         else { return nil }
+        let xmp = layout.xmpPacket(in: bytes)
+        let primaryISO = layout.segments.filter {
+            $0.marker == JPEGSegment.app2 && bytes.hasPrefix(isoSignature, at: $0.payload)
+        }
+        let saysUltraHDR = xmp.map { !XMPText.values(of: "hdrgm:Version", in: $0).isEmpty } ?? false
+        guard saysUltraHDR || !primaryISO.isEmpty else { return nil }
         let index: MPFIndex
         switch MPFIndex.read(mpf, in: bytes) {
         case .success(let read): index = read
