@@ -102,3 +102,41 @@ struct HEVCPicture: ~Copyable {
         )
     }
 }
+
+/// The H.273 code points libheif 1.15 knows (`heif.h`): its decoder plugin warns of any other
+/// that a stream's VUI says.
+enum LibheifColourCodes {
+    static let primaries: Set<Int> = Set(
+        [
+            heif_color_primaries_ITU_R_BT_709_5, heif_color_primaries_unspecified,
+            heif_color_primaries_ITU_R_BT_470_6_System_M, heif_color_primaries_ITU_R_BT_470_6_System_B_G,
+            heif_color_primaries_ITU_R_BT_601_6, heif_color_primaries_SMPTE_240M, heif_color_primaries_generic_film,
+            heif_color_primaries_ITU_R_BT_2020_2_and_2100_0, heif_color_primaries_SMPTE_ST_428_1,
+            heif_color_primaries_SMPTE_RP_431_2, heif_color_primaries_SMPTE_EG_432_1,
+            heif_color_primaries_EBU_Tech_3213_E,
+        ].map { Int($0.rawValue) })
+    static let transfers: Set<Int> = Set(
+        [
+            heif_transfer_characteristic_ITU_R_BT_709_5, heif_transfer_characteristic_unspecified,
+            heif_transfer_characteristic_ITU_R_BT_470_6_System_M,
+            heif_transfer_characteristic_ITU_R_BT_470_6_System_B_G,
+            heif_transfer_characteristic_ITU_R_BT_601_6, heif_transfer_characteristic_SMPTE_240M,
+            heif_transfer_characteristic_linear, heif_transfer_characteristic_logarithmic_100,
+            heif_transfer_characteristic_logarithmic_100_sqrt10, heif_transfer_characteristic_IEC_61966_2_4,
+            heif_transfer_characteristic_ITU_R_BT_1361, heif_transfer_characteristic_IEC_61966_2_1,
+            heif_transfer_characteristic_ITU_R_BT_2020_2_10bit, heif_transfer_characteristic_ITU_R_BT_2020_2_12bit,
+            heif_transfer_characteristic_ITU_R_BT_2100_0_PQ, heif_transfer_characteristic_SMPTE_ST_428_1,
+            heif_transfer_characteristic_ITU_R_BT_2100_0_HLG,
+        ].map { Int($0.rawValue) })
+    static let matrices: Set<Int> = Set(
+        [
+            heif_matrix_coefficients_RGB_GBR, heif_matrix_coefficients_ITU_R_BT_709_5,
+            heif_matrix_coefficients_unspecified, heif_matrix_coefficients_US_FCC_T47,
+            heif_matrix_coefficients_ITU_R_BT_470_6_System_B_G, heif_matrix_coefficients_ITU_R_BT_601_6,
+            heif_matrix_coefficients_SMPTE_240M, heif_matrix_coefficients_YCgCo,
+            heif_matrix_coefficients_ITU_R_BT_2020_2_non_constant_luminance,
+            heif_matrix_coefficients_ITU_R_BT_2020_2_constant_luminance, heif_matrix_coefficients_SMPTE_ST_2085,
+            heif_matrix_coefficients_chromaticity_derived_non_constant_luminance,
+            heif_matrix_coefficients_chromaticity_derived_constant_luminance, heif_matrix_coefficients_ICtCp,
+        ].map { Int($0.rawValue) })
+}

@@ -59,7 +59,8 @@ extension HEIFContainer {
             let tileSize = size(of: first)
         else { return nil }
         // libheif places each tile after those before it and refuses one that starts past the canvas.
-        guard (grid.columns - 1) * tileSize.width < grid.size.width, (grid.rows - 1) * tileSize.height < grid.size.height
+        guard (grid.columns - 1) * tileSize.width < grid.size.width,
+            (grid.rows - 1) * tileSize.height < grid.size.height
         else { return nil }
         var tiles: [HEVCTileLayout.Tile] = []
         tiles.reserveCapacity(ids.count)
@@ -70,7 +71,8 @@ extension HEIFContainer {
                 continue
             }
             guard let tileItem = items[id], tileItem.type == FourCC("hvc1"), size(of: tileItem) == tileSize,
-                !hasTransformations(tileItem), !references.contains(where: { $0.type == FourCC("auxl") && $0.to.contains(id) }),
+                !hasTransformations(tileItem),
+                !references.contains(where: { $0.type == FourCC("auxl") && $0.to.contains(id) }),
                 let tile = hevcTile(tileItem)
             else { return nil }
             known[id] = tile

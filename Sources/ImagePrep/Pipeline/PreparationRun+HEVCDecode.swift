@@ -33,7 +33,9 @@ extension PreparationRun {
             size: PixelSize(width: layout.columns * layout.tileSize.width, height: layout.tileSize.height),
             isGray: false, subsampling: .quarter, file: file)
         // Each plane's rows as `resampled` would take them from the averaged canvas.
-        let extent = (width: Double(canvas.width) / Double(reduction), height: Double(canvas.height) / Double(reduction))
+        let extent = (
+            width: Double(canvas.width) / Double(reduction), height: Double(canvas.height) / Double(reduction)
+        )
         let resamplers = workspace.stripResamplers
         var feeds: [PlaneFeed] = []
         for index in 0..<3 {
@@ -52,7 +54,8 @@ extension PreparationRun {
                 PlaneFeed(
                     resampler: resamplers[index], rows: tileRow.planes[index], height: full.height,
                     tileRows: layout.tileSize.height / factor.vertical,
-                    averager: reduction > 1 ? RowAverager(width: full.width, height: full.height, factor: reduction) : nil))
+                    averager: reduction > 1
+                        ? RowAverager(width: full.width, height: full.height, factor: reduction) : nil))
         }
         let decoder = TileRowDecoder(
             layout: layout, libde265: libde265, tileRow: tileRow,
@@ -67,7 +70,11 @@ extension PreparationRun {
                 decodeTime += clock.now - start
                 start = clock.now
                 _ = Parallel.run(
-                    { feeds[0].push(tileRow: row) }, { feeds[1].push(tileRow: row); feeds[2].push(tileRow: row) },
+                    { feeds[0].push(tileRow: row) },
+                    {
+                        feeds[1].push(tileRow: row)
+                        feeds[2].push(tileRow: row)
+                    },
                     concurrently: configuration.splitsWorkAcrossCores)
                 resampleTime += clock.now - start
             }
@@ -145,7 +152,8 @@ private struct TileRowDecoder {
         let parameterSets = tile.parameterSets.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
         let isPushed: Bool
         if tile.data.count == 1 {
-            isPushed = decoder.push(parameterSets: parameterSets, data: UnsafeRawBufferPointer(rebasing: bytes[tile.data[0]]))
+            isPushed = decoder.push(
+                parameterSets: parameterSets, data: UnsafeRawBufferPointer(rebasing: bytes[tile.data[0]]))
         } else {
             let joined = tile.data.flatMap { bytes[$0] }
             isPushed = joined.withUnsafeBytes { decoder.push(parameterSets: parameterSets, data: $0) }
@@ -187,41 +195,4 @@ private struct TileRowDecoder {
         }
         return true
     }
-}
-
-/// The H.273 code points libheif 1.15 knows (`heif.h`): its decoder plugin warns of any other
-/// that a stream's VUI says.
-enum LibheifColourCodes {
-    static let primaries: Set<Int> = Set(
-        [
-            heif_color_primaries_ITU_R_BT_709_5, heif_color_primaries_unspecified,
-            heif_color_primaries_ITU_R_BT_470_6_System_M, heif_color_primaries_ITU_R_BT_470_6_System_B_G,
-            heif_color_primaries_ITU_R_BT_601_6, heif_color_primaries_SMPTE_240M, heif_color_primaries_generic_film,
-            heif_color_primaries_ITU_R_BT_2020_2_and_2100_0, heif_color_primaries_SMPTE_ST_428_1,
-            heif_color_primaries_SMPTE_RP_431_2, heif_color_primaries_SMPTE_EG_432_1,
-            heif_color_primaries_EBU_Tech_3213_E,
-        ].map { Int($0.rawValue) })
-    static let transfers: Set<Int> = Set(
-        [
-            heif_transfer_characteristic_ITU_R_BT_709_5, heif_transfer_characteristic_unspecified,
-            heif_transfer_characteristic_ITU_R_BT_470_6_System_M, heif_transfer_characteristic_ITU_R_BT_470_6_System_B_G,
-            heif_transfer_characteristic_ITU_R_BT_601_6, heif_transfer_characteristic_SMPTE_240M,
-            heif_transfer_characteristic_linear, heif_transfer_characteristic_logarithmic_100,
-            heif_transfer_characteristic_logarithmic_100_sqrt10, heif_transfer_characteristic_IEC_61966_2_4,
-            heif_transfer_characteristic_ITU_R_BT_1361, heif_transfer_characteristic_IEC_61966_2_1,
-            heif_transfer_characteristic_ITU_R_BT_2020_2_10bit, heif_transfer_characteristic_ITU_R_BT_2020_2_12bit,
-            heif_transfer_characteristic_ITU_R_BT_2100_0_PQ, heif_transfer_characteristic_SMPTE_ST_428_1,
-            heif_transfer_characteristic_ITU_R_BT_2100_0_HLG,
-        ].map { Int($0.rawValue) })
-    static let matrices: Set<Int> = Set(
-        [
-            heif_matrix_coefficients_RGB_GBR, heif_matrix_coefficients_ITU_R_BT_709_5,
-            heif_matrix_coefficients_unspecified, heif_matrix_coefficients_US_FCC_T47,
-            heif_matrix_coefficients_ITU_R_BT_470_6_System_B_G, heif_matrix_coefficients_ITU_R_BT_601_6,
-            heif_matrix_coefficients_SMPTE_240M, heif_matrix_coefficients_YCgCo,
-            heif_matrix_coefficients_ITU_R_BT_2020_2_non_constant_luminance,
-            heif_matrix_coefficients_ITU_R_BT_2020_2_constant_luminance, heif_matrix_coefficients_SMPTE_ST_2085,
-            heif_matrix_coefficients_chromaticity_derived_non_constant_luminance,
-            heif_matrix_coefficients_chromaticity_derived_constant_luminance, heif_matrix_coefficients_ICtCp,
-        ].map { Int($0.rawValue) })
 }
