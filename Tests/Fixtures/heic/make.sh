@@ -242,5 +242,15 @@ done
 craft monochrome/gray-grid.heic --grid 2x2 "${gray_tiles[@]}" --size 224x150
 sh "$here/../exiftool-readings.sh" heic/monochrome
 
+# --- large/mosaic-16320x12240.heic: a 200 MP photo (a 200 MP phone sensor's size) in a 10 KB
+# file, for the memory tests: a 32x24 grid of 512x512 tiles that names one coded tile, the iPhone
+# 5 photo scaled to 512x512 without its metadata, 768 times (heifcraft.py mosaic). Its decode is
+# a real one, tile after tile; its canvas alone would be 300 MB as YCbCr 4:2:0.
+mkdir -p large
+convert -quiet "$corpus/gps-north-west-iphone5-orientation3.jpg" -strip -resize '512x512!' "$work/mosaic-tile.png"
+encode 20 "$work/mosaic-tile.png" "$work/mosaic-tile.heic"
+python3 -B "$here/heifcraft.py" mosaic "$work/mosaic-tile.heic" large/mosaic-16320x12240.heic 32x24 16320x12240
+sh "$here/../exiftool-readings.sh" heic/large
+
 # --- gainmap/: iPhone-like HDR HEICs, their gain map an auxiliary image (issue 34).
 bash "$here/gainmap/make.sh"
