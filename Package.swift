@@ -62,7 +62,9 @@ let package = Package(
         .target(name: "CPixelKernels"),
         .target(
             name: "ImagePrep",
-            dependencies: ["CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer"]),
+            dependencies: [
+                "CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer", "PackageVersion",
+            ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),
         // Linux's sync_file_range, which Swift's Glibc module leaves out: prep-photo starts the
@@ -71,12 +73,15 @@ let package = Package(
         // The one place that names the C library (Glibc, Darwin) and holds the calls that differ
         // between Linux and Apple's platforms, for every module; not a product.
         .target(name: "PlatformLayer", dependencies: ["CWriteBack"]),
+        // The package's version, once, for both libraries (and so every `--version`); not a product.
+        .target(name: "PackageVersion"),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser", "PlatformLayer"]),
         // The queue of operations of any kind; it needs SQLite, and nothing of ImagePrep.
         .target(
             name: "Outbox",
             dependencies: [
-                "CSQLite", "PlatformLayer", .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
+                "CSQLite", "PlatformLayer", "PackageVersion",
+                .target(name: "CCrypto", condition: .when(platforms: [.linux, .android])),
             ]),
         // Photo captures as one operation type: prepared photos in, capture.create operations out.
         .target(name: "PhotoCapture", dependencies: ["ImagePrep", "Outbox"]),
@@ -93,11 +98,12 @@ let package = Package(
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 
-        // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
-        // libjpeg's message codes.
         // What the test targets share: temporary folders, JSON values, the corpus manifest.
         .target(name: "TestSupport", dependencies: ["PlatformLayer"], path: "Tests/TestSupport"),
-        fixtureTestTarget("ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG"]),
+        // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
+        // libjpeg's message codes; CHeif for libheif's errors as it gives them.
+        fixtureTestTarget(
+            "ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG", "CHeif"]),
         // Outbox on its own, so that the tests prove it needs nothing of ImagePrep.
         fixtureTestTarget("OutboxTests", dependencies: ["TestSupport", "Outbox"]),
         fixtureTestTarget("PhotoCaptureTests", dependencies: ["TestSupport", "PhotoCapture", "Outbox", "ImagePrep"]),
@@ -108,9 +114,11 @@ let package = Package(
         fixtureTestTarget(
             "EngineTests",
             dependencies: ["TestSupport", "Outbox", "PhotoCapture", "ImagePrep", "OutboxCommand", "notes-example"]),
-        // The parser on its own, and the three commands' help and usage errors as golden text.
+        // The parser on its own, the three commands' help and usage errors as golden text, and
+        // their version against the libraries' and CHANGELOG.md's.
         fixtureTestTarget(
-            "CommandLineParserTests", dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench"]),
+            "CommandLineParserTests",
+            dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench", "ImagePrep", "Outbox"]),
         // The benchmark's reference, SSIM and goal checks, on made-up numbers (never its timings).
         .testTarget(name: "PrepBenchTests", dependencies: ["prep-bench"], path: "Tests/PrepBenchTests"),
     ],

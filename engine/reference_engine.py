@@ -29,6 +29,8 @@ import threading
 import time
 import urllib.parse
 
+# The version of docs/engine-protocol.md this engine answers by default (`--protocol-version`).
+PROTOCOL_VERSION = 2
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,128}\Z")
 TYPE_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9._-]{0,63}\Z")
 MEDIA_TYPE_PATTERN = re.compile(r"[A-Za-z0-9!#$&^_.+-]{1,63}/[A-Za-z0-9!#$&^_.+-]{1,63}\Z")
@@ -456,9 +458,10 @@ class Engine(http.server.ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address, store, faults=()):
+    def __init__(self, address, store, faults=(), protocol_version=PROTOCOL_VERSION):
         super().__init__(address, Handler)
         self.store = store
+        self.protocol_version = protocol_version
         self.faults = list(faults)
         self.faults_lock = threading.Lock()
         self.in_flight = set()
@@ -823,7 +826,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.server.in_flight.add(key)
         try:
             time.sleep(self.delay)
-            return create(request)
+            status, record, headers = create(request)
+            return status, as_of_version(record, self.server.protocol_version), headers
         finally:
             with self.server.faults_lock:
                 self.server.in_flight.discard(key)
@@ -1094,6 +1098,15 @@ def parse_capture(body):
     return request
 
 
+def as_of_version(record, version):
+    """A record answered as an engine written to `version` of docs/engine-protocol.md answers it:
+    version 1 knew neither `received_at` nor each upload's `byte_count`, which version 2 requires."""
+    if version >= 2:
+        return record
+    media = [{key: value for key, value in item.items() if key != "byte_count"} for item in record["media"]]
+    return dict({key: value for key, value in record.items() if key != "received_at"}, media=media)
+
+
 def main(arguments=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -1102,6 +1115,10 @@ def main(arguments=None):
     parser.add_argument("--fault", action="append", default=[], type=Fault.parse,
                         help="a fault to start with, e.g. mode=status,status=503,count=2,retry_after=30;"
                              " mode=drop_reply,method=POST; mode=delay,seconds=2; mode=drop_connection")
+    parser.add_argument("--protocol-version", type=int, choices=range(1, PROTOCOL_VERSION + 1),
+                        default=PROTOCOL_VERSION,
+                        help="answer records as an engine written to this version of docs/engine-protocol.md"
+                             " does (default %d; 1 leaves out received_at and byte_count)" % PROTOCOL_VERSION)
     parser.add_argument("--dump", action="store_true",
                         help="print the records (captures, then operations) as JSON lines and exit")
     options = parser.parse_args(arguments)
@@ -1115,7 +1132,7 @@ def main(arguments=None):
     # (a child inherits both, and test runners start processes from threads that block signals).
     signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(0))
     signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
-    engine = Engine((options.host, options.port), store, options.fault)
+    engine = Engine((options.host, options.port), store, options.fault, options.protocol_version)
     host, port = engine.server_address[:2]
     print(json.dumps({"port": port, "url": "http://%s:%d" % (host, port), "data": os.path.abspath(options.data)}),
           flush=True)

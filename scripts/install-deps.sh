@@ -21,6 +21,9 @@ packages=(
   bsdutils # script(1): the test of outbox drain's progress line on a terminal
   time # /usr/bin/time -v: the test of prep-photo's peak memory at every edge
   libimage-exiftool-perl # exiftool: the gain map tests read an Ultra HDR upload's MPF images and hdrgm XMP with it
+  slurm-wlm munge # slurmctld, slurmd, sbatch and munged: the Slurm recipe of docs/sharding runs on a one-node cluster
+  parallel # GNU parallel: the recipe of docs/sharding for a few machines reached by ssh
+  python3-yaml # reads docs/sharding's Kubernetes Job, which stays on paper, to check its YAML and command
 )
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo)

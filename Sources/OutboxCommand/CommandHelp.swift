@@ -237,9 +237,7 @@ enum CommandHelp {
                     .init(
                         "retrying",
                         "Queued after a failure that may pass; automatic passes wait until its next try (shown)."),
-                    .init(
-                        "needs-send-now",
-                        "Its automatic retries ran out: only send-now (or a drain you run) sends it again."),
+                    .init("needs-send-now", "Its automatic retries ran out: only send-now sends it again."),
                     .init("blocked", "Waits behind an earlier entry of its entity (shown), which must go first."),
                     .init(
                         "waits-network",

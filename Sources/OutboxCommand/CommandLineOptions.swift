@@ -49,7 +49,7 @@ struct CommandLineOptions {
         var command: String?
     }
 
-    static let version = "outbox 0.1.0"
+    static let version = "outbox \(Outbox.packageVersion)"
 
     /// The action, or, for a usage error, the error and the usage line on stderr and exit status 2.
     static func parseOrExit(_ arguments: [CommandLineArgument]) -> Action {

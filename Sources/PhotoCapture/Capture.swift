@@ -23,8 +23,10 @@ public struct Capture: Sendable {
     ///   - capturedAt: ISO 8601 with a UTC offset.
     ///   - timeZone: The device's IANA time zone.
     ///   - place: Where the capture was made, or nil.
-    ///   - uploads: The copies for the engine, in order; index `i` is `uploads[i]`.
-    /// - Throws: `OutboxError.invalidID` when `id` is not a valid id.
+    ///   - uploads: The copies for the engine, in order; index `i` is `uploads[i]`. At least one.
+    /// - Throws: `OutboxError.invalidOperation` when `uploads` is empty (see
+    ///   `Outbox.commit(idPrefix:kind:note:photos:)`); `OutboxError.invalidID` when `id` is not a
+    ///   valid id.
     public init(
         id: String, kind: String, note: String, capturedAt: String, timeZone: String?, place: GeoPoint?,
         uploads: [EncodedJPEG]
@@ -37,7 +39,18 @@ public struct Capture: Sendable {
     }
 
     /// Creates a capture from an intent's fields (its media are the attachments' descriptors).
+    ///
+    /// A photo capture without a photo is refused: an empty list is an app's slip (every photo
+    /// failed to prepare, a filter left none) far more often than a wish, and queued it would
+    /// reach the engine as a capture the user believes has its photo. What has no photo is an
+    /// operation of its own type.
     init(id: String, fields: CaptureIntent, attachments: [OperationAttachment]) throws(OutboxError) {
+        guard !attachments.isEmpty else {
+            throw .invalidOperation(
+                id: id,
+                reason: "a photo capture holds at least one photo, and none was given; queue what has no photo"
+                    + " as an operation of its own type")
+        }
         operation = try OutboxOperation(
             id: id, type: OperationType.captureCreate.name, version: 1, payload: fields.payload,
             attachments: attachments)

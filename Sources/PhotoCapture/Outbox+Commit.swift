@@ -19,9 +19,12 @@ extension Outbox {
     ///   - idPrefix: Starts the id, for example "plate-": at most 64 letters, digits, '-' or '_'.
     ///   - kind: What was captured, in the app's own vocabulary.
     ///   - note: The user's note; surrounding whitespace and newlines are trimmed.
-    ///   - photos: The prepared photos, in the order the engine should see them.
+    ///   - photos: The prepared photos, in the order the engine should see them; at least one.
     /// - Returns: The new entry's id, which is also the request id the engine sees.
-    /// - Throws: `OutboxError.invalidIDPrefix`, or whatever kept the capture from being written.
+    /// - Throws: `OutboxError.invalidIDPrefix`; `OutboxError.invalidOperation` when `photos` is
+    ///   empty (a capture without a photo is almost always a slip, and would reach the engine as
+    ///   if it had one: queue a note alone as an operation of its own type); or whatever kept the
+    ///   capture from being written.
     @concurrent
     public nonisolated func commit(
         idPrefix: String, kind: String, note: String, photos: [PreparedPhoto]
@@ -43,8 +46,8 @@ extension Outbox {
     /// The intent is built as by `commit(idPrefix:kind:note:photos:)`, with `savedAt` standing in
     /// for the current time. The id is `idPrefix` followed by 32 hexadecimal digits of a SHA-256
     /// over the kind, the trimmed note, the capture time, the time zone, the place and each upload
-    /// copy's SHA-256 and size, in order: all that the engine's record is made from. So two
-    /// captures without photos that say the same on different days are two captures, and one id
+    /// copy's SHA-256 and size, in order: all that the engine's record is made from. So the same
+    /// photo saved on two days, when it carries no time of its own, is two captures, and one id
     /// always stands for one body, which the engine may rightly hold the device to (it refuses a
     /// replay with another body under the same key). The same photos, prepared the same way, with
     /// the same kind, note and moment, are the same capture: while it is queued a second save
@@ -55,12 +58,14 @@ extension Outbox {
     ///   - idPrefix: Starts the id, for example "plate-": at most 64 letters, digits, '-' or '_'.
     ///   - kind: What was captured, in the app's own vocabulary.
     ///   - note: The user's note; surrounding whitespace and newlines are trimmed.
-    ///   - photos: The prepared photos, in the order the engine should see them.
+    ///   - photos: The prepared photos, in the order the engine should see them; at least one.
     ///   - savedAt: When the user saved the capture. Keep it with the draft and pass the same
     ///     moment when the save is retried; it is the capture time unless the first photo
     ///     carries its own with a UTC offset.
     /// - Returns: The id, and whether this save queued the capture or found it queued already.
-    /// - Throws: `OutboxError.invalidIDPrefix`, or whatever kept the capture from being written.
+    /// - Throws: `OutboxError.invalidIDPrefix`; `OutboxError.invalidOperation` when `photos` is
+    ///   empty, as `commit(idPrefix:kind:note:photos:)` does; or whatever kept the capture from
+    ///   being written.
     @concurrent
     public nonisolated func commitOnce(
         idPrefix: String, kind: String, note: String, photos: [PreparedPhoto], savedAt: Date

@@ -15,6 +15,8 @@ struct CommandLineOptions {
     var outputFolder = BytePath("prepared")
     var base: BytePath?
     var isRecursive = false
+    /// `--shard I/N`: prepare only every N-th input, starting with the I-th.
+    var shard: Shard?
     var existingCopies = ExistingCopies.refuse
     var configuration = PhotoPreparer.Configuration()
     var jobs = ProcessInfo.processInfo.activeProcessorCount
@@ -22,7 +24,7 @@ struct CommandLineOptions {
     var isQuiet = false
     var isVerbose = false
 
-    static let version = "prep-photo 0.1.0"
+    static let version = "prep-photo \(PhotoPreparer.packageVersion)"
 
     static let usage = "prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>"
 
@@ -42,6 +44,11 @@ struct CommandLineOptions {
             "base", value: .required(placeholder: "folder"),
             help:
                 "Keep each photo's path below <folder> under --out, for lists and -r alike, so that shards of one library fill one --out."
+        ),
+        Option(
+            "shard", value: .required(placeholder: "i/n"),
+            help:
+                "Prepare only shard <i> of <n> (i from 0 to n-1): every n-th input, in order, starting with the i-th. Every input's name is read, so that two shards' photos that would write the same copies are refused, as in one run. For lists of files: see docs/sharding."
         ),
         Option(
             "skip-existing",
@@ -163,6 +170,13 @@ struct CommandLineOptions {
             options.base = BytePath(base)
         }
         options.isRecursive = parsed.has("recursive")
+        if let shard = try parsed.string("shard") {
+            guard let parsedShard = Shard(shard) else {
+                throw parsed.invalid(
+                    "shard", "it must be <i>/<n>, a shard from 0 to n-1 of n shards (n at most \(Shard.largestCount))")
+            }
+            options.shard = parsedShard
+        }
         options.fileLists = parsed.values("files-from").map(BytePath.init)
         if parsed.has("null") {
             guard !options.fileLists.isEmpty else {

@@ -8,28 +8,45 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The inputs of the command line and of the file lists, expanded; exits when a list cannot be read.
+/// The inputs of the command line and of the file lists, expanded (with `--shard`, this shard's
+/// only); exits when a list cannot be read.
 func findInputs(
     _ options: CommandLineOptions, outputFolder: FileIdentity?, isStopRequested: @escaping () -> Bool
 ) -> [FoundInput] {
     var discovery = InputDiscovery(
         isRecursive: options.isRecursive, base: options.base, outputFolder: outputFolder,
         isStopRequested: isStopRequested)
-    for input in options.inputs { discovery.add(input) }
+    var claims = options.shard.map {
+        ShardClaims(
+            shard: $0, writesDisplay: options.configuration.displayEdge != nil,
+            writesThumbnail: options.configuration.thumbnailEdge != nil)
+    }
+    var position = 0
+    func add(_ path: BytePath) {
+        defer { position += 1 }
+        guard claims != nil else { return discovery.add(path) }
+        claims!.add(path, at: position, to: &discovery, outputFolder: options.outputFolder)
+    }
+    func addFailure(_ shown: BytePath, code: String, message: String) {
+        defer { position += 1 }
+        guard options.shard?.includes(position: position) ?? true else { return }
+        discovery.addFailure(shown, code: code, message: message)
+    }
+    for input in options.inputs { add(input) }
     for list in options.fileLists {
         do {
             try FileList.read(list, separator: options.listSeparator) { entry in
                 switch entry {
                 case .path(let path):
-                    discovery.add(path)
+                    add(path)
                 case .tooLong(let prefix):
-                    discovery.addFailure(
+                    addFailure(
                         BytePath(bytes: prefix + Array("...".utf8)), code: "name_too_long",
                         message:
                             "A line of the file list '\(list)' is longer than any path (\(FileList.longestPath) bytes); it starts '\(BytePath(bytes: prefix))'."
                     )
                 case .containsNUL(let shown):
-                    discovery.addFailure(
+                    addFailure(
                         shown, code: "unreadable",
                         message:
                             "A line of the file list '\(list)' holds a NUL byte, which no path has; a list from find -print0 is read with -0."
@@ -66,7 +83,7 @@ case .run(let options):
     /// no temporary file is left.
     let stopAtOnce: @Sendable (Int32, String) -> Never = { signal, why in
         writer.removeTemporariesAndExit {
-            batch.runner.withLock { $0 }?.reportWaitingOutcomes()
+            batch.runner.withLock { $0 }?.reportAllAtOnce(stoppedBy: signal)
             Terminal.writeError(clearsLine + "prep-photo: \(why); the photos in flight were not written.\n")
             StopSignals.endProcess(by: signal)
         }

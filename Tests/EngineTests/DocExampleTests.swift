@@ -3,11 +3,13 @@ import Testing
 
 /// The shell examples of the README and docs/ stay true. A transcript (lines of `$ command`
 /// followed by what it printed) marked `<!-- shell: runs -->` is run, all of a file's in order in
-/// one shell, in a folder laid out as a fresh clone's root, and each command's output must match
-/// what the page shows, where `…` stands for anything that changes from run to run (a time, an
-/// id, a temporary path). Port 8080 in a page becomes a free port. Every other transcript says
-/// why it is not run (`<!-- shell: not run: REASON -->`), and a command-only ```sh block prints
-/// no figure, but every file of the repository it names must exist.
+/// one shell, in a folder laid out as a fresh clone's root, with `prep-photo` and `outbox` on the
+/// PATH as `scripts/install.sh` puts them there (installed into a temporary prefix, whose `bin`
+/// is the only place on the PATH that has them), and each command's output must match what the
+/// page shows, where `…` stands for anything that changes from run to run (a time, an id, a
+/// temporary path). Port 8080 in a page becomes a free port. Every other transcript says why it
+/// is not run (`<!-- shell: not run: REASON -->`), and a command-only ```sh block prints no
+/// figure, but every file of the repository it names must exist.
 @Suite("The docs' shell examples")
 struct DocExampleTests {
     struct Transcript {
@@ -66,10 +68,95 @@ struct DocExampleTests {
         }
     }
 
+    /// Runs `scripts/install.sh` with `arguments` and `PATH` first searching `path`.
+    ///
+    /// - Returns: Its exit status and what it printed.
+    static func install(_ arguments: [String], path: [String] = []) throws -> (Int32, String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = (path + [environment["PATH"] ?? "/usr/bin:/bin"]).joined(separator: ":")
+        return try runToEnd(
+            "/bin/bash", [repository.appendingPathComponent("scripts/install.sh").path] + arguments,
+            environment: environment)
+    }
+
+    /// Installs the commands of this test run's build into `prefix`.
+    ///
+    /// - Returns: The folder they are in.
+    static func installBuiltCommands(into prefix: URL) throws -> URL {
+        let (status, output) = try install(["--no-build", "--prefix", prefix.path])
+        try #require(status == 0, "scripts/install.sh failed: \(output)")
+        return prefix.appendingPathComponent("bin")
+    }
+
+    @Test(
+        "scripts/install.sh puts prep-photo and outbox in PREFIX/bin, which run from anywhere with only that on the PATH"
+    )
+    func installedCommandsRun() async throws {
+        try await withTemporaryFolder(label: "install") { folder in
+            let bin = try Self.installBuiltCommands(into: folder.appendingPathComponent("prefix"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: bin.path).sorted() == ["outbox", "prep-photo"])
+            let away = folder.appendingPathComponent("elsewhere")
+            try FileManager.default.createDirectory(at: away, withIntermediateDirectories: true)
+            let photo = Fixtures.corpus.appendingPathComponent("no-exif.jpg").path
+            let environment = ["PATH": bin.path + ":/usr/bin:/bin", "HOME": folder.path]
+            let (prepared, preparing) = try runToEnd(
+                "/bin/sh", ["-c", "prep-photo --out copies \"$0\" && ls copies", photo], in: away,
+                environment: environment)
+            #expect(
+                prepared == 0 && preparing.hasSuffix("no-exif.display.jpg\nno-exif.jpg\nno-exif.thumb.jpg\n"),
+                "\(preparing)")
+            let (queued, queuing) = try runToEnd(
+                "/bin/sh", ["-c", "outbox --store box add \"$0\" && outbox --store box list --json", photo], in: away,
+                environment: environment)
+            #expect(queued == 0 && queuing.contains(#""status":"pending""#), "\(queuing)")
+
+            // Again over the installed ones: replaced, never written in place.
+            let before = try FileManager.default.attributesOfItem(atPath: bin.appendingPathComponent("outbox").path)
+            _ = try Self.installBuiltCommands(into: folder.appendingPathComponent("prefix"))
+            let after = try FileManager.default.attributesOfItem(atPath: bin.appendingPathComponent("outbox").path)
+            #expect(before[.systemFileNumber] as? Int != after[.systemFileNumber] as? Int)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: bin.path).sorted() == ["outbox", "prep-photo"])
+        }
+    }
+
+    @Test(
+        "scripts/install.sh builds with the README's flags, so that its build is the tests' build; says when PREFIX/bin is not on the PATH; refuses what it does not know"
+    )
+    func installBuildsAsTheReadmeDoes() async throws {
+        try await withTemporaryFolder(label: "install") { folder in
+            // A `swift` that only notes how it was called: the build itself is this test run's.
+            let fake = folder.appendingPathComponent("fake")
+            try FileManager.default.createDirectory(at: fake, withIntermediateDirectories: true)
+            let log = folder.appendingPathComponent("swift-calls")
+            let swift = fake.appendingPathComponent("swift")
+            try "#!/bin/sh\necho \"$*\" >> '\(log.path)'\n".write(to: swift, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+            let prefix = folder.appendingPathComponent("prefix")
+            let (status, output) = try Self.install(["--prefix=\(prefix.path)"], path: [fake.path])
+            #expect(status == 0, "\(output)")
+            #expect(
+                try String(contentsOf: log, encoding: .utf8)
+                    == "build -c release -Xswiftc -enable-testing\n")
+            #expect(
+                output.contains(
+                    "install: \(prefix.path)/bin is not on your PATH; add it, for this shell and in ~/.profile: export PATH=\"\(prefix.path)/bin:$PATH\""
+                ), "\(output)")
+            for wrong in [["--prefix"], ["--prefix", ""], ["--prefxi", "x"]] {
+                let (refused, words) = try Self.install(wrong)
+                #expect(
+                    refused == 2 && words.contains("usage: scripts/install.sh [--prefix DIR] [--no-build]"),
+                    "\(wrong): \(words)")
+            }
+        }
+    }
+
     @Test("every transcript marked to run prints what its page shows", .timeLimit(.minutes(5)))
     func transcriptsRunAsShown() async throws {
         let transcripts = try Self.transcripts()
         #expect(transcripts.count >= 6, "\(transcripts.count) transcripts")
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("doc-examples-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: prefix) }
+        let bin = try Self.installBuiltCommands(into: prefix)
         for page in Set(transcripts.map(\.file)).sorted() {
             try await withTemporaryFolder(label: "doc-examples") { folder in
                 try Self.makeCloneRoot(in: folder)
@@ -92,8 +179,7 @@ struct DocExampleTests {
                     }
                 }
                 var environment = ProcessInfo.processInfo.environment
-                environment["PATH"] =
-                    folder.appendingPathComponent(".build/release").path + ":" + (environment["PATH"] ?? "")
+                environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "")
                 environment["HOME"] = folder.path
                 environment["OUTBOX_KEY_FILE"] = nil
                 environment["TZ"] = "UTC"  // a capture's id holds the device's time zone

@@ -150,6 +150,41 @@ struct OutboxCommandTests {
         }
     }
 
+    /// An engine written to version 1 of the protocol answers records without `received_at` and
+    /// the uploads' `byte_count`: the capture stays queued, and drain, `list` and `list --json`
+    /// say which keys the engine must add and since which version, not that a mirror answered.
+    @Test func anEngineOfTheEarlierProtocolIsToldWhatToAdd() async throws {
+        try await withTemporaryFolder { folder in
+            let store = folder.appendingPathComponent("outbox").path
+            let photo = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos"))[0].path
+            let id = try #require(try OutboxProcess.run(["--store", store, "add", photo]).lines.first)
+            let data = folder.appendingPathComponent("engine")
+            let earlier = try ReferenceEngine(dataFolder: data, protocolVersion: 1)
+            let url = earlier.url.absoluteString
+            let reason =
+                "POST \(url)/v1/captures: the server answered 201 with a record that lacks 'received_at' (when the"
+                + " engine received it, UTC, ISO 8601) and 'byte_count' on each of its media (the size of the upload"
+                + " the engine holds), which an engine must give since version 2 of the engine protocol"
+                + " (docs/engine-protocol.md, \"What only the engine adds\"): an engine written to version 1 must add"
+                + " them"
+            let drain = try OutboxProcess.run(["--store", store, "drain", "--engine", url])
+            #expect(drain.status == 1)
+            #expect(drain.standardError.contains(reason), "\(drain.standardError)")
+            #expect(try OutboxProcess.run(["--store", store, "list"]).standardOutput.contains(reason))
+            let listed = try OutboxProcess.run(["--store", store, "list", "--json"]).jsonLines.first
+            #expect((listed?["lastError"] as? String)?.contains(reason) == true, "\(listed ?? [:])")
+            earlier.stop()
+
+            // The same engine brought to version 2 replays its record, which now confirms the capture.
+            let current = try ReferenceEngine(dataFolder: data)
+            let delivered = try OutboxProcess.run(["--store", store, "drain", "--engine", current.url.absoluteString])
+            #expect(delivered.status == 0 && delivered.lines == [id])
+            let state = try await current.state()
+            #expect(state.records.filter { $0.requestId == id }.count == 1)
+            #expect(state.requests(about: id).contains { $0.path == "/v1/captures" && $0.outcome == .status(200) })
+        }
+    }
+
     @Test func aParkedCaptureIsNamedOnStderrAndSendNowOrDiscardSettleIt() async throws {
         try await withTemporaryFolder { folder in
             let store = folder.appendingPathComponent("outbox").path

@@ -142,11 +142,14 @@ final class ReferenceEngine {
     /// - Parameters:
     ///   - dataFolder: Its database and uploads; a restarted engine on the same folder keeps them.
     ///   - port: 0 for one the kernel picks.
-    convenience init(dataFolder: URL, port: Int = 0) throws {
+    ///   - protocolVersion: the version of docs/engine-protocol.md it answers records by.
+    convenience init(dataFolder: URL, port: Int = 0, protocolVersion: Int = EngineProtocol.version) throws {
         releaseHeldPort(port)
         try self.init(
             script: Fixtures.engineFolder.appendingPathComponent("reference_engine.py"),
-            arguments: ["--port", String(port), "--data", dataFolder.path], dataFolder: dataFolder)
+            arguments: [
+                "--port", String(port), "--data", dataFolder.path, "--protocol-version", String(protocolVersion),
+            ], dataFolder: dataFolder)
     }
 
     /// Starts a server of `misbehaving_engine.py` in `mode` (`html`, `endless`, `keeps-first`, ...).

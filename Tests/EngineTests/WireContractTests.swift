@@ -185,8 +185,21 @@ struct WireContractTests {
         #expect(!held.isConfirmed(by: Self.answer(201, undated)))
         #expect(
             held.whyNotConfirmed(by: Self.answer(201, undated))
-                == "the server answered 201 with a record that does not say when it received it ('received_at'),"
-                + " not the engine's answer")
+                == "the server answered 201 with a record that lacks 'received_at' (when the engine received it, UTC,"
+                + " ISO 8601), which an engine must give since version 2 of the engine protocol"
+                + " (docs/engine-protocol.md, \"What only the engine adds\"): an engine written to version 1 must add it"
+        )
+        let misdated = undated.replacingOccurrences(of: "}]}", with: #"}], "received_at": "yesterday"}"#)
+        #expect(
+            held.whyNotConfirmed(by: Self.answer(201, misdated))
+                == "the server answered 201 with a record in which its 'received_at' is not an ISO 8601 moment with its"
+                + " offset, not the engine's answer")
+        let miscounted = misdated.replacingOccurrences(of: "yesterday", with: "2024-04-30T12:02:05Z")
+            .replacingOccurrences(of: ": 9", with: ": 8")
+        #expect(
+            held.whyNotConfirmed(by: Self.answer(201, miscounted))
+                == "the server answered 201 with a record in which its media's 'byte_count' are not the sizes of the"
+                + " uploads sent, not the engine's answer")
         let dated = undated.replacingOccurrences(of: "}]}", with: #"}], "received_at": "2024-04-30T12:02:05Z"}"#)
         #expect(held.isConfirmed(by: Self.answer(201, dated)))
         #expect(!held.isConfirmed(by: Self.answer(201, dated.replacingOccurrences(of: ": 9", with: ": 8"))))

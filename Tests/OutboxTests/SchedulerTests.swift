@@ -174,6 +174,7 @@ struct SchedulerTests {
             #expect(
                 log.aboutEntries == [
                     .added(id: "plate-1", replacing: nil),
+                    .stateChanged(id: "plate-1", status: .pending, reason: nil),
                     .stateChanged(id: "plate-1", status: .sending, reason: nil),
                     .stateChanged(id: "plate-1", status: .retrying(at: firstRetry), reason: "HTTP 503: busy"),
                     .stateChanged(id: "plate-1", status: .sending, reason: nil),

@@ -37,23 +37,61 @@ struct CommitOnceTests {
         }
     }
 
-    /// The seed's bug: without photos, kind and note were all the id knew, so the same note on
-    /// two days was one capture and the second was never sent.
-    @Test func twoCapturesWithoutPhotosThatSayTheSameOnDifferentDaysAreTwo() async throws {
+    /// The seed's bug: without a time of the photos' own, kind and note were all the id knew, so
+    /// the same note on two days was one capture and the second was never sent.
+    @Test func twoCapturesThatSayTheSameOnDifferentDaysAreTwo() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder, configuration: TestClock().configuration)
+            let photo = try Photos.landscape()  // no time of its own
             let monday = try await outbox.commitOnce(
-                idPrefix: "log-", kind: "set", note: "10 reps", photos: [], savedAt: Self.saved)
+                idPrefix: "log-", kind: "set", note: "10 reps", photos: [photo], savedAt: Self.saved)
             let tuesday = try await outbox.commitOnce(
-                idPrefix: "log-", kind: "set", note: "10 reps", photos: [], savedAt: Self.saved + 86_400)
+                idPrefix: "log-", kind: "set", note: "10 reps", photos: [photo], savedAt: Self.saved + 86_400)
             #expect(monday.result == .enqueued && tuesday.result == .enqueued)
             #expect(monday.id != tuesday.id)
             let times = try await outbox.list().entries.map { $0.captureIntent?.capturedAt }
             #expect(times == ["2024-04-30T14:02:05+02:00", "2024-05-01T14:02:05+02:00"])
             // The retried save of Tuesday's, with the moment kept in the draft, is Tuesday's.
             let retried = try await outbox.commitOnce(
-                idPrefix: "log-", kind: "set", note: "10 reps", photos: [], savedAt: Self.saved + 86_400)
+                idPrefix: "log-", kind: "set", note: "10 reps", photos: [photo], savedAt: Self.saved + 86_400)
             #expect(retried == CommitResult(id: tuesday.id, result: .alreadyQueued))
+        }
+    }
+
+    /// A photo capture without a photo is an app's slip, refused by every way of saving one
+    /// before anything is written, in words that say what to do instead.
+    @Test func aCaptureWithoutAPhotoIsRefused() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try Outbox(folder: folder, configuration: TestClock().configuration)
+            let refusals: [() async throws -> Void] = [
+                { _ = try await outbox.commit(idPrefix: "plate-", kind: "plate", note: "gate", photos: []) },
+                {
+                    _ = try await outbox.commitOnce(
+                        idPrefix: "plate-", kind: "plate", note: "gate", photos: [], savedAt: Self.saved)
+                },
+                {
+                    _ = try Capture(
+                        id: "plate-1", kind: "plate", note: "gate", capturedAt: "2024-04-30T14:02:05+02:00",
+                        timeZone: nil, place: nil, uploads: [])
+                },
+            ]
+            for refusal in refusals {
+                do {
+                    try await refusal()
+                    Issue.record("a capture without a photo was accepted")
+                } catch let error as OutboxError {
+                    guard case .invalidOperation(_, let reason) = error else {
+                        Issue.record("\(error)")
+                        continue
+                    }
+                    #expect(reason.hasPrefix("a photo capture holds at least one photo, and none was given"))
+                    #expect(error.localizedDescription.contains("as an operation of its own type."))
+                }
+            }
+            #expect(try await outbox.list().entries.isEmpty)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("media").path).isEmpty
+            )
         }
     }
 

@@ -73,6 +73,20 @@ struct CommandLineTests {
         }
     }
 
+    @Test(
+        "--shard takes <i>/<n> in plain digits, i below n, n at most a million; anything else is a usage error",
+        arguments: ["4/4", "+1/2", "0/1000001", "1", "1/2/3", "\u{0663}/4", "0/-0", " 0/2"])
+    func shardValue(value: String) throws {
+        try TemporaryFolder.with { folder in
+            let result = try PrepPhotoRunner.run(["--shard", value, "photo.jpg"], in: folder.url)
+            #expect(result.status == 2)
+            #expect(
+                result.standardError
+                    == "Error: The value '\(value)' is invalid for '--shard <i/n>': it must be <i>/<n>, a shard from 0 to n-1 of n shards (n at most 1000000)\n"
+                    + Self.usageLine + Self.helpHint)
+        }
+    }
+
     @Test("An option where --out expects its folder is a missing value, not a folder named after the option")
     func optionTakenAsOutputFolder() throws {
         try TemporaryFolder.with { folder in

@@ -30,11 +30,82 @@ struct ExistingCopyTests {
             #expect(Self.stamps(in: folder, below: "O") == before, "a copy was written again")
             let photos = try again.reports().filter { $0.code == nil }
             #expect(photos.count == 4)
-            #expect(photos.allSatisfy { $0.ok && $0.skipped && $0.upload == nil })
+            #expect(photos.allSatisfy { $0.ok && $0.skipped && $0.upload != nil && $0.original != nil })
             #expect(again.standardError.contains("Prepared 0 of 4 photos in "))
             #expect(
                 again.standardError.contains("; 4 already prepared, kept (--skip-existing)."), "\(again.standardError)")
             #expect(folder.temporaryFiles().isEmpty)
+        }
+    }
+
+    @Test(
+        "A kept photo's line is its first run's, read again without a decode: copies, gain map, time, place, comment, the metadata's warnings"
+    )
+    func keptLinesSayWhatTheFirstRunSaid() throws {
+        try TemporaryFolder.with { folder in
+            let sources = [
+                "corpus/gps-north-west-display-p3-nikon.jpg", "corpus/offset-plus0300-nokia-8.3-5g.jpg",
+                "corpus/comment-gimp-nikon-d70-xmp-icc.jpg", "crafted/ultrahdr-320x240-iso.jpg",
+                "heic/display-p3-gps.heic",
+            ]
+            let inputs = try sources.map { source in
+                let input = "in/" + source.split(separator: "/").last!
+                try folder.copy(source, to: input)
+                return input
+            }
+            for options in [["--max-edge", "160"], ["--max-edge", "160", "--no-display", "--thumb-edge", "40"]] {
+                let first = try PrepPhotoRunner.run(["--json", "-o", "O"] + options + inputs, in: folder.url)
+                #expect(first.status == 0, "\(first.standardError)")
+                // Kept even where a decode would be refused (`too_many_pixels`): so nothing was decoded.
+                let again = try PrepPhotoRunner.run(
+                    ["--json", "--skip-existing", "--max-pixels", "1", "-o", "O"] + options + inputs, in: folder.url)
+                #expect(again.status == 0, "\(again.standardError)")
+                let kept = try again.jsonLines()
+                try #require(kept.count == inputs.count)
+                for (line, earlier) in zip(kept, try first.jsonLines()) {
+                    var expected = earlier
+                    expected["skipped"] = true
+                    #expect(
+                        NSDictionary(dictionary: line) == NSDictionary(dictionary: expected),
+                        "\(options): \(line["input"] ?? "?")\nfirst: \(earlier)\nkept:  \(line)")
+                }
+                let reports = try again.reports()
+                #expect(reports.contains { $0.gainMap != nil } && reports.contains { $0.location != nil })
+                #expect(reports.contains { !$0.warnings.isEmpty }, "the GPS photo's metadata warning")
+                try FileManager.default.removeItem(at: folder.url.appendingPathComponent("O"))
+            }
+        }
+    }
+
+    @Test(
+        "A kept photo whose upload copy is not a JPEG any more, and one that is not a photo any more, say null for what cannot be read"
+    )
+    func keptLinesWithWhatCannotBeRead() throws {
+        try TemporaryFolder.with { folder in
+            // A time of whole seconds, which the copies carry and a test can put back exactly.
+            let taken = Date(timeIntervalSince1970: 1_700_000_000)
+            for name in ["a", "b"] {
+                try folder.copy("corpus/no-exif.jpg", to: "in/\(name).jpg")
+                try FileManager.default.setAttributes(
+                    [.modificationDate: taken], ofItemAtPath: folder.path("in/\(name).jpg"))
+            }
+            #expect(try PrepPhotoRunner.run(["-o", "O", "in"], in: folder.url).status == 0)
+            // Someone's text in the upload copy's place, newer than the photo.
+            try Data("not a jpeg".utf8).write(to: folder.url.appendingPathComponent("O/a.jpg"))
+            // Text in the photo's place, its time put back: its copies are kept, and say so.
+            try Data("not a photo any more".utf8).write(to: folder.url.appendingPathComponent("in/b.jpg"))
+            try FileManager.default.setAttributes([.modificationDate: taken], ofItemAtPath: folder.path("in/b.jpg"))
+            let again = try PrepPhotoRunner.run(["--json", "--skip-existing", "-o", "O", "in"], in: folder.url)
+            #expect(again.status == 0, "\(again.standardError)")
+            let lines = try again.jsonLines()
+            try #require(lines.count == 2)
+            #expect(lines.allSatisfy { $0["ok"] as? Bool == true && $0["skipped"] as? Bool == true })
+            let upload = try #require(lines[0]["upload"] as? [String: Any])
+            #expect(upload["width"] is NSNull && upload["height"] is NSNull && upload["bytes"] as? Int == 10)
+            #expect(lines[0]["original"] as? [String: Int] == ["width": 250, "height": 188])
+            #expect(lines[1]["original"] is NSNull && lines[1]["capturedAt"] is NSNull)
+            #expect((lines[1]["upload"] as? [String: Any])?["width"] as? Int == 250)
+            #expect(lines[1]["warnings"] as? [String] == [])
         }
     }
 

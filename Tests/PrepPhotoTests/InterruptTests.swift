@@ -8,10 +8,13 @@ import Glibc
 /// Ctrl-C and SIGTERM at random moments of a batch: the photos in flight finish with all their
 /// copies, the ones not started are left alone, no temporary file remains, the summary says so,
 /// and the process ends by the signal (130, 143). A second signal stops it at once, still clean.
+/// Either way `--json` has one line per input: the photos not reached are `not_started`.
 @Suite("prep-photo stopped by SIGINT or SIGTERM", .serialized)
 struct InterruptTests {
     static let photoCount = 16
     static let runs = 20
+    /// The batch's inputs in the order of their names' bytes, which a folder's are read in.
+    static let inputs = (1...photoCount).map { "in/p\($0).jpg" }.sorted()
 
     /// What one interrupted run left, checked photo by photo.
     struct Outcome {
@@ -72,9 +75,13 @@ struct InterruptTests {
             result.standardError.contains(
                 "Stopped by \(name): \(notStarted) photo\(notStarted == 1 ? "" : "s") not started; "),
             "\(note): \(result.standardError)", sourceLocation: sourceLocation)
+        let reports = try result.reports()
         #expect(
-            try result.jsonLines().count == prepared, "\(note): the JSON lines are the photos written",
-            sourceLocation: sourceLocation)
+            reports.map(\.input) == inputs,
+            "\(note): one line per input, in input order", sourceLocation: sourceLocation)
+        #expect(
+            reports.filter(\.ok).count == prepared && reports.filter { $0.code == "not_started" }.count == notStarted,
+            "\(note): \(reports.map { $0.code ?? "ok" })", sourceLocation: sourceLocation)
         outcome.wasInterruptedMidway = notStarted > 0
         return outcome
     }
@@ -142,8 +149,9 @@ struct InterruptTests {
         }
     }
 
-    /// Every photo has all its copies or none, and a JSON line exactly when it has them, even
-    /// when it was placed while another before it was still in flight.
+    /// Every photo has all its copies or none, and one JSON line, which says `ok` exactly when it
+    /// has them (even when it was placed while another before it was still in flight), and
+    /// otherwise that it was in flight or not started.
     static func expectLinesForPlacedPhotos(
         _ result: PrepPhotoRunner.Result, out: String, in folder: TemporaryFolder, note: String
     ) throws {
@@ -155,9 +163,16 @@ struct InterruptTests {
             for copy in copies { #expect(try JPEGFile(path: folder.path("\(out)/\(copy)")).isComplete) }
             if copies.count == 3 { placed.insert("in/p\(index).jpg") }
         }
-        let reported = try result.jsonLines().compactMap { $0["input"] as? String }
+        let reports = try result.reports()
+        #expect(reports.map(\.input) == inputs, "\(note): one line per input")
         #expect(
-            Set(reported) == placed && reported.count == placed.count, "\(note): lines \(reported), placed \(placed)")
+            Set(reports.filter(\.ok).map(\.input)) == placed, "\(note): lines \(reports.map(\.input)), placed \(placed)"
+        )
+        for report in reports where !report.ok {
+            #expect(
+                report.skipped && ["not_started", "interrupted"].contains(report.code) && report.upload == nil,
+                "\(note): \(report.input): \(report.code ?? "no code")")
+        }
     }
 
     @Test(
@@ -204,6 +219,62 @@ struct InterruptTests {
                 result.standardError.hasPrefix(
                     "prep-photo: SIGTERM: finishing the photos in flight, then stopping; once more stops at once.\n"),
                 "\(result.standardError)")
+        }
+    }
+
+    @Test(
+        "A SIGINT over 120 inputs gives exactly one line per input, and the --skip-existing rerun's lines of the kept photos are the first run's"
+    )
+    func stoppedManifestHasEveryInput() throws {
+        try TemporaryFolder.with { folder in
+            // Every tenth photo carries its time, offset and place; the rest take long enough
+            // (1800x1200) for the signal to come in the middle of the batch.
+            let inputs = (0..<120).map { String(format: "in/p%03d.jpg", $0) }
+            for (number, input) in inputs.enumerated() {
+                try folder.copy(
+                    number % 10 == 0
+                        ? "corpus/offset-plus0200-pixel8pro-8x8.jpg" : "corpus/orientation-landscape-1.jpg",
+                    to: input)
+            }
+            let running = try PrepPhotoRunner.start(["--json", "--jobs", "2", "--out", "O", "in"], in: folder.url)
+            let deadline = Date().addingTimeInterval(60)
+            while running.outputSoFar.isEmpty, Date() < deadline { usleep(1_000) }
+            running.send(SIGINT)
+            let first = try running.finish()
+            #expect(first.status == 128 + SIGINT, "\(first.standardError)")
+            let reports = try first.reports()
+            #expect(reports.map(\.input) == inputs, "one line per input, in input order")
+            let notStarted = reports.filter { $0.code == "not_started" }
+            #expect(notStarted.count > 40, "the signal came too late: \(notStarted.count) not started")
+            #expect(reports.allSatisfy { $0.ok || $0.code == "not_started" })
+            #expect(
+                first.standardError.contains("Stopped by SIGINT: \(notStarted.count) photos not started;"),
+                "\(first.standardError)")
+            for report in notStarted {
+                #expect(report.skipped && report.upload == nil && report.capturedAt == nil)
+                #expect(
+                    report.error
+                        == "'\(report.input)' was not prepared: the run was stopped by SIGINT before it started.")
+                #expect(!folder.exists("O/" + report.input.dropFirst(3)), "\(report.input) has a copy")
+            }
+
+            let rerun = try PrepPhotoRunner.run(["--json", "--skip-existing", "--out", "O", "in"], in: folder.url)
+            #expect(rerun.status == 0, "\(rerun.standardError)")
+            let again = try rerun.jsonLines()
+            let before = try first.jsonLines()
+            #expect(again.count == inputs.count)
+            for (line, earlier) in zip(again, before) {
+                let input = line["input"] as? String ?? "?"
+                if earlier["ok"] as? Bool == true {
+                    // Kept: the first run's line, read again, but for `skipped`.
+                    var expected = earlier
+                    expected["skipped"] = true
+                    #expect(NSDictionary(dictionary: line) == NSDictionary(dictionary: expected), "\(input)")
+                } else {
+                    #expect(line["ok"] as? Bool == true && line["skipped"] as? Bool == false, "\(input)")
+                }
+            }
+            #expect(try rerun.reports().filter { $0.capturedAt?.offset == "+02:00" }.count == 12)
         }
     }
 }

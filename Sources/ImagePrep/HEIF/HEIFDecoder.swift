@@ -23,8 +23,9 @@ struct HEIFContext: ~Copyable {
         if let maximumSide { libheif.heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: maximumSide)) }
         let error = libheif.heif_context_read_from_memory_without_copy(pointer, bytes.baseAddress, bytes.count, nil)
         guard error.code == heif_error_Ok else {
+            let refusal = LibheifMessage(error).error(file: file)  // before the free: the context owns its text
             libheif.heif_context_free(pointer)
-            throw LibheifMessage(error).error(file: file)
+            throw refusal
         }
         self.pointer = pointer
         self.libheif = libheif

@@ -4,7 +4,9 @@ internal import CHeif
 ///
 /// libheif's texts carry what it read from the file (sizes, box types, item numbers), so none of
 /// them reaches an error or a warning: each is known by its code and subcode (`heif.h`) and said
-/// as one clause of the fixed set below.
+/// as one clause of the fixed set below. Where one subcode stands for several refusals (its
+/// security limits, a reference cycle), the fixed start of libheif's sentence tells them apart;
+/// it is matched, never shown.
 struct LibheifMessage: Equatable, Sendable {
     enum Effect: Equatable, Sendable {
         /// The file's structure or image data is damaged.
@@ -15,21 +17,30 @@ struct LibheifMessage: Equatable, Sendable {
         case unsupported
         /// There is no image to decode.
         case noImage
+        /// One of libheif's own security limits.
+        case securityLimit(HEIFSecurityLimit)
     }
 
     let effect: Effect
     /// What went wrong, as a clause that fits after a colon.
     let clause: String
 
+    /// `error` as libheif gave it: its message is read here, while whatever owns it (the
+    /// context, the image handle) is still alive.
     init(_ error: heif_error) {
         let code = error.code
         let subcode = error.subcode
-        if subcode == heif_suberror_End_of_data {
+        let text = Self.fixedText(of: error)
+        if let limit = HEIFSecurityLimit(
+            libheifMessage: text, isSecurityLimit: subcode == heif_suberror_Security_limit_exceeded)
+        {
+            (effect, clause) = (.securityLimit(limit), limit.clause)
+        } else if text.contains("Image reference cycle") {
+            (effect, clause) = (.corrupt, "its images refer to each other in a loop")
+        } else if subcode == heif_suberror_End_of_data {
             (effect, clause) = (.truncated, "the file ends before the data it points to")
         } else if subcode == heif_suberror_No_pitm_box || subcode == heif_suberror_No_or_invalid_primary_item {
             (effect, clause) = (.noImage, "it names no primary image")
-        } else if subcode == heif_suberror_Security_limit_exceeded {
-            (effect, clause) = (.unsupported, "it is larger than libheif's own limits allow (32768 pixels a side)")
         } else if code == heif_error_Unsupported_feature || code == heif_error_Unsupported_filetype {
             let what = Self.unsupported.first { $0.subcode == subcode }?.clause
             (effect, clause) = (.unsupported, what ?? "it uses a feature that libheif 1.15 does not decode")
@@ -49,7 +60,19 @@ struct LibheifMessage: Equatable, Sendable {
         case .truncated: .incompleteImageData(file: file, detail: clause)
         case .unsupported: .unsupportedHEIF(file: file, reason: clause)
         case .noImage: .heifWithoutImage(file: file)
+        case .securityLimit(let limit): .heifSecurityLimit(file: file, limit: limit)
         }
+    }
+
+    /// The start of libheif's sentence, enough for every phrase `HEIFSecurityLimit` looks for;
+    /// read bounded, since nothing says the text ends.
+    private static func fixedText(of error: heif_error) -> String {
+        guard let message = error.message else { return "" }
+        var bytes: [UInt8] = []
+        while bytes.count < 256, case let byte = UInt8(bitPattern: message[bytes.count]), byte != 0 {
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// What a problem that did not stop the decode (libheif's non-strict decoding) costs.

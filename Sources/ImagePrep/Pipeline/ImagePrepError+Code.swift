@@ -16,6 +16,7 @@ extension ImagePrepError {
         case .corruptHEIF: "corrupt_heif"
         case .unsupportedHEIF: "unsupported_heif"
         case .heifWithoutImage: "no_image"
+        case .heifSecurityLimit(_, let limit): limit.code
         case .heifUnavailable: "heif_unavailable"
         case .encodingFailed: "encoding_failed"
         case .outOfMemory: "out_of_memory"

@@ -39,6 +39,9 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case unsupportedHEIF(file: String, reason: String)
     /// A HEIF file that holds no image to prepare: no primary item, or one that is not an image.
     case heifWithoutImage(file: String)
+    /// A HEIF file that libheif refuses at one of its own security limits, which Debian's
+    /// security updates add to and tighten (`limit` says which); nothing was decoded.
+    case heifSecurityLimit(file: String, limit: HEIFSecurityLimit)
     /// A HEIF file, where libheif, which reads HEIF, cannot be loaded (it is loaded at the first
     /// HEIF file, so JPEGs never need it): `reason` is the dynamic loader's, for each name tried.
     case heifUnavailable(file: String, reason: String)
@@ -60,7 +63,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             .tooManyPixels(let file, _, _), .tooMuchDecoding(let file, _, _), .tooManyScans(let file, _),
             .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
-            .heifWithoutImage(let file), .heifUnavailable(let file, _), .encodingFailed(let file, _),
+            .heifWithoutImage(let file), .heifSecurityLimit(let file, _), .heifUnavailable(let file, _),
+            .encodingFailed(let file, _),
             .outOfMemory(let file, _):
             return file
         }
@@ -94,6 +98,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is a HEIF file that cannot be decoded here: \(reason)."
         case .heifWithoutImage(let file):
             return "'\(file)' is a HEIF file with no image in it."
+        case .heifSecurityLimit(let file, let limit):
+            return "'\(file)' is a HEIF file that libheif refuses at one of its security limits: \(limit.clause)."
         case .heifUnavailable(let file, let reason):
             return "'\(file)' is a HEIF file, and \(Self.libheifNeeded)\(reason)."
         case .encodingFailed(let file, let detail):

@@ -1,3 +1,5 @@
+internal import PackageVersion
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -14,6 +16,11 @@ import Foundation
 /// A `Sendable` value with no shared state: run many photos in parallel from a task group or
 /// threads, giving each worker its own `PreparationWorkspace`.
 public struct PhotoPreparer: Sendable {
+    /// The version of the ImagePrep package this library was built from ("0.2.0"), as
+    /// `prep-photo --version` prints it and CHANGELOG.md names its releases; `Outbox.packageVersion`
+    /// is the same value.
+    public static let packageVersion = PackageVersion.current
+
     /// What to make. The defaults suit uploading phone and camera photos.
     public struct Configuration: Sendable, Hashable {
         /// The upload copy's long edge at most, in pixels; smaller photos keep their size.

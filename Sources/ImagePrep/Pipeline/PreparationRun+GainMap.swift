@@ -80,6 +80,7 @@ extension PreparationRun {
             detail
         case .tooManyPixels(_, let size, let limit): "it declares \(size) pixels, more than the limit of \(limit)"
         case .outOfMemory: "the system would not give the memory to decode it"
+        case .heifSecurityLimit(_, let limit): "libheif refuses it at one of its security limits (\(limit.clause))"
         default: otherwise
         }
     }

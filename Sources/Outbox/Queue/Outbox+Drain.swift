@@ -131,7 +131,7 @@ extension Outbox {
                 id: id, type: entry.type, network: scheduling.network, awaited: awaited.awaitedNetwork)
         }
         try store.releaseForSendNow(id: id)
-        announceStatus(of: id)
+        announceStatus(of: id, unlessStill: entry.status)
         sendNowRequests.insert(id)
         return try await drain(using: transport)
     }
@@ -148,7 +148,7 @@ extension Outbox {
         try store.checkStillInPlace()
         // Nothing of this outbox's own is in flight between passes, so a SYNCING entry found
         // while alone was left by a process that died.
-        _ = try store.recoverInterruptedSendsIfAlone()
+        for id in try store.recoverInterruptedSendsIfAlone() { announceStatus(of: id) }
         var evidence = PassEvidence()
         // The user's "send now" goes first, even past entries that are backing off.
         var asked: [StoredRecord] = []
@@ -262,6 +262,7 @@ extension Outbox {
         let latest = configuration.now().addingTimeInterval(configuration.backoff.longestWait)
         guard due > latest else { return due }
         try store.bringForward(id: entry.id, to: latest)
+        announceStatus(of: entry.id)
         return latest
     }
 
@@ -289,9 +290,14 @@ extension Outbox {
         guard try store.claim(id: entry.id, at: configuration.now()) else { return true }
         let position = try position(of: entry)
         announceStatus(of: entry.id)
+        passQueue.inFlight = entry.id
+        // Where it stands once the send ends is told here, unless its uploads are sent again,
+        // whose own send tells it.
+        var isEndToldElsewhere = false
         defer {
+            passQueue.inFlight = nil
             eventHub.endProgress(id: entry.id)
-            announceStatus(of: entry.id)
+            if !isEndToldElsewhere { announceSendEnded(entry) }
         }
         var response: TransportResponse
         let landedBefore = landedUploads
@@ -335,8 +341,12 @@ extension Outbox {
         let reason = Self.reason(for: response)
         if landedUploads != landedBefore { evidence.engineAnswered() }
         if case .uploadsNotHeld(let code, _) = response {
-            return try await sendUploadsAgain(
-                entry, code: code, reason: reason, using: transport, into: &report, evidence: &evidence)
+            guard let fresh = try queueUploadsAgain(entry, code: code, reason: reason, into: &report) else {
+                return true
+            }
+            isEndToldElsewhere = true
+            announceStatus(of: entry.id)
+            return try await attempt(fresh, using: transport, into: &report, evidence: &evidence)
         }
         switch outcome {
         case .delivered:
@@ -378,10 +388,12 @@ extension Outbox {
     /// other bytes (restored from a backup, another node of a cluster): every upload goes back to
     /// pending and the entry is tried again at once, up to `mostUploadResends` times in a row;
     /// after that it is parked with a reason that says so.
-    private func sendUploadsAgain(
-        _ entry: OutboxEntry, code: String, reason: String, using transport: any Transport,
-        into report: inout DrainReport, evidence: inout PassEvidence
-    ) async throws(OutboxError) -> Bool {
+    ///
+    /// - Returns: The entry, queued again with every upload pending, to send again now; nil when
+    ///   it was parked instead, or is no longer being sent (discarded, or marked synced, meanwhile).
+    private func queueUploadsAgain(
+        _ entry: OutboxEntry, code: String, reason: String, into report: inout DrainReport
+    ) throws(OutboxError) -> OutboxEntry? {
         let resends = try store.uploadResends(id: entry.id).incrementedSaturating
         guard resends <= Self.mostUploadResends else {
             let parked =
@@ -390,14 +402,11 @@ extension Outbox {
             if try store.finishSend(id: entry.id, state: .failedNeedsAttention, lastError: parked) {
                 report.parked.append(entry.id)
             }
-            return true
+            return nil
         }
         let again = "the engine no longer holds its uploads, which are sent again (\(reason))"
-        guard try store.sendUploadsAgain(id: entry.id, resends: resends, lastError: again),
-            let fresh = try store.record(id: entry.id)?.entry
-        else { return true }
-        announceStatus(of: entry.id)
-        return try await attempt(fresh, using: transport, into: &report, evidence: &evidence)
+        guard try store.sendUploadsAgain(id: entry.id, resends: resends, lastError: again) else { return nil }
+        return try store.record(id: entry.id)?.entry
     }
 
     /// Why the entry cannot be sent from this device as it is, or nil when it can: a file still to
@@ -478,6 +487,8 @@ extension Outbox {
         var last: (id: String, position: QueuePosition)?
         /// The entries the report names as waiting for their network, each once.
         var toldWaiting: Set<String> = []
+        /// The entry being sent, whose send tells where it stands when it ends.
+        var inFlight: String?
     }
 
     /// The place of the entry just claimed in the pass: the next number, of those the pass

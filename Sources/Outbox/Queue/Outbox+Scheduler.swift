@@ -133,7 +133,8 @@ extension Outbox {
             let requirement = store.catalog.network(ofType: entry.type)
             guard requirement.allows(before) != requirement.allows(network) else { continue }
             released = released || requirement.allows(network)
-            eventHub.send(.stateChanged(id: entry.id, status: entry.status, reason: nil))
+            // One behind an earlier entry of its entity stays `blocked` either way.
+            if entry.blockedBy == nil { eventHub.send(statusEvent(of: entry)) }
         }
         return released
     }
@@ -230,26 +231,67 @@ extension Outbox {
         return report
     }
 
-    /// Tells the events what the write transactions that just committed queued, and asks the
-    /// scheduler for a pass.
+    /// Tells the events what the write transactions that just committed queued, each entry's
+    /// `added` followed by where it stands (pending, behind an earlier entry of its entity, or
+    /// waiting for its network), so that a UI driven by events alone shows what a snapshot shows;
+    /// and asks the scheduler for a pass.
     func announceCommittedInsertions() {
         let insertions = store.takeCommittedInsertions()
         guard !insertions.isEmpty else { return }
-        for insertion in insertions { eventHub.send(.added(id: insertion.id, replacing: insertion.replaced)) }
+        for insertion in insertions {
+            eventHub.send(.added(id: insertion.id, replacing: insertion.replaced))
+            announceStatus(of: insertion.id)
+        }
         wake(for: .enqueued)
     }
 
-    /// Tells the events where an entry stands now. Best effort: an entry gone meanwhile, or a
-    /// store that cannot be read this instant, tells nothing (the next snapshot will).
-    func announceStatus(of id: String) {
-        guard let entry = try? entry(id: id) else { return }
+    /// Tells the events where an entry stands now, unless that is still `previous`. Best effort:
+    /// an entry gone meanwhile, or a store that cannot be read this instant, tells nothing (the
+    /// next snapshot will).
+    ///
+    /// - Returns: The status told; nil when none was.
+    @discardableResult
+    func announceStatus(of id: String, unlessStill previous: EntryStatus? = nil) -> EntryStatus? {
+        guard eventHub.isFollowed, let entry = try? entry(id: id), entry.status != previous else { return nil }
+        eventHub.send(statusEvent(of: entry))
+        return entry.status
+    }
+
+    /// The event that tells where `entry` stands, with its last error as the reason of a status
+    /// that follows a failure.
+    func statusEvent(of entry: OutboxEntry) -> OutboxEvent {
         let status = entry.status
         let reason: String? =
             switch status {
             case .retrying, .waitingForSendNow, .parked: entry.lastError
             default: nil
             }
-        eventHub.send(.stateChanged(id: id, status: status, reason: reason))
+        return .stateChanged(id: entry.id, status: status, reason: reason)
+    }
+
+    /// Tells where a sent entry stands once its send ended and, when the engine has it now,
+    /// where the entries of its entity that waited behind it stand.
+    func announceSendEnded(_ entry: OutboxEntry) {
+        guard announceStatus(of: entry.id) == .delivered else { return }
+        announceEntityMovedOn(entity: entry.entity, after: entry.sequence)
+    }
+
+    /// Tells where each later entry of `entity` stands once the one at `sequence`, which led its
+    /// entity (nothing before it was waiting), has reached the engine or is gone: the first of
+    /// them that the engine does not have leads now, and the others wait behind it instead. One
+    /// read of the entity's records that wait, however long its chain. Only a queued entry's
+    /// status says what it waits behind.
+    func announceEntityMovedOn(entity: String?, after sequence: Int64) {
+        guard eventHub.isFollowed, let entity,
+            let waiting = try? store.unsettledRecords(ofEntity: entity, after: sequence),
+            let leader = waiting.first
+        else { return }
+        for record in waiting {
+            guard var entry = record.entry, entry.state == .queued else { continue }
+            entry.blockedBy = record.sequence == leader.sequence ? nil : leader.name
+            entry.waitsForNetwork = awaitedNetwork(of: entry)
+            eventHub.send(statusEvent(of: entry))
+        }
     }
 
     /// Tells the events, once per outbox value, of each record this version cannot read.

@@ -1,4 +1,5 @@
 import Foundation
+internal import PackageVersion
 
 /// The on-device durable queue that gets what the user did to the engine: photo captures, a
 /// note's edits, a logged set, each an operation (`OutboxOperation`). Saving is local and fast,
@@ -18,6 +19,8 @@ import Foundation
 /// transaction as it queues operations (`write(_:)`), so that what the app shows and what it
 /// will send can never disagree after a crash; it reads them with `read(_:)` or a connection
 /// of its own to `databaseURL`. The outbox's own tables (`outbox_*`) are not the app's to touch.
+/// The app's tables are not encrypted: a key (`Configuration.keyProvider`) seals the outbox's
+/// payloads and files, and the app's rows are in the database file as the app writes them.
 ///
 /// ## Durability
 /// When `enqueue`, `write` or `commit` returns, what it queued survives the app being killed
@@ -51,6 +54,10 @@ import Foundation
 /// left `SYNCING` by a process that died waits until an opener finds itself alone, at open or at
 /// the start of a pass, and is then resent; the engine dedupes it by its request id.
 public actor Outbox {
+    /// The version of the ImagePrep package this library was built from ("0.2.0"), as
+    /// `outbox --version` prints it and CHANGELOG.md names its releases; `PhotoPreparer.packageVersion`
+    /// is the same value.
+    public static let packageVersion = PackageVersion.current
     /// The folder that holds the database and the media files.
     public nonisolated let folder: URL
     /// The database, where an app may keep tables of its own (see `write(_:)`); an app may open
@@ -270,8 +277,12 @@ public actor Outbox {
     /// - Throws: `notFound` when the outbox holds no such entry; `unreadableEntry` when this
     ///   version cannot read it.
     public func markSynced(id: String) throws(OutboxError) {
-        _ = try store.entry(id: id)
-        if try store.setState(.synced, lastError: nil, id: id) { announceStatus(of: id) }
+        let entry = try store.entry(id: id)
+        guard try store.setState(.synced, lastError: nil, id: id), entry.state != .synced,
+            passQueue.inFlight != id  // its send, still running here, tells where it stands when it ends
+        else { return }
+        announceStatus(of: id)
+        if entry.blockedBy == nil { announceEntityMovedOn(entity: entry.entity, after: entry.sequence) }
     }
 
     /// Deletes a synced entry: its owned media first, then its record.
@@ -319,7 +330,12 @@ public actor Outbox {
     /// - Throws: `notFound`; `mediaRemove` or `database` when deleting fails.
     public func discard(id: String) throws(OutboxError) {
         guard let record = try store.record(named: id) else { throw .notFound(id: id) }
-        if try store.deleteRecord(sequence: record.sequence) { eventHub.send(.discarded(id: record.name)) }
+        // One that led its entity lets the entries that waited behind it go.
+        let ledItsEntity = record.isSettled ? false : try store.blocker(of: record) == nil
+        if try store.deleteRecord(sequence: record.sequence) {
+            eventHub.send(.discarded(id: record.name))
+            if ledItsEntity { announceEntityMovedOn(entity: record.entity, after: record.sequence) }
+        }
         // The exact names when the record is readable (each checked to be a plain name in the
         // media folder that carries its id); else every file in the folder that carries its id,
         // never a name the record itself spells. A record whose id is not a valid one names no

@@ -4,17 +4,27 @@ internal import PlatformLayer
 /// Something that happened in an outbox, as `Outbox.events` tells it: for a UI that shows the
 /// queue without polling it.
 ///
+/// The events alone keep a list of the queue right: start from a `snapshot()`, add an entry at
+/// `added`, set its status at each `stateChanged`, and remove it at `retired` or `discarded`;
+/// the list then holds the entries and statuses that a new snapshot would
+/// (`Tests/EngineTests/EventReplayTests.swift` replays them so against the reference engine).
+///
 /// Events say what this `Outbox` value did; another process working on the same folder (the
 /// `outbox` command, an app extension) is seen in the next `snapshot()`, not here. Reasons are
 /// the entry's `lastError`: the engine's answer or the device's failure in words, never a note,
 /// a place or a photo's bytes.
 public enum OutboxEvent: Sendable, Equatable {
     /// An operation was queued, durably; `replacing` is the entry it took the place of
-    /// (`EnqueueResult.replaced`), whose own entry is gone.
+    /// (`EnqueueResult.replaced`), whose own entry is gone. A `stateChanged` with its first status
+    /// follows at once.
     case added(id: String, replacing: String?)
-    /// An entry's status changed: it is being sent, it is back in the queue (retrying, or out of
-    /// automatic retries), it was parked, or the engine has it. `reason` is why, for the statuses
-    /// that follow a failure (its `lastError`), and nil otherwise.
+    /// An entry's status changed, each change once: its first status after `added` (pending,
+    /// blocked behind an earlier entry of its entity, or waiting for its network), sent,
+    /// back in the queue (retrying, out of automatic retries, or released by send-now), parked,
+    /// held back or let go by a change of network, delivered; and for the entries that waited
+    /// behind one of their entity that was delivered or discarded, where they stand now (the
+    /// first goes on, the others wait behind it). `reason` is why, for the statuses that follow
+    /// a failure (its `lastError`), and nil otherwise.
     case stateChanged(id: String, status: EntryStatus, reason: String?)
     /// An upload's bytes went out: told at its start, at each new whole percent and at its end
     /// (see `DeliveryReporter.progress(bytesSent:)`), with its place in the pass ("3 of 21").
@@ -62,6 +72,10 @@ final class EventHub: Sendable {
         }
         return stream
     }
+
+    /// Whether any stream is open: what only an event needs (an entry read again to tell its
+    /// status) is skipped when nobody listens.
+    var isFollowed: Bool { state.withLock { !$0.streams.isEmpty } }
 
     /// Tells every stream.
     func send(_ event: OutboxEvent) {

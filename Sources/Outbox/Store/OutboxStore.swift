@@ -232,6 +232,18 @@ final class OutboxStore {
         }.first
     }
 
+    /// The records of `entity` after `sequence` that the engine does not have, readable or not,
+    /// in queue order: those that waited behind the entity's leader at `sequence`
+    /// (`EntityOrder`), through the entity's index.
+    func unsettledRecords(ofEntity entity: String, after sequence: Int64) throws(OutboxError) -> [StoredRecord] {
+        try database.query(
+            """
+            SELECT \(StoredRecord.columns) FROM \(Self.table)
+            WHERE entity = ? AND sequence > ? AND state IS NOT 'SYNCED' ORDER BY sequence
+            """, [.text(entity), .integer(sequence)]
+        ) { row in StoredRecord(row: row, catalog: catalog, cipher: cipher) }
+    }
+
     /// The first record after `sequence` in queue order that waits to be sent, readable or not.
     ///
     /// Entries whose automatic retries ran out are not among them: only `sendNow` sends those.
@@ -411,11 +423,16 @@ final class OutboxStore {
     /// a long-running drain (a `--watch` loop) then also recovers what a sibling process killed
     /// mid-send left behind. Call it only with nothing of this opener's own in flight.
     ///
-    /// - Returns: how many entries were put back.
-    func recoverInterruptedSendsIfAlone() throws(OutboxError) -> Int {
-        guard lock.becomeSoleOpenerIfPossible() else { return 0 }
+    /// - Returns: the ids of the entries put back (those with a valid id), for the events.
+    func recoverInterruptedSendsIfAlone() throws(OutboxError) -> [String] {
+        guard lock.becomeSoleOpenerIfPossible() else { return [] }
         defer { try? lock.share(path: databaseURL.path) }
-        return try recoverInterruptedSends()
+        // Alone, nothing else changes the states between the two statements.
+        let interrupted = try database.query("SELECT id FROM \(Self.table) WHERE state = 'SYNCING'") { row in
+            row.text(at: 0).flatMap { OutboxOperation.isValidID($0) ? $0 : nil }
+        }
+        guard try recoverInterruptedSends() > 0 else { return [] }
+        return interrupted.compactMap { $0 }
     }
 
     /// Puts every `SYNCING` entry back to `QUEUED`: the process that was sending it is gone.

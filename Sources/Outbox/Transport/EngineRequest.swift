@@ -331,7 +331,7 @@ enum EngineConfirmation: Sendable {
                     return
                         "the engine holds a record under this id whose photos have other SHA-256s than this capture's"
                 }
-                return Self.lacksEngineWording(what, object)
+                return Self.lacksEngineWording(what, object, media: media)
             }
         case .operation(let id, let type, let media, let request):
             if Self.isEcho(object, of: request) { return Self.echoWording(what) }
@@ -343,7 +343,7 @@ enum EngineConfirmation: Sendable {
                     return
                         "the engine holds a record under this id whose attachments have other SHA-256s than this operation's"
                 }
-                return Self.lacksEngineWording(what, object)
+                return Self.lacksEngineWording(what, object, media: media)
             }
         }
         return "\(what) with JSON that is not the engine's answer"
@@ -353,11 +353,32 @@ enum EngineConfirmation: Sendable {
         "\(what) with the request itself, not the engine's answer (a server that mirrors requests?)"
     }
 
-    /// For a record that names this request but lacks what an engine adds.
-    private static func lacksEngineWording(_ what: String, _ record: [String: Any]) -> String {
-        let missing =
-            receivedAt(of: record) == nil ? "when it received it ('received_at')" : "the sizes of the uploads it holds"
-        return "\(what) with a record that does not say \(missing), not the engine's answer"
+    /// For a record that names this request, with its photos' SHA-256s, but lacks what an engine
+    /// adds: most likely an engine written to version 1 of the protocol, before the outbox
+    /// required these keys, so the sentence names each key, the version and the section.
+    private static func lacksEngineWording(_ what: String, _ record: [String: Any], media: [MediaDescriptor]) -> String
+    {
+        var problems: [String] = []
+        var missing: [String] = []
+        if record["received_at"] == nil || record["received_at"] is NSNull {
+            missing.append("'received_at' (when the engine received it, UTC, ISO 8601)")
+        } else if receivedAt(of: record) == nil {
+            problems.append("its 'received_at' is not an ISO 8601 moment with its offset")
+        }
+        let held = record["media"] as? [[String: Any]] ?? []
+        if held.contains(where: { $0["byte_count"] == nil || $0["byte_count"] is NSNull }) {
+            missing.append("'byte_count' on each of its media (the size of the upload the engine holds)")
+        } else if !holdsByteCounts(record, of: media) {
+            problems.append("its media's 'byte_count' are not the sizes of the uploads sent")
+        }
+        if !missing.isEmpty {
+            return "\(what) with a record that lacks \(missing.joined(separator: " and ")), which an engine must give "
+                + "since version \(EngineProtocol.version) of the engine protocol (docs/engine-protocol.md, "
+                + "\"\(EngineProtocol.confirmationSection)\"): an engine written to version 1 must add "
+                + (missing.count == 1 ? "it" : "them")
+        }
+        guard !problems.isEmpty else { return "\(what) with JSON that is not the engine's answer" }
+        return "\(what) with a record in which \(problems.joined(separator: " and ")), not the engine's answer"
     }
 
     /// A JSON number that is a whole number, as an Int.

@@ -65,23 +65,7 @@ enum BatchPlan {
             chosen[photo.status.identity] = index
         }
 
-        // Copies are named stem + suffix, so two photos' copies meet only when their stems are
-        // equal, or one is the other's plus ".display" or ".thumb" (IMG.display.jpg is both the
-        // display copy of IMG.jpg and the upload copy of IMG.display.jpg).
-        let variants = (writesDisplay ? [".display"] : []) + (writesThumbnail ? [".thumb"] : [])
-        var writerOfStem: [[UInt8]: BytePath] = [:]
-        func clash(_ stem: [UInt8]) -> BytePath? {
-            if let writer = writerOfStem[stem] { return writer }
-            for variant in variants.map({ Array($0.utf8) }) {
-                if let writer = writerOfStem[stem + variant] { return writer }
-                if stem.count > variant.count, stem.suffix(variant.count).elementsEqual(variant),
-                    let writer = writerOfStem[Array(stem.dropLast(variant.count))]
-                {
-                    return writer
-                }
-            }
-            return nil
-        }
+        var writers = StemRegistry<BytePath>(writesDisplay: writesDisplay, writesThumbnail: writesThumbnail)
 
         var identities: Set<FileIdentity> = []
         let photos = found.enumerated().map { index, input -> PlannedPhoto in
@@ -99,30 +83,39 @@ enum BatchPlan {
                         verdict: .skipped(LeftOut(cause: .duplicate, detail: .keptAs(kept.path))))
                 }
                 let relativeStem = stem(of: photo.mirrored)
-                if let earlier = clash(relativeStem.bytes) {
-                    let copy = "'\(outputFolder.appending(relativeStem.bytes))\(uploadSuffix)'"
-                    // Two names of one folder (IMG.jpg, IMG.JPG, IMG.heic) clash whatever -r and
-                    // --base say; names from two folders clash only when their folders are not kept.
-                    let sameFolder = photo.path.parent?.bytes == earlier.parent?.bytes
-                    let remedy =
-                        sameFolder
-                        ? "copies are named after the photo's name without its extension, so rename one of the two to keep both"
-                        : "prepare their common folder with -r, or give --base, so that each keeps its folder under --out"
+                if let earlier = writers.writer(clashingWith: relativeStem.bytes) {
                     return PlannedPhoto(
                         input: photo.path, stem: nil, status: photo.status,
                         verdict: .failed(
-                            code: "output_clash",
-                            message:
-                                "'\(photo.path)' was not prepared: its copies would replace those made from '\(earlier)' (\(copy)); \(remedy)."
-                        ))
+                            code: clashCode,
+                            message: clashMessage(
+                                photo.path, earlier: earlier, copy: outputFolder.appending(relativeStem.bytes))))
                 }
-                writerOfStem[relativeStem.bytes] = photo.path
+                writers.register(relativeStem.bytes, writer: photo.path)
                 return PlannedPhoto(
                     input: photo.path, stem: outputFolder.appending(relativeStem.bytes), status: photo.status,
                     verdict: nil)
             }
         }
         return Result(photos: photos, inputIdentities: identities)
+    }
+
+    static let clashCode = "output_clash"
+
+    /// Why an input whose copies would replace those of `earlier` (an input of the same run, or
+    /// of another shard of the same list) is not prepared, and what to do.
+    ///
+    /// - Parameter copy: the upload copy's path without its suffix.
+    static func clashMessage(_ input: BytePath, earlier: BytePath, shard: Shard? = nil, copy: BytePath) -> String {
+        // Two names of one folder (IMG.jpg, IMG.JPG, IMG.heic) clash whatever -r and --base say;
+        // names from two folders clash only when their folders are not kept.
+        let remedy =
+            input.parent?.bytes == earlier.parent?.bytes
+            ? "copies are named after the photo's name without its extension, so rename one of the two to keep both"
+            : "prepare their common folder with -r, or give --base, so that each keeps its folder under --out"
+        let maker = shard.map { "'\(earlier)' by \($0)" } ?? "'\(earlier)'"
+        return
+            "'\(input)' was not prepared: its copies would replace those made from \(maker) ('\(copy)\(uploadSuffix)'); \(remedy)."
     }
 
     /// The mirrored path without the file's extension: `2024/trip/IMG_0001` for
@@ -134,4 +127,43 @@ enum BatchPlan {
             fileExtension.isEmpty ? name.count : name.count - name.reversed().firstIndex(of: UInt8(ascii: "."))! - 1
         return BytePath(bytes: mirrored.bytes.dropLast(name.count - kept))
     }
+}
+
+/// The stems of the photos of a batch so far, each with what writes it, and the earlier one a new
+/// stem would clash with.
+///
+/// Copies are named stem + suffix, so two photos' copies meet only when their stems are equal,
+/// or one is the other's plus ".display" or ".thumb" (IMG.display.jpg is both the display copy of
+/// IMG.jpg and the upload copy of IMG.display.jpg).
+struct StemRegistry<Writer> {
+    /// A stem, hashed as one block of bytes rather than byte by byte (a shard hashes every
+    /// stem of the whole list).
+    private struct Key: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { hasher.combine(bytes: $0) } }
+    }
+
+    private var writers: [Key: Writer] = [:]
+    private let variants: [[UInt8]]
+
+    init(writesDisplay: Bool, writesThumbnail: Bool) {
+        variants = ((writesDisplay ? [".display"] : []) + (writesThumbnail ? [".thumb"] : [])).map { Array($0.utf8) }
+    }
+
+    /// What writes a stem whose copies would meet those of `stem`, if any.
+    func writer(clashingWith stem: [UInt8]) -> Writer? {
+        if let writer = writers[Key(bytes: stem)] { return writer }
+        for variant in variants {
+            if let writer = writers[Key(bytes: stem + variant)] { return writer }
+            if stem.count > variant.count, stem.suffix(variant.count).elementsEqual(variant),
+                let writer = writers[Key(bytes: Array(stem.dropLast(variant.count)))]
+            {
+                return writer
+            }
+        }
+        return nil
+    }
+
+    mutating func register(_ stem: [UInt8], writer: Writer) { writers[Key(bytes: stem)] = writer }
 }

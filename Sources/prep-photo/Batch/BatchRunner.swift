@@ -7,30 +7,38 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A copy that was written, as the report describes it.
+/// A copy as the report describes it: written now, or kept and read again (nil for what could
+/// not be read again).
 struct WrittenCopy: Sendable {
     let path: BytePath
-    let size: PixelSize
-    let byteCount: Int
+    let size: PixelSize?
+    let byteCount: Int?
 }
 
 /// What became of one input.
 enum PhotoOutcome: Sendable {
+    /// A photo's copies and what it says about itself: made now, or kept and read again.
     struct Prepared: Sendable {
         let upload: WrittenCopy
         let display: WrittenCopy?
         let thumbnail: WrittenCopy?
         /// The size and length of the HDR gain map that the upload carries; nil when none.
         let uploadGainMap: (size: PixelSize, byteCount: Int)?
-        let metadata: PhotoMetadata
+        /// Nil for a kept photo that could not be read again.
+        let metadata: PhotoMetadata?
         let warnings: [PhotoWarning]
     }
 
     case prepared(Prepared)
-    /// `--skip-existing`: all its copies are there, newer than it.
-    case alreadyPrepared
+    /// `--skip-existing`: all its copies are there, newer than it; what they and the photo say,
+    /// read again without a decode.
+    case alreadyPrepared(Prepared)
     case skipped(LeftOut)
     case failed(code: String, message: String)
+    /// Not reached: the run was stopped by `signal` before it started this photo.
+    case notStarted(signal: Int32)
+    /// In flight when the run was stopped at once by `signal`: none of its copies was placed.
+    case interrupted(signal: Int32)
 }
 
 /// What to do with copies that are already there when a photo is prepared.
@@ -101,6 +109,8 @@ final class BatchRunner: Sendable {
         /// however long the batch.
         var waiting: [Int: PhotoOutcome] = [:]
         var nextToReport = 0
+        /// Set when the run is stopped at once and every line is out: nothing is reported after.
+        var isClosed = false
         var tally = BatchTally()
         var finishedPhotos = 0
         var warnings = WarningTally()
@@ -136,11 +146,35 @@ final class BatchRunner: Sendable {
         }
         group.wait()
         writesInFlight.wait()
+        if let signal = signals.stopSignal { reportNotReached(stoppedBy: signal) }
         return state.withLock { state in
             if settings.showsProgress { Terminal.writeError("\r\u{1B}[K") }
             if !settings.isQuiet { Terminal.writeError(state.warnings.lines.joined()) }
-            state.tally.notStarted = photos[state.nextToReport...].count { $0.isPhoto }
             return (state.tally, ContinuousClock.now - started)
+        }
+    }
+
+    /// How many lines are made at a time for the inputs a stopped run did not reach, so that a
+    /// million of them are neither held at once nor written one by one.
+    static let unreachedChunk = 4096
+
+    /// Reports every input a stopped run did not reach, in input order: an input decided before
+    /// any work has its verdict, as it would have had, and a photo its `not_started` line.
+    private func reportNotReached(stoppedBy signal: Int32) {
+        var index = state.withLock { $0.nextToReport }
+        while index < photos.count {
+            let end = min(index + Self.unreachedChunk, photos.count)
+            record((index..<end).map { ($0, Self.unreached(photos[$0], signal: signal)) })
+            index = end
+        }
+    }
+
+    /// The outcome of an input never started: its verdict, or `notStarted`.
+    private static func unreached(_ photo: PlannedPhoto, signal: Int32) -> PhotoOutcome {
+        switch photo.verdict {
+        case .skipped(let leftOut): .skipped(leftOut)
+        case .failed(let code, let message): .failed(code: code, message: message)
+        case nil: .notStarted(signal: signal)
         }
     }
 
@@ -240,16 +274,28 @@ final class BatchRunner: Sendable {
         }
     }
 
-    /// Reports, out of input order, the outcomes that wait for a photo still in flight: called
-    /// when the run is stopped at once, so that every photo whose copies were placed has its line.
-    func reportWaitingOutcomes() {
+    /// Gives every input not reported yet its JSON line, in input order, when the run is stopped
+    /// at once by `signal`: a photo whose copies were placed (or whose outcome was decided) its
+    /// own, one in flight `interrupted`, one not reached its verdict or `not_started`. Nothing is
+    /// reported after it.
+    func reportAllAtOnce(stoppedBy signal: Int32) {
         state.withLock { state in
-            var lines: [String] = []
-            for index in state.waiting.keys.sorted() {
-                guard let outcome = state.waiting.removeValue(forKey: index) else { continue }
-                if settings.emitsJSON { lines.append(JSONReport.line(for: photos[index].input, outcome: outcome)) }
+            state.isClosed = true
+            guard settings.emitsJSON else { return }
+            let started = nextIndex.withLock { $0 }
+            var index = state.nextToReport
+            while index < photos.count {
+                let end = min(index + Self.unreachedChunk, photos.count)
+                let lines = (index..<end).map { index in
+                    let outcome =
+                        state.waiting[index]
+                        ?? (photos[index].verdict == nil && index < started
+                            ? .interrupted(signal: signal) : Self.unreached(photos[index], signal: signal))
+                    return JSONReport.line(for: photos[index].input, outcome: outcome)
+                }
+                Terminal.writeOutput(lines.joined(separator: "\n") + "\n")
+                index = end
             }
-            if !lines.isEmpty { Terminal.writeOutput(lines.joined(separator: "\n") + "\n") }
         }
     }
 
@@ -290,7 +336,32 @@ final class BatchRunner: Sendable {
                 break
             }
         }
-        return finished == destinations.count ? .alreadyPrepared : nil
+        return finished == destinations.count ? .alreadyPrepared(Self.readAgain(photo, settings: settings)) : nil
+    }
+
+    /// What a kept photo's line says, read again without a decode: each copy's size from its
+    /// frame header and its length, the upload's gain map, and the photo's metadata with the
+    /// warnings met reading it (those of a decode are not known without one). What cannot be read
+    /// again (a copy or the photo removed meanwhile or unreadable, a copy that is not a JPEG, a
+    /// photo that is not one any more) is null.
+    private static func readAgain(_ photo: PlannedPhoto, settings: Settings) -> PhotoOutcome.Prepared {
+        func copy(_ suffix: String) -> (WrittenCopy, JPEGCopyHeader?) {
+            let path = photo.destination(suffix)
+            guard let data = try? FileSystem.contents(of: path) else {
+                return (WrittenCopy(path: path, size: nil, byteCount: nil), nil)
+            }
+            let header = JPEGCopyHeader.read(data)
+            return (WrittenCopy(path: path, size: header?.size, byteCount: data.count), header)
+        }
+        let (upload, uploadHeader) = copy(BatchPlan.uploadSuffix)
+        // A photo with no size to read is no photo any more (changed since, its time put back).
+        let read = (try? FileSystem.contents(of: photo.input)).map { PhotoMetadata.read(from: $0) }
+            .flatMap { $0.metadata.originalSize.pixelCount > 0 ? $0 : nil }
+        return PhotoOutcome.Prepared(
+            upload: upload, display: settings.writesDisplay ? copy(BatchPlan.displaySuffix).0 : nil,
+            thumbnail: settings.writesThumbnail ? copy(BatchPlan.thumbnailSuffix).0 : nil,
+            uploadGainMap: uploadHeader?.gainMap.map { ($0.size, $0.byteCount) }, metadata: read?.metadata,
+            warnings: read?.warnings ?? [])
     }
 
     private static func failure(_ error: OutputWriter.Failure, input: BytePath) -> PhotoOutcome {
@@ -314,9 +385,19 @@ final class BatchRunner: Sendable {
 
     /// Stores a result and reports every result that is now next in input order.
     private func record(_ outcome: PhotoOutcome, at index: Int) {
+        record([(index, outcome)])
+    }
+
+    /// Stores results and reports every result that is now next in input order.
+    private func record(_ outcomes: [(index: Int, outcome: PhotoOutcome)]) {
         state.withLock { state in
-            state.waiting[index] = outcome
-            if photos[index].isPhoto { state.finishedPhotos += 1 }
+            guard !state.isClosed else { return }
+            for (index, outcome) in outcomes {
+                state.waiting[index] = outcome
+                // The progress line counts what was done.
+                if case .notStarted = outcome { continue }
+                if photos[index].isPhoto { state.finishedPhotos += 1 }
+            }
             var lines: [String] = []
             var messages: [String] = []
             while let ready = state.waiting.removeValue(forKey: state.nextToReport) {
@@ -334,6 +415,8 @@ final class BatchRunner: Sendable {
                     if settings.isVerbose {
                         messages.append("prep-photo: skipped: \(leftOut.message(about: photo.input))")
                     }
+                case .notStarted, .interrupted:
+                    state.tally.notStarted += 1
                 case .alreadyPrepared:
                     state.tally.alreadyPrepared += 1
                     if settings.isVerbose {

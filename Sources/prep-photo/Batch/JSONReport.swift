@@ -46,17 +46,30 @@ indirect enum JSONValue {
 /// The `--json` line for one input: the same keys for every input, null where a value is absent.
 ///
 /// `ok` is true when the photo's copies are there (made now, or kept by `--skip-existing`);
-/// `skipped` is true when this run wrote nothing for it (kept, or left out by cause); `code` is
-/// the stable reason of a line that is not a photo prepared now, and `error` its sentence.
+/// `skipped` is true when this run wrote nothing for it (kept, left out by cause, or not reached
+/// before a signal stopped the run); `code` is the stable reason of a line that is not a photo
+/// prepared now, and `error` its sentence. A kept photo's line carries what its copies and the
+/// photo say, read again without a decode.
 enum JSONReport {
     static func line(for input: BytePath, outcome: PhotoOutcome) -> String {
         let (ok, skipped, code, message): (Bool, Bool, String?, String?)
         switch outcome {
-        case .prepared(let prepared): return line(for: input, prepared: prepared)
-        case .alreadyPrepared: (ok, skipped, code, message) = (true, true, nil, nil)
+        case .prepared(let prepared): return line(for: input, prepared: prepared, isKept: false)
+        case .alreadyPrepared(let kept): return line(for: input, prepared: kept, isKept: true)
         case .skipped(let leftOut):
             (ok, skipped, code, message) = (false, true, leftOut.cause.code, leftOut.message(about: input))
         case .failed(let failure, let text): (ok, skipped, code, message) = (false, false, failure, text)
+        case .notStarted(let signal):
+            (ok, skipped, code, message) = (
+                false, true, "not_started",
+                "'\(input)' was not prepared: the run was stopped by \(StopSignals.name(of: signal)) before it started."
+            )
+        case .interrupted(let signal):
+            (ok, skipped, code, message) = (
+                false, true, "interrupted",
+                "'\(input)' was not prepared: the run was stopped at once by \(StopSignals.name(of: signal))"
+                    + " while it was being prepared, and none of its copies was written."
+            )
         }
         return JSONValue.object([
             ("input", .string(input.description)), ("ok", .bool(ok)), ("skipped", .bool(skipped)),
@@ -67,17 +80,18 @@ enum JSONReport {
         ]).serialized
     }
 
-    private static func line(for input: BytePath, prepared: PhotoOutcome.Prepared) -> String {
+    private static func line(for input: BytePath, prepared: PhotoOutcome.Prepared, isKept: Bool) -> String {
         let metadata = prepared.metadata
         func copy(_ written: WrittenCopy?) -> JSONValue {
             guard let written else { return .null }
             return .object([
-                ("path", .string(written.path.description)), ("width", .int(written.size.width)),
-                ("height", .int(written.size.height)), ("bytes", .int(written.byteCount)),
+                ("path", .string(written.path.description)), ("width", written.size.map { .int($0.width) } ?? .null),
+                ("height", written.size.map { .int($0.height) } ?? .null),
+                ("bytes", written.byteCount.map { .int($0) } ?? .null),
             ])
         }
         let capturedAt: JSONValue =
-            metadata.captureTime.map { time in
+            metadata?.captureTime.map { time in
                 .object([
                     ("local", .string(time.local.iso8601)),
                     ("offset", time.utcOffset.map { .string($0.description) } ?? .null),
@@ -86,14 +100,14 @@ enum JSONReport {
                 ])
             } ?? .null
         let location: JSONValue =
-            metadata.location.map { point in
+            metadata?.location.map { point in
                 .object([
                     ("latitude", .double(point.latitude)), ("longitude", .double(point.longitude)),
                     ("altitude", point.altitude.map { .double($0) } ?? .null),
                 ])
             } ?? .null
         return JSONValue.object([
-            ("input", .string(input.description)), ("ok", .bool(true)), ("skipped", .bool(false)),
+            ("input", .string(input.description)), ("ok", .bool(true)), ("skipped", .bool(isKept)),
             ("code", .null), ("error", .null),
             ("upload", copy(prepared.upload)), ("display", copy(prepared.display)),
             ("thumbnail", copy(prepared.thumbnail)),
@@ -108,13 +122,16 @@ enum JSONReport {
             ),
             (
                 "original",
-                .object([
-                    ("width", .int(metadata.originalSize.width)), ("height", .int(metadata.originalSize.height)),
-                ])
+                metadata.map { metadata in
+                    .object([
+                        ("width", .int(metadata.originalSize.width)),
+                        ("height", .int(metadata.originalSize.height)),
+                    ])
+                } ?? .null
             ),
-            ("orientation", metadata.orientation.map { .int($0.rawValue) } ?? .null),
+            ("orientation", metadata?.orientation.map { .int($0.rawValue) } ?? .null),
             ("capturedAt", capturedAt), ("location", location),
-            ("comment", metadata.comment.map { .string($0) } ?? .null),
+            ("comment", metadata?.comment.map { .string($0) } ?? .null),
             ("warnings", .array(prepared.warnings.map { .string($0.message) })),
         ]).serialized
     }

@@ -86,6 +86,14 @@ struct InputDiscovery {
         }
     }
 
+    /// The path under `--out` of a file given by name (on the command line or in a list): its
+    /// path below `--base`, or its name alone; nil when it is outside `--base`. Found without
+    /// looking at the file (links are resolved only for a path not below `--base` as written).
+    func mirroredPath(ofGiven path: BytePath) -> BytePath? {
+        guard let base else { return BytePath(bytes: path.lastComponent) }
+        return Self.path(path, below: base, workingFolder: workingFolder)
+    }
+
     /// Adds an input that failed before it could be looked at (a line of a file list).
     mutating func addFailure(_ shown: BytePath, code: String, message: String) {
         found.append(.failed(shown, code: code, message: message))

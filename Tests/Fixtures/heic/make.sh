@@ -189,6 +189,18 @@ craft hostile/overlay-50-layers.heic --overlay-layers 50 --tile no-exif.heic --s
 # An Exif item whose iloc length is 0xFFFFFFF0, which libheif refuses the whole file for.
 craft hostile/exif-length-fffffff0.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
     --exif-length 0xFFFFFFF0
+# A coded picture of 40000x100 behind a 250x188 ispe: within --max-pixels, beyond the 32768 a side
+# that libheif 1.15.1-1+deb12u2 allows a coded size (its "Coded image size ... exceeds").
+craft hostile/sps-40000x100.heic --image no-exif.heic --sps-size 40000x100
+# no-exif.heic whose hvcC says 10 bits where its stream codes 8: libheif 1.15.1-1+deb12u2 refuses
+# a decoded bit depth that is not the declared one, deb12u1 decodes it.
+python3 - no-exif.heic hostile/hvcc-says-10-bits.heic <<'PYTHON'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+hvcc = data.find(b"hvcC") + 4
+data[hvcc + 17] = data[hvcc + 18] = 0xFA  # bitDepthLumaMinus8 and bitDepthChromaMinus8: 2
+open(sys.argv[2], "wb").write(data)
+PYTHON
 # av1-orientation-6.avif with three bytes of its AV1 data changed, which dav1d decodes past with
 # two warnings (libheif 1.15 writes every warning whatever room it is given).
 python3 - av1-orientation-6.avif hostile/av1-two-decoding-warnings.avif <<'PYTHON'
