@@ -32,8 +32,27 @@ struct HEVCTileLayout {
     /// decoder's own warnings with the image.
     var isSingleImage: Bool { tiles.count == 1 && canvas == tileSize }
 
-    /// libheif 1.15 refuses a grid canvas this wide or tall (its default `maximum_image_size_limit`).
+    /// libheif 1.15 refuses an image or a grid canvas this wide or tall (its default
+    /// `maximum_image_size_limit`).
     static let libheifMaximumSide = 32768
+    /// libheif 1.15.1-1+deb12u2 refuses a grid of this many tiles or more (its bound on the images
+    /// one decode composes: a grid of 1998 tiles decodes, one of 2000 does not, and no grid has
+    /// 1999, a prime above its 256 columns).
+    static let libheifMaximumTiles = 2000
+
+    /// Whether libde265 would decode, with what `declaration` says, the picture the item
+    /// declares: 8-bit 4:2:0 of `size` (its `ispe`), coded within one largest coding block (64)
+    /// of it.
+    ///
+    /// libheif 1.15.1-1+deb12u2 refuses a coded size beyond its largest image and a decoded bit
+    /// depth that is not the `hvcC`'s; the direct decode, which libheif does not watch, holds to
+    /// this tighter rule before a byte is decoded, so that libde265 never allocates or decodes
+    /// another picture than the one the plan counted.
+    static func declares(_ size: PixelSize, in declaration: HEVCParameterSets.SequenceDeclaration) -> Bool {
+        declaration.chromaFormat == 1 && declaration.lumaBitDepth == 8 && declaration.chromaBitDepth == 8
+            && declaration.outputSize == size && declaration.codedSize.width - size.width < 64
+            && declaration.codedSize.height - size.height < 64
+    }
 }
 
 extension HEIFContainer {
@@ -46,7 +65,9 @@ extension HEIFContainer {
             !hasAlpha(primary)
         else { return nil }
         if item.type == FourCC("hvc1") {
-            guard let tile = hevcTile(item) else { return nil }
+            guard let tile = hevcTile(item), plan.storedSize.width < HEVCTileLayout.libheifMaximumSide,
+                plan.storedSize.height < HEVCTileLayout.libheifMaximumSide
+            else { return nil }
             return HEVCTileLayout(
                 bytes: bytes, canvas: plan.storedSize, tileSize: plan.storedSize, columns: 1, rows: 1, tiles: [tile])
         }
@@ -55,8 +76,9 @@ extension HEIFContainer {
             hasEightBitPixelInformation(item)
         else { return nil }
         let ids = derivedImageSources()[primary] ?? []
-        guard ids.count == grid.columns * grid.rows, let first = ids.first.flatMap({ items[$0] }),
-            let tileSize = size(of: first)
+        guard ids.count == grid.columns * grid.rows, ids.count < HEVCTileLayout.libheifMaximumTiles,
+            let first = ids.first.flatMap({ items[$0] }), let tileSize = size(of: first),
+            tileSize.width < HEVCTileLayout.libheifMaximumSide, tileSize.height < HEVCTileLayout.libheifMaximumSide
         else { return nil }
         // libheif places each tile after those before it and refuses one that starts past the canvas.
         guard (grid.columns - 1) * tileSize.width < grid.size.width,
@@ -82,19 +104,23 @@ extension HEIFContainer {
             bytes: bytes, canvas: grid.size, tileSize: tileSize, columns: grid.columns, rows: grid.rows, tiles: tiles)
     }
 
-    /// A coded image the direct decode reads: 8-bit 4:2:0 of an even size, with NAL units behind
-    /// 4-byte lengths, its data wholly in the file, and samples in JPEG's YCbCr or described
-    /// only by its stream.
+    /// A coded image the direct decode reads: 8-bit 4:2:0 of an even size, as its `hvcC`, its
+    /// `pixi` and every sequence parameter set it holds say (`HEVCTileLayout.declares`), with NAL
+    /// units behind 4-byte lengths, its data wholly in the file, and samples in JPEG's YCbCr or
+    /// described only by its stream.
     private func hevcTile(_ item: Item) -> HEVCTileLayout.Tile? {
         guard let configuration = property(FourCC("hvcC"), of: item), configuration.count >= 23,
             let size = size(of: item), size.width > 0, size.height > 0, size.width % 2 == 0, size.height % 2 == 0,
-            !item.isTruncated, item.extents.reduce(0, { $0 + $1.count }) == item.declaredLength
+            !item.isTruncated, item.extents.reduce(0, { $0 + $1.count }) == item.declaredLength,
+            hasEightBitPixelInformation(item)
         else { return nil }
         let config = bytes[configuration]
         let base = configuration.lowerBound
         // chroma_format_idc 1 (4:2:0), 8-bit luma and chroma, lengthSizeMinusOne 3.
         guard config[base + 16] & 3 == 1, config[base + 17] & 7 == 0, config[base + 18] & 7 == 0,
-            config[base + 21] & 3 == 3, let parameterSets = parameterSets(in: configuration)
+            config[base + 21] & 3 == 3, let parameterSets = parameterSets(in: configuration),
+            let declarations = sequenceDeclarations(of: item, configuration: configuration), !declarations.isEmpty,
+            declarations.allSatisfy({ HEVCTileLayout.declares(size, in: $0) })
         else { return nil }
         var followsStreamColour = true
         for index in item.properties where properties[index].type == FourCC("colr") {
@@ -133,6 +159,22 @@ extension HEIFContainer {
         return units
     }
 
+    /// What every SPS of the image says, in its `hvcC` and in its data (which libde265 reads too);
+    /// nil when one cannot be read.
+    private func sequenceDeclarations(
+        of item: Item, configuration: Range<Int>
+    ) -> [HEVCParameterSets.SequenceDeclaration]? {
+        let config = UnsafeRawBufferPointer(rebasing: bytes[configuration])
+        // Phones write a tile's data in one extent: read in place.
+        if item.extents.count == 1 {
+            return HEVCParameterSets.declarations(
+                configuration: config, data: UnsafeRawBufferPointer(rebasing: bytes[item.extents[0]]))
+        }
+        return item.extents.flatMap { bytes[$0] }.withUnsafeBytes { data in
+            HEVCParameterSets.declarations(configuration: config, data: data)
+        }
+    }
+
     /// Whether an image has an alpha plane, which libheif decodes with it.
     private func hasAlpha(_ id: ItemID) -> Bool {
         references.contains { $0.type == FourCC("auxl") && $0.to.contains(id) && isAlpha($0.from) }
@@ -143,7 +185,7 @@ extension HEIFContainer {
         item.properties.contains { [FourCC("irot"), FourCC("imir"), FourCC("clap")].contains(properties[$0].type) }
     }
 
-    /// Whether the grid's `pixi`, if it has one, says 8 bits in every channel: libheif makes the
+    /// Whether the image's `pixi`, if it has one, says 8 bits in every channel: libheif makes a
     /// grid's canvas at that depth and refuses tiles of another.
     private func hasEightBitPixelInformation(_ item: Item) -> Bool {
         guard let pixi = property(FourCC("pixi"), of: item) else { return true }
