@@ -5,7 +5,9 @@ contract, and the operations of the extension.
     python3 engine/conformance.py http://127.0.0.1:8080          # one line per rule
     python3 engine/conformance.py https://engine.example.com/api  # a base URL with a path works too
 
-Resumable uploads are optional: an engine that does not offer them skips those rules ("skip").
+Resumable uploads are optional: an engine that does not offer them skips those rules ("skip"), and
+keeps the one that a client relies on either way: a refused creation leaves the key to the
+contract's PUT ("upload-after-creation").
 
 It exits 0 only when the engine keeps every rule, 1 when it breaks one, 2 for a usage error. It
 sends real requests under request ids of its own (`conformance-<random>-...`), new on every run,
@@ -280,9 +282,43 @@ class Skipped(Exception):
     """The engine does not offer what the rule checks, which the protocol lets it leave out."""
 
 
+def refuses_resumption(status):
+    """Whether an answer to a resumable upload's creation says "no resumable uploads here": a 4xx
+    other than those about the credentials, the proxy, the time or the rate, which a client takes
+    as about every request alike, or 501."""
+    return (400 <= status < 500 and status not in (401, 403, 407, 408, 429)) or status == 501
+
+
+def fallback_rules(engine, run):
+    """What a client that asks for a resumable upload first relies on, whether the engine offers
+    them or not: the creation holds nothing under the key, so the contract's PUT still brings the
+    upload, and the capture that lists it is created. So a contract-only engine, or a gateway
+    that answers the creation its own way, still gets every capture."""
+    request_id = "conformance-%s-fallback" % run
+    photo = jpeg("conformance %s fallback" % run)
+    record = {
+        "request_id": request_id, "kind": "conformance", "note": "after a creation",
+        "captured_at": "2024-04-30T14:02:05+02:00", "time_zone": "Europe/Berlin",
+        "place": {"latitude": 52.5, "longitude": 13.25},
+        "media": [{"index": 0, "sha256": sha256(photo), "width": 8, "height": 8}],
+    }
+
+    def upload_after_creation():
+        engine.request("POST", "/v1/uploads/%s/0" % request_id, b"",
+                       {"Upload-Draft-Interop-Version": "6", "Upload-Complete": "?0", "Content-Type": "image/jpeg"})
+        expect_upload_answer(engine.put(request_id, 0, photo), 201, request_id, 0, photo)
+        expect_record(engine.post(record, request_id), 201, record, {0: len(photo)})
+
+    return [
+        ("upload-after-creation", "a resumable upload's creation, refused or not, holds nothing under its key: the"
+         " contract's PUT of it is then 201, and the capture that lists it is created", upload_after_creation),
+    ]
+
+
 def resumable_rules(engine, run):
     """Resumable uploads (draft-ietf-httpbis-resumable-upload, interop version 6), which an engine
-    may leave out: one that answers the creation 404, 405 or 501 skips these rules."""
+    may leave out: one that answers the creation with a 4xx other than 401, 403, 407, 408 and 429,
+    or 501, without a Location, skips these rules (a client then sends the contract's PUT)."""
     request_id = "conformance-%s-resumable" % run
     photo = jpeg("conformance %s resumable %s" % (run, "r" * 3000))
     v6 = {"Upload-Draft-Interop-Version": "6"}
@@ -301,7 +337,7 @@ def resumable_rules(engine, run):
     def create():
         answer = engine.request("POST", "/v1/uploads/%s/0" % request_id, b"",
                                 dict(v6, **{"Upload-Complete": "?0", "Content-Type": "image/jpeg"}))
-        if answer.status in (404, 405, 501) and answer.header("Location") is None:
+        if refuses_resumption(answer.status) and answer.header("Location") is None:
             held["skipped"] = "the engine does not offer resumable uploads (the creation was answered %d)" % answer.status
             raise Skipped(held["skipped"])
         expect(answer.status == 201, "expected 201, got %d" % answer.status, answer)
@@ -447,7 +483,7 @@ def rules(engine, run):
          capture_replay_different),
         ("capture-get", "GET /v1/captures/{request_id} is 200 with the record", capture_get),
         ("capture-get-missing", "GET of an unknown request id is 404 not_found", capture_get_missing),
-    ] + operation_rules(engine, run) + resumable_rules(engine, run)
+    ] + operation_rules(engine, run) + resumable_rules(engine, run) + fallback_rules(engine, run)
 
 
 def main(arguments=None):

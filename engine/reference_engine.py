@@ -4,7 +4,8 @@
 Captures and operations live in SQLite (DATA/engine.sqlite) and uploads on disk
 (DATA/uploads/ID/INDEX.jpg, whatever their type); a resumable upload's bytes so far are in
 DATA/resumable/TOKEN.part until it completes (draft-ietf-httpbis-resumable-upload, interop
-versions 3, 5 and 6), so that it survives a cut connection and a restart of the engine.
+versions 3, 5 and 6), so that it survives a cut connection and a restart of the engine; one left
+untouched for a day (--expire-resumable-after) is given up, as its client will never ask again.
 It is for tests and for anyone writing their own engine, so it is plain and strict, and it can be
 told to fail in the ways a real network and a real server fail (see `Fault`). Python's standard
 library only: nothing to install but python3.
@@ -46,6 +47,9 @@ INTEROP_VERSIONS = (3, 5, 6)
 TOKEN_PATTERN = re.compile(r"[0-9a-f]{32}\Z")
 SF_INTEGER_PATTERN = re.compile(r"[0-9]{1,15}\Z")
 CHUNK_BYTES = 64 * 1024
+# An unfinished resumable upload that no request has touched for this long is given up: its
+# resource and bytes are deleted, as a client that was killed, or moved on, never will.
+RESUMABLE_MAX_AGE = 24 * 3600
 
 # MARK: - EXIF: the camera's own clock and GPS, read from an uploaded JPEG
 
@@ -216,8 +220,9 @@ class Store:
     the database, so a killed engine never lists bytes it does not hold.
     """
 
-    def __init__(self, folder):
+    def __init__(self, folder, resumable_max_age=RESUMABLE_MAX_AGE):
         self.folder = folder
+        self.resumable_max_age = resumable_max_age
         self.uploads = os.path.join(folder, "uploads")
         os.makedirs(self.uploads, exist_ok=True)
         self.lock = threading.RLock()
@@ -237,11 +242,15 @@ class Store:
                 request TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS resumable_uploads (
                 token TEXT PRIMARY KEY, request_id TEXT NOT NULL, idx INTEGER NOT NULL, content_type TEXT NOT NULL,
-                completed_byte_count INTEGER);
+                completed_byte_count INTEGER, touched_at REAL);
             """
         )
         self.resumable = os.path.join(folder, "resumable")
         os.makedirs(self.resumable, exist_ok=True)
+        # Data from before resources expired: their age starts now.
+        if "touched_at" not in [column[1] for column in self.db.execute("PRAGMA table_info(resumable_uploads)")]:
+            self.db.execute("ALTER TABLE resumable_uploads ADD COLUMN touched_at REAL")
+        self.db.execute("UPDATE resumable_uploads SET touched_at = ? WHERE touched_at IS NULL", (time.time(),))
         # Data from before replays were compared: its records keep no request, and are answered as replays.
         if "request" not in [column[1] for column in self.db.execute("PRAGMA table_info(captures)")]:
             self.db.execute("ALTER TABLE captures ADD COLUMN request TEXT")
@@ -288,10 +297,25 @@ class Store:
         with open(self.part_path(token), "wb") as file:
             os.fsync(file.fileno())
         self.db.execute(
-            "INSERT INTO resumable_uploads (token, request_id, idx, content_type) VALUES (?, ?, ?, ?)",
-            (token, request_id, index, content_type),
+            "INSERT INTO resumable_uploads (token, request_id, idx, content_type, touched_at) VALUES (?, ?, ?, ?, ?)",
+            (token, request_id, index, content_type, time.time()),
         )
         return token
+
+    def touch_resumable(self, token):
+        """Starts the resource's age again: an append is moving it on."""
+        self.db.execute("UPDATE resumable_uploads SET touched_at = ? WHERE token = ?", (time.time(), token))
+
+    def expire_resumable(self):
+        """Gives up every unfinished resource that no request touched for `resumable_max_age`
+        seconds: its row and its bytes go, and a request for it is then 404."""
+        cutoff = time.time() - self.resumable_max_age
+        expired = self.db.execute(
+            "SELECT token FROM resumable_uploads WHERE completed_byte_count IS NULL AND touched_at < ?", (cutoff,)
+        ).fetchall()
+        for (token,) in expired:
+            self.remove_resumable(token)
+        return len(expired)
 
     def resumable_upload(self, token):
         """The resource's key, media type and offset (the bytes on disk, or the completed count), or None."""
@@ -367,6 +391,7 @@ class Store:
                 {"request_id": request_id, "index": index, "sha256": sha256, "byte_count": byte_count,
                  "sha256_on_disk": on_disk}
             )
+        self.expire_resumable()
         resumable = []
         for (token,) in self.db.execute("SELECT token FROM resumable_uploads ORDER BY rowid").fetchall():
             held = self.resumable_upload(token)
@@ -679,6 +704,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = self.content_length()
         store = self.server.store
         with store.lock:
+            store.expire_resumable()
             token = store.create_resumable(request_id, index, content_type)
         location = "/v1/uploads/%s/%d/%s" % (request_id, index, token)
         if length:
@@ -693,6 +719,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """HEAD (the offset), PATCH (an append from it) and DELETE (give up) on an upload resource."""
         store = self.server.store
         with store.lock:
+            store.expire_resumable()
             held = store.resumable_upload(token) if TOKEN_PATTERN.match(token) else None
         if held is None or held["request_id"] != request_id or held["index"] != index:
             raise EngineError(404, "not_found", "No resumable upload is at %s." % self.path)
@@ -760,6 +787,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             self.body_read = True
             received = 0
+            with store.lock:
+                store.touch_resumable(token)
             with open(store.part_path(token), "r+b") as file:
                 file.truncate(offset)
                 file.seek(offset)
@@ -772,6 +801,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     received += len(chunk)
                 file.flush()
                 os.fsync(file.fileno())
+            with store.lock:
+                store.touch_resumable(token)
             if received < length:
                 self.close_connection = True
                 raise ConnectionCut(received)
@@ -1119,10 +1150,15 @@ def main(arguments=None):
                         default=PROTOCOL_VERSION,
                         help="answer records as an engine written to this version of docs/engine-protocol.md"
                              " does (default %d; 1 leaves out received_at and byte_count)" % PROTOCOL_VERSION)
+    parser.add_argument("--expire-resumable-after", type=float, default=RESUMABLE_MAX_AGE, metavar="SECONDS",
+                        help="give up an unfinished resumable upload that no request touched for this long"
+                             " (default %d, a day)" % RESUMABLE_MAX_AGE)
     parser.add_argument("--dump", action="store_true",
                         help="print the records (captures, then operations) as JSON lines and exit")
     options = parser.parse_args(arguments)
-    store = Store(options.data)
+    if options.expire_resumable_after <= 0:
+        parser.error("--expire-resumable-after is more than 0 seconds")
+    store = Store(options.data, options.expire_resumable_after)
     if options.dump:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `--dump | head` ends quietly
         for record in store.records() + store.operations():

@@ -385,6 +385,29 @@ class ResumableUploadTests(unittest.TestCase):
         self.assertEqual((status, body["error"]), (422, "upload_conflict"))
         self.assertEqual(self.engine.server.store.upload("r1", 0)["sha256"], hashlib.sha256(self.photo).hexdigest())
 
+    def test_an_unfinished_upload_left_untouched_expires_and_a_finished_one_stays(self):
+        store = self.engine.server.store
+        store.resumable_max_age = 60
+        left = self.create()[1]["Location"]
+        self.assertEqual(self.patch(left, 0, self.photo[:100], complete="?0")[0], 204)
+        moving = self.create(request_id="r3")[1]["Location"]
+        finished = self.create(request_id="r2")[1]["Location"]
+        self.assertEqual(self.patch(finished, 0, self.photo)[0], 201)
+        with store.lock:
+            store.db.execute("UPDATE resumable_uploads SET touched_at = touched_at - 40")
+        self.assertEqual(self.patch(moving, 0, self.photo[:100], complete="?0")[0], 204, "an append touches it")
+        with store.lock:
+            store.db.execute("UPDATE resumable_uploads SET touched_at = touched_at - 40")
+        part = store.part_path(left.rsplit("/", 1)[1])
+        self.assertTrue(os.path.exists(part))
+        self.assertEqual(self.head(left)[0], 404)
+        self.assertFalse(os.path.exists(part), "its bytes are gone too")
+        state = self.engine.request("GET", "/_engine/state")[2]
+        self.assertEqual(sorted((held["request_id"], held["complete"]) for held in state["resumable_uploads"]),
+                         [("r2", True), ("r3", False)])
+        self.assertEqual(self.head(moving)[1]["Upload-Offset"], "100")
+        self.assertEqual(self.head(finished)[1]["Upload-Complete"], "?1")
+
     def test_a_resource_answers_only_under_its_own_key(self):
         location = self.create()[1]["Location"]
         token = location.rsplit("/", 1)[1]

@@ -152,12 +152,13 @@ struct CommandLineOptions {
             guard let engine = try parsed.string("engine") else {
                 throw UsageError("Missing expected option '--engine <url>'")
             }
-            guard let url = URL(string: engine), let scheme = url.scheme?.lowercased(),
-                ["http", "https"].contains(scheme), url.host?.isEmpty == false
+            // In the one form the transport compares and requests it in: `HTTP://Engine:80` is `http://engine`.
+            guard let url = URL(string: engine),
+                let normal = HTTPTransport.Configuration(engineURL: url).normalizedEngineURL
             else {
                 throw parsed.invalid("engine", "it must be an http:// or https:// URL with a host")
             }
-            options.engineURL = url
+            options.engineURL = normal
             if name == "drain" {
                 try parsed.expectNoArguments()
                 return .drain(options)

@@ -81,6 +81,7 @@ struct ListCommand {
             ("type", json(entry.type)), ("blockedBy", json(entry.blockedBy)),
             ("status", json(statusWord(entry.status))),
             ("waitsForNetwork", json(entry.waitsForNetwork?.awaitedNetwork)),
+            ("history", "[" + entry.history.map { json($0) }.joined(separator: ",") + "]"),
         ]
         return "{" + fields.map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
     }

@@ -15,6 +15,10 @@ extension Outbox {
     ///
     /// Hashing the photos runs off the outbox's actor, so saving does not hold up listings.
     ///
+    /// Cancelling the calling task does not stop or undo the save: the capture is written whole
+    /// (its files and record in one transaction, never half) and stays queued, to be sent; to take
+    /// it back, `discard(id:)` it.
+    ///
     /// - Parameters:
     ///   - idPrefix: Starts the id, for example "plate-": at most 64 letters, digits, '-' or '_'.
     ///   - kind: What was captured, in the app's own vocabulary.
@@ -53,6 +57,9 @@ extension Outbox {
     /// the same kind, note and moment, are the same capture: while it is queued a second save
     /// changes nothing, and after it was sent and retired a second save sends it again under the
     /// same id, which the engine answers as a replay of what it already holds.
+    ///
+    /// Cancelling the calling task does not stop or undo the save, as for
+    /// `commit(idPrefix:kind:note:photos:)`.
     ///
     /// - Parameters:
     ///   - idPrefix: Starts the id, for example "plate-": at most 64 letters, digits, '-' or '_'.

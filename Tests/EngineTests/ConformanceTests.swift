@@ -27,6 +27,7 @@ struct ConformanceTests {
         "operation-replay-different", "operation-upload-missing", "operation-checksum-mismatch", "operation-get",
         "operation-get-missing", "operation-key-of-a-capture", "resumable-create", "resumable-offset",
         "resumable-wrong-offset", "resumable-complete", "resumable-completed-resumed", "resumable-other-key",
+        "upload-after-creation",
     ]
 
     /// The rules of resumable uploads, which an engine may leave out.
@@ -68,10 +69,13 @@ struct ConformanceTests {
         }
     }
 
-    /// An engine without resumable uploads (405 to the creation) skips their rules, and keeps the others.
-    @Test func anEngineWithoutResumableUploadsSkipsTheirRulesOnly() async throws {
+    /// An engine without resumable uploads (405 to the creation, or whatever 4xx its gateway
+    /// answers) skips their rules, and keeps the others: its captures arrive by the contract's PUT.
+    @Test(arguments: [("no-resumption", 405), ("refuses-creation", 400), ("refuses-creation", 415)])
+    func anEngineWithoutResumableUploadsSkipsTheirRulesOnly(mode: String, creationStatus: Int) async throws {
         try await withTemporaryFolder { folder in
-            let engine = try ReferenceEngine.misbehaving("no-resumption", dataFolder: folder)
+            let engine = try ReferenceEngine.misbehaving(
+                mode, dataFolder: folder, options: ["--status", "\(creationStatus)"])
             let (status, lines) = try Self.check(engine.url)
             #expect(status == 0, "\(lines.joined(separator: "\n"))")
             #expect(Self.rules(lines, "skip") == Self.resumableRules)

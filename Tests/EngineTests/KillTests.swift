@@ -26,6 +26,8 @@ import Glibc
 @Suite("Killing outbox")
 struct KillTests {
     static let photoCount = 50
+    /// Where the proxy cuts each connection: about half of a photo's upload copy at 512 pixels.
+    static let cutAfter = 12_000
     static let minimumDrainKills = 30
     static let minimumAddKills = 5
     static let notes = ["note:1", "note:2", "note:3"]
@@ -33,10 +35,16 @@ struct KillTests {
     static let noteEdits = revisions.flatMap { revision in notes.map { "\($0)#\(revision)" } }
 
     /// In a plaintext store, and in one encrypted with a key file (given to every process through
-    /// OUTBOX_KEY_FILE), which must keep every promise as well. One after the other: each is as
-    /// much load as the machine's other tests can stand beside it.
-    @Test(.serialized, arguments: [false, true])
-    func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce(isEncrypted: Bool) async throws {
+    /// OUTBOX_KEY_FILE), which must keep every promise as well; and with every connection to the
+    /// engine cut after `cutAfter` bytes from the client (`cutting_proxy.py`), so that uploads are
+    /// resumed, given up and given back between the kills. One after the other: each is as much
+    /// load as the machine's other tests can stand beside it. At the end it prints the upload
+    /// resources the engine still holds unfinished: those the kills left behind before the client
+    /// could keep them, which the engine expires.
+    @Test(.serialized, arguments: [(false, false), (true, false), (false, true)])
+    func killedAtRandomMomentsEveryPhotoReachesTheEngineExactlyOnce(isEncrypted: Bool, cutsConnections: Bool)
+        async throws
+    {
         try await withTemporaryFolder { folder in
             let keyEnvironment =
                 isEncrypted
@@ -51,8 +59,12 @@ struct KillTests {
             // Every request takes a while (a capture about 0.15 s in all), so that most kills land
             // in the middle of a send and the queue outlasts the kills.
             try await engine.inject(["mode": "delay", "seconds": 0.05, "count": 1_000_000])
+            let proxy =
+                cutsConnections
+                ? try ReferenceEngine.cuttingProxy(
+                    to: engine, cutAfter: Self.cutAfter, dataFolder: folder.appendingPathComponent("proxy")) : nil
             let add = ["--store", store, "add", "--max-edge", "512"]
-            let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
+            let drain = ["--store", store, "drain", "--engine", (proxy ?? engine).url.absoluteString]
 
             var remaining = photos
             var printed: [URL: String] = [:]
@@ -92,7 +104,7 @@ struct KillTests {
                         afterLines: Int(random.next() % UInt64(editBatch.count)),
                         delay: .microseconds(random.next() % 10_000))
                 }
-                let drained = draining.wait()
+                let drained = await draining.finished()
                 if drained.wasKilled { drainKills += 1 }
                 #expect(drained.wasKilled || [0, 1].contains(drained.status), "drain failed: \(drained.standardError)")
                 if drained.status == 0, !drained.wasKilled, remaining.isEmpty {
@@ -100,14 +112,14 @@ struct KillTests {
                         drainKills >= Self.minimumDrainKills, "the queue emptied after \(drainKills) drain kills")
                 }
                 if let editing {
-                    let edited = editing.wait()
+                    let edited = await editing.finished()
                     if edited.wasKilled { editKills += 1 }
                     #expect(edited.wasKilled || edited.status == 0, "notes-example failed: \(edited.standardError)")
                     for (edit, id) in zip(editBatch, edited.lines) { editIDs[edit] = id }
                     editsLeft.removeFirst(edited.lines.count)
                 }
                 guard let adding else { continue }
-                let added = adding.wait()
+                let added = await adding.finished()
                 if added.wasKilled { addKills += 1 }
                 #expect(added.wasKilled || added.status == 0, "add failed: \(added.standardError)")
                 for (photo, id) in zip(batch, added.lines) { printed[photo] = id }
@@ -157,12 +169,17 @@ struct KillTests {
                 atPath: folder.appendingPathComponent("outbox/media").path
             ).count
             let seconds = Double((ContinuousClock.now - started).components.seconds)
+            let unfinished = state.resumableUploads.filter { !$0.complete }.count
+            let cuts = state.requests.filter {
+                if case .other(let outcome) = $0.outcome { return outcome.hasPrefix("connection cut") }
+                return false
+            }.count
             if isEncrypted {
                 #expect(try StoreScan.plaintextFound(under: URL(fileURLWithPath: store), of: photos).isEmpty)
             }
             print(
                 """
-                Kill test (\(isEncrypted ? "encrypted" : "plaintext") store, KILL_TEST_SEED=\(seed)): \(photos.count) photos added, \(printedIDs.count) ids printed, \
+                Kill test (\(isEncrypted ? "encrypted" : "plaintext") store\(cutsConnections ? ", every connection cut after \(Self.cutAfter) bytes" : ""), KILL_TEST_SEED=\(seed)): \(photos.count) photos added, \(printedIDs.count) ids printed, \
                 \(state.records.count) captures at the engine (\(duplicateRecords) duplicate records, \
                 \(photosUnderTwoIDs) photos under two ids, \(printedIDs.subtracting(engineIDs).count) printed ids \
                 missing, \(engineIDs.subtracting(printedIDs).count) captures nobody printed), \(byteMismatches) byte \
@@ -170,7 +187,8 @@ struct KillTests {
                 \(notesOutOfOrder) notes out of order), \(left) entries left in the store, \(orphans) orphan files; \
                 drain killed \(drainKills) times, add killed \(addKills) times, notes-example killed \(editKills) times, \
                 \(queuedBeforePrinted.count) captures queued by a killed add before their id was printed (printed by \
-                the next add); \(round) rounds, \(state.requests.count) engine requests, \(Int(seconds)) s.
+                the next add); \(round) rounds, \(state.requests.count) engine requests (\(cuts) cut), \(unfinished) \
+                unfinished upload resources left at the engine, \(Int(seconds)) s.
                 """)
             #expect(printedIDs.count == photos.count, "every photo has its id printed")
             #expect(engineIDs == printedIDs, "the engine holds exactly the printed captures")

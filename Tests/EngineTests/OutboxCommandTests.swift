@@ -95,7 +95,7 @@ struct OutboxCommandTests {
                 listing.lines[0]
                     == "{\"id\":\"\(first.lines[0])\",\"state\":\"QUEUED\",\"attempts\":0,\"lastError\":null,"
                     + "\"nextAttemptAt\":null,\"waitsForSendNow\":false,\"entity\":null,\"type\":\"capture.create\","
-                    + "\"blockedBy\":null,\"status\":\"pending\",\"waitsForNetwork\":null}")
+                    + "\"blockedBy\":null,\"status\":\"pending\",\"waitsForNetwork\":null,\"history\":[]}")
             #expect(listing.lines[3] == "{\"unreadable\":0}")
         }
     }
@@ -192,7 +192,10 @@ struct OutboxCommandTests {
             let ids = try OutboxProcess.run(["--store", store, "add"] + photos).lines
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let url = engine.url.absoluteString
-            try await engine.inject(["mode": "status", "status": 400, "path_prefix": "/v1/uploads/\(ids[0])/"])
+            // The creation refused (the engine takes the contract's PUT instead), then the PUT.
+            try await engine.inject([
+                "mode": "status", "status": 400, "count": 2, "path_prefix": "/v1/uploads/\(ids[0])/",
+            ])
             _ = try await engine.request(
                 "PUT", "v1/uploads/\(ids[1])/0", body: Data("other bytes".utf8), headers: ["Content-Type": "image/jpeg"]
             )
@@ -204,12 +207,13 @@ struct OutboxCommandTests {
             #expect(errorLines.count == 3)
             #expect(
                 errorLines[0]
-                    == "outbox: '\(ids[0])' needs attention: HTTP 400: POST \(url)/v1/uploads/\(ids[0])/0:"
+                    == "outbox: '\(ids[0])' needs attention: HTTP 400: PUT \(url)/v1/uploads/\(ids[0])/0:"
                     + " an injected failure (HTTP 400). Send it again with 'outbox send-now \(ids[0])'"
                     + " or remove it with 'outbox discard \(ids[0])'.")
+            // The creation refused once, the transport sends every upload as the contract's PUT.
             #expect(
                 errorLines[1].hasPrefix(
-                    "outbox: '\(ids[1])' needs attention: HTTP 422: PATCH \(url)/v1/uploads/\(ids[1])/0/"))
+                    "outbox: '\(ids[1])' needs attention: HTTP 422: PUT \(url)/v1/uploads/\(ids[1])/0:"))
             #expect(errorLines[2] == "outbox: 0 captures left in the queue, 2 parked.")
 
             let sent = try OutboxProcess.run(["--store", store, "send-now", ids[0], "--engine", url])

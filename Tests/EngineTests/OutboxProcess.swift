@@ -149,6 +149,15 @@ final class OutboxProcess: @unchecked Sendable {
             standardError: String(decoding: errorData.contents, as: UTF8.self))
     }
 
+    /// `wait()` on a thread of its own rather than on one of Swift concurrency's few (two on a
+    /// 2-core machine): a test that waits for processes for minutes, as the kill test does, then
+    /// holds none of them from the tests that run beside it.
+    func finished() async -> Result {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.wait()) }
+        }
+    }
+
     /// Runs `outbox` (or another of the package's executables) to the end.
     static func run(
         _ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable,

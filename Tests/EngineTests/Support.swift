@@ -143,22 +143,26 @@ final class ReferenceEngine {
     ///   - dataFolder: Its database and uploads; a restarted engine on the same folder keeps them.
     ///   - port: 0 for one the kernel picks.
     ///   - protocolVersion: the version of docs/engine-protocol.md it answers records by.
-    convenience init(dataFolder: URL, port: Int = 0, protocolVersion: Int = EngineProtocol.version) throws {
+    ///   - options: More of its options, such as `["--expire-resumable-after", "60"]`.
+    convenience init(
+        dataFolder: URL, port: Int = 0, protocolVersion: Int = EngineProtocol.version, options: [String] = []
+    ) throws {
         releaseHeldPort(port)
         try self.init(
             script: Fixtures.engineFolder.appendingPathComponent("reference_engine.py"),
             arguments: [
                 "--port", String(port), "--data", dataFolder.path, "--protocol-version", String(protocolVersion),
-            ], dataFolder: dataFolder)
+            ] + options, dataFolder: dataFolder)
     }
 
-    /// Starts a server of `misbehaving_engine.py` in `mode` (`html`, `endless`, `keeps-first`, ...).
-    static func misbehaving(_ mode: String, dataFolder: URL) throws -> ReferenceEngine {
+    /// Starts a server of `misbehaving_engine.py` in `mode` (`html`, `endless`, `keeps-first`, ...),
+    /// with more of its options (`["--status", "415"]`).
+    static func misbehaving(_ mode: String, dataFolder: URL, options: [String] = []) throws -> ReferenceEngine {
         try ReferenceEngine(
             script: Fixtures.misbehavingEngine,
             arguments: [
                 mode, "--port", "0", "--reference-engine", Fixtures.engineFolder.path, "--data", dataFolder.path,
-            ], dataFolder: dataFolder)
+            ] + options, dataFolder: dataFolder)
     }
 
     /// Starts the reference engine behind a sign-in: a 401 for every request without
@@ -328,10 +332,20 @@ struct EngineState: Decodable {
         let media: [Media]
     }
 
+    /// A resumable upload resource the engine holds.
+    struct ResumableUpload: Decodable {
+        let token: String
+        let requestId: String
+        let index: Int
+        let offset: Int
+        let complete: Bool
+    }
+
     let records: [Record]
     let operations: [Operation]
     let uploads: [Upload]
     let requests: [Request]
+    let resumableUploads: [ResumableUpload]
 
     /// The operation with this request id, if the engine holds it.
     func operation(_ id: String) -> Operation? { operations.first { $0.requestId == id } }

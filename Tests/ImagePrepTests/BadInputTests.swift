@@ -278,7 +278,7 @@ struct BadInputTests {
 
         let photo = try Self.prepared(path, configuration: Self.acceptingIncompleteData)
         let warning = try #require(photo.warnings.first { $0.kind == .incompleteImageData })
-        #expect(warning.message == "Part of the picture is missing or damaged and was filled in: \(cause).")
+        #expect(warning.message == "part of the picture is missing or damaged and was filled in: \(cause).")
     }
 
     @Test("a scan damaged so that libjpeg only warns of extraneous bytes before EOI is .incompleteImageData by default")
@@ -309,7 +309,7 @@ struct BadInputTests {
                 $0
                     == PhotoWarning(
                         .incompleteImageData,
-                        "Part of the picture is missing or damaged and was filled in: the file ends before its image data does."
+                        "part of the picture is missing or damaged and was filled in: the file ends before its image data does."
                     )
             }, "\(photo.warnings)")
     }

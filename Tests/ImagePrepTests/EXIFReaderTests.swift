@@ -595,7 +595,7 @@ struct DamagedEXIFTests {
         let tiff: [UInt8] = Array("Exif\0\0II".utf8) + [0x2B, 0x00, 0x08, 0x00, 0x00, 0x00]
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE1, 0x00, UInt8(tiff.count + 2)] + tiff + [0xFF, 0xDA, 0x00, 0x02]
         let (metadata, warnings) = PhotoMetadata.read(fromJPEG: Data(jpeg))
-        #expect(warnings == [PhotoWarning(.metadata, "The EXIF block holds no tag that libexif could read.")])
+        #expect(warnings == [PhotoWarning(.metadata, "the EXIF block holds no tag that libexif could read.")])
         #expect(metadata == PhotoMetadata(originalSize: PixelSize(width: 0, height: 0)))
     }
 

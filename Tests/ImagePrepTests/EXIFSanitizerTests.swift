@@ -128,7 +128,7 @@ struct EXIFSanitizerTests {
         #expect(metadata.captureTime?.iso8601 == "2021-03-04T05:06:07")
         #expect(
             warnings.map(\.message) == [
-                "The Exif IFD's pointer to the Interoperability IFD does not hold an integer offset, so the "
+                "the Exif IFD's pointer to the Interoperability IFD does not hold an integer offset, so the "
                     + "Interoperability IFD is not read; the rest of the Exif IFD is."
             ])
     }

@@ -203,7 +203,7 @@ struct GainMapTests {
         #expect(photo.upload == sdr.upload, "the upload is exactly the SDR one")
         #expect(photo.display == sdr.display && photo.thumbnail == sdr.thumbnail)
         let warning = photo.warnings.first { $0.kind == .gainMap }?.message ?? ""
-        #expect(warning.hasPrefix("The HDR gain map is left out of the upload"), "\(warning)")
+        #expect(warning.hasPrefix("the HDR gain map is left out of the upload"), "\(warning)")
         #expect(!warning.contains("35.6") && !warning.contains("139.7"), "no coordinate in \(warning)")
     }
 

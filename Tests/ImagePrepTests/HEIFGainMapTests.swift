@@ -225,7 +225,7 @@ struct HEIFGainMapTests {
         #expect(photo.upload == sdr.upload, "the upload is exactly the SDR one")
         #expect(photo.display == sdr.display && photo.thumbnail == sdr.thumbnail)
         let warning = gainMapWarnings.first?.message ?? ""
-        #expect(warning.hasPrefix("The HDR gain map is left out of the upload") && warning.contains(breakage.cause))
+        #expect(warning.hasPrefix("the HDR gain map is left out of the upload") && warning.contains(breakage.cause))
         #expect(!warning.contains("37.33") && !warning.contains("122.0"), "no coordinate in \(warning)")
     }
 

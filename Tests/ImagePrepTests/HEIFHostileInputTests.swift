@@ -45,7 +45,7 @@ struct HEIFHostileInputTests {
         let (_, warnings) = try PhotoMetadata.read(from: Fixtures.data(path))
         #expect(
             warnings.map(\.message) == [
-                "The HEIF file cannot be read, so it gives no metadata: its images refer to each other in a loop."
+                "the HEIF file cannot be read, so it gives no metadata: its images refer to each other in a loop."
             ])
     }
 

@@ -77,6 +77,7 @@ struct LibheifDeclarationTests {
                     "progress_user_data", "convert_hdr_to_8bit", "strict_decoding", "decoder_id",
                 ]
             ),
+            ("struct heif_reader", ["reader_api_version", "get_position", "read", "seek", "wait_for_file_size"]),
         ]
         var lines = enumerators.map { #"    printf("%s %lld\n", "\#($0)", (long long)\#($0));"# }
         for (type, names) in fields {

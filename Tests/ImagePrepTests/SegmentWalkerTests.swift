@@ -123,7 +123,7 @@ extension SegmentWalkerTests {
         let path = "crafted/marker-walk-stops-at-bad-length.jpg"
         let stopped = PhotoWarning(
             .metadata,
-            "The JPEG marker walk stopped early, at byte 20, because a segment's length is less than 2, so no "
+            "the JPEG marker walk stopped early, at byte 20, because a segment's length is less than 2, so no "
                 + "metadata after that point is read.")
         let (metadata, warnings) = try EXIFReaderTests.read(path)
         #expect(warnings == [stopped])

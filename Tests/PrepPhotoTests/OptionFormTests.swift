@@ -205,7 +205,7 @@ struct MessageTests {
             let warnings = result.standardError.split(separator: "\n").filter { $0.hasPrefix("prep-photo: warning: ") }
             #expect(
                 warnings == [
-                    "prep-photo: warning: 'in/IMG_0001.HEIC': The HDR gain map is left out of the upload, which is SDR only, because its headroom cannot be derived from Apple's metadata: the photo's EXIF has no maker note."
+                    "prep-photo: warning: 'in/IMG_0001.HEIC': the HDR gain map is left out of the upload, which is SDR only, because its headroom cannot be derived from Apple's metadata: the photo's EXIF has no maker note."
                 ], "\(result.standardError)")
             let reports = try result.reports()
             #expect(reports.count == 2 && reports[0].warnings.count == 1 && reports[1].warnings.isEmpty)

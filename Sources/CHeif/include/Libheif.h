@@ -223,6 +223,24 @@ enum heif_progress_step {
     heif_progress_step_load_tile = 1,
 };
 
+enum heif_reader_grow_status {
+    heif_reader_grow_status_size_reached = 0,
+    heif_reader_grow_status_timeout = 1,
+    heif_reader_grow_status_size_beyond_eof = 2,
+};
+
+// Version 1 of a reader: libheif reads the file through these calls, each given `userdata`;
+// `read` and `seek` return 0 on success. Before it reads an item's data (a grid's tile, as it
+// decodes it) libheif asks `wait_for_file_size`, and takes `size_beyond_eof` as the end of the
+// file: the answer ImagePrep gives once a prepare is cancelled.
+struct heif_reader {
+    int reader_api_version;
+    int64_t (*get_position)(void *userdata);
+    int (*read)(void *data, size_t size, void *userdata);
+    int (*seek)(int64_t position, void *userdata);
+    enum heif_reader_grow_status (*wait_for_file_size)(int64_t target_size, void *userdata);
+};
+
 // Version 4 of the options, as libheif 1.15 allocates them (`heif_decoding_options_alloc`): only
 // libheif makes one, so later versions' fields, which come after these, never matter here.
 struct heif_decoding_options {
@@ -247,6 +265,8 @@ void heif_context_set_max_decoding_threads(struct heif_context *ctx, int max_thr
 void heif_context_set_maximum_image_size_limit(struct heif_context *ctx, int maximum_width);
 struct heif_error heif_context_read_from_memory_without_copy(
     struct heif_context *, const void *mem, size_t size, const struct heif_reading_options *);
+struct heif_error heif_context_read_from_reader(
+    struct heif_context *, const struct heif_reader *reader, void *userdata, const struct heif_reading_options *);
 struct heif_error heif_context_get_primary_image_handle(struct heif_context *ctx, struct heif_image_handle **);
 void heif_image_handle_release(const struct heif_image_handle *);
 int heif_image_handle_get_width(const struct heif_image_handle *handle);

@@ -202,7 +202,7 @@ enum ColorConverter {
                 transform.apply(cmyk, into: rgb, count: count)
                 return nil
             }
-            warning = PhotoWarning(.colorProfile, "The CMYK ICC profile could not be used; colours are approximate")
+            warning = PhotoWarning(.colorProfile, "the CMYK ICC profile could not be used; colours are approximate.")
         }
         for index in 0..<count {
             let pixel = cmyk + index * 4
@@ -229,14 +229,14 @@ enum ColorConverter {
             throw UnusableProfile(
                 warning: PhotoWarning(
                     .colorProfile,
-                    "The embedded ICC profile is not readable; the copies keep the original colour numbers"))
+                    "the embedded ICC profile is not readable; the copies keep the original colour numbers."))
         }
         let expected = isGray ? cmsSigGrayData : cmsSigRgbData
         guard profile.colorSpace == expected else {
             throw UnusableProfile(
                 warning: PhotoWarning(
                     .colorProfile,
-                    "The embedded ICC profile is for another colour space than the image's; it is ignored"))
+                    "the embedded ICC profile is for another colour space than the image's; it is ignored."))
         }
         if isGray {
             if matchesSRGBToneCurve(profile, tag: cmsSigGrayTRCTag) { return .none }
@@ -272,7 +272,7 @@ enum ColorConverter {
 
     private static let unusable = PhotoWarning(
         .colorProfile,
-        "LittleCMS could not convert the embedded ICC profile to sRGB; the copies keep the original colour numbers")
+        "LittleCMS could not convert the embedded ICC profile to sRGB; the copies keep the original colour numbers.")
 
     private static func cmykTransform(for iccProfile: ICCProfile, isInverted: Bool) -> ColorTransform? {
         guard let profile = Profile(iccProfile.bytes), profile.colorSpace == cmsSigCmykData else { return nil }

@@ -27,7 +27,7 @@ extension ICCProfile {
                 nil,
                 PhotoWarning(
                     .colorProfile,
-                    "The HEIF file's colours use a transfer curve for HDR or one ImagePrep does not know; the copies keep the original colour numbers"
+                    "the HEIF file's colours use a transfer curve for HDR or one ImagePrep does not know; the copies keep the original colour numbers."
                 )
             )
         }
@@ -37,7 +37,7 @@ extension ICCProfile {
                 nil,
                 PhotoWarning(
                     .colorProfile,
-                    "The HEIF file's colour primaries are of a kind libheif does not know; the copies keep the original colour numbers"
+                    "the HEIF file's colour primaries are of a kind libheif does not know; the copies keep the original colour numbers."
                 )
             )
         }

@@ -36,7 +36,7 @@ struct ICCProfile: Hashable, Sendable {
 
     private static let inconsistent = PhotoWarning(
         .colorProfile,
-        "The ICC profile's APP2 chunks are missing or out of order; the copies keep the original colour numbers")
+        "the ICC profile's APP2 chunks are missing or out of order; the copies keep the original colour numbers.")
 }
 
 extension ICCProfile {

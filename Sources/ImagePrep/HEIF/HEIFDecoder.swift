@@ -2,26 +2,38 @@ internal import CHeif
 
 /// A libheif context that reads a file held in memory, with exactly one owner.
 ///
-/// libheif reads the caller's bytes without copying them (`_without_copy`), so a context must not
-/// outlive them: it lives inside the `withUnsafeBytes` of the photo's data.
+/// libheif reads the caller's bytes without copying them (`_without_copy`, or through a
+/// `HEIFMemoryReader`), so a context must not outlive them: it lives inside the `withUnsafeBytes`
+/// of the photo's data.
 struct HEIFContext: ~Copyable {
     let pointer: OpaquePointer
     let libheif: Libheif
+    /// What libheif reads through when a cancel can stop it; freed after the context (a
+    /// `deinit` runs before the stored properties are released).
+    private let reader: HEIFMemoryReader?
 
     /// - Parameters:
     ///   - decodingThreads: tiles are decoded on the calling thread (0) or on this many more.
     ///   - maximumSide: libheif refuses to read a file whose images are wider or taller; its own
     ///     default, 32768, unless given.
+    ///   - cancellation: when given, libheif reads through a `HEIFMemoryReader` that stops its
+    ///     decode at the next tile once this is raised.
     init(
         _ bytes: UnsafeRawBufferPointer, libheif: Libheif, decodingThreads: Int, maximumSide: Int? = nil,
-        file: String
+        cancellation: PreparationCancellation? = nil, file: String
     ) throws(ImagePrepError) {
         guard let pointer = libheif.heif_context_alloc() else {
             throw .corruptHEIF(file: file, detail: "libheif could not start a context")
         }
         libheif.heif_context_set_max_decoding_threads(pointer, Int32(decodingThreads))
         if let maximumSide { libheif.heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: maximumSide)) }
-        let error = libheif.heif_context_read_from_memory_without_copy(pointer, bytes.baseAddress, bytes.count, nil)
+        let reader = cancellation.map { HEIFMemoryReader(bytes, cancellation: $0) }
+        let error =
+            if let reader {
+                libheif.heif_context_read_from_reader(pointer, reader.readerTable, reader.userdata, nil)
+            } else {
+                libheif.heif_context_read_from_memory_without_copy(pointer, bytes.baseAddress, bytes.count, nil)
+            }
         guard error.code == heif_error_Ok else {
             let refusal = LibheifMessage(error).error(file: file)  // before the free: the context owns its text
             libheif.heif_context_free(pointer)
@@ -29,6 +41,7 @@ struct HEIFContext: ~Copyable {
         }
         self.pointer = pointer
         self.libheif = libheif
+        self.reader = reader
     }
 
     deinit { libheif.heif_context_free(pointer) }

@@ -27,7 +27,7 @@ enum HEIFMetadata {
         let unreadable = { (size: PixelSize, reason: String) in
             (
                 PhotoMetadata(originalSize: size),
-                [PhotoWarning(.metadata, "The HEIF file cannot be read, so it gives no metadata: \(reason).")]
+                [PhotoWarning(.metadata, "the HEIF file cannot be read, so it gives no metadata: \(reason).")]
             )
         }
         let container: HEIFContainer
@@ -104,11 +104,11 @@ enum HEIFMetadata {
     /// For an Exif or XMP item that libheif cannot read (`HEIFContainer.bytesForLibheif`).
     static let unreadableItemWarning = PhotoWarning(
         .metadata,
-        "The HEIF file's Exif or XMP item is cut short or far larger than a photo's, so no EXIF is read or carried.")
+        "the HEIF file's Exif or XMP item is cut short or far larger than a photo's, so no EXIF is read or carried.")
 
     private static let unreadable = PhotoWarning(
         .metadata,
-        "The HEIF file's Exif item does not hold a TIFF header where its offset says, so no EXIF is read or carried.")
+        "the HEIF file's Exif item does not hold a TIFF header where its offset says, so no EXIF is read or carried.")
 
     /// The image's ICC profile, when the file has one.
     static func iccProfile(of handle: borrowing HEIFImageHandle) -> (ICCProfile?, PhotoWarning?) {
@@ -122,7 +122,7 @@ enum HEIFMetadata {
                 nil,
                 PhotoWarning(
                     .colorProfile,
-                    "The HEIF file's ICC profile is too small or too large to be one; the copies keep the original colour numbers"
+                    "the HEIF file's ICC profile is too small or too large to be one; the copies keep the original colour numbers."
                 )
             )
         }
@@ -142,7 +142,7 @@ enum HEIFMetadata {
         guard let exif, let heif, exif != heif else { return nil }
         return PhotoWarning(
             .metadata,
-            "The Exif Orientation (\(exif.rawValue)) is not the turn the HEIF file's own rotation and mirror give (\(heif.rawValue)); the copies follow the HEIF file, as HEIF readers do, and the upload's Orientation is set to 1."
+            "the Exif Orientation (\(exif.rawValue)) is not the turn the HEIF file's own rotation and mirror give (\(heif.rawValue)); the copies follow the HEIF file, as HEIF readers do, and the upload's Orientation is set to 1."
         )
     }
 }

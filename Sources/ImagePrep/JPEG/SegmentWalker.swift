@@ -130,7 +130,7 @@ struct WalkStop: Equatable, Sendable {
             }
         return PhotoWarning(
             .metadata,
-            "The JPEG marker walk stopped early, at byte \(offset), because \(why), so no metadata after that point is read."
+            "the JPEG marker walk stopped early, at byte \(offset), because \(why), so no metadata after that point is read."
         )
     }
 }

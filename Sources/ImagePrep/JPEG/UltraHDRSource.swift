@@ -51,7 +51,7 @@ enum GainMapProblem: Error, Equatable, Sendable {
     }
 
     var warning: PhotoWarning {
-        PhotoWarning(.gainMap, "The HDR gain map is left out of the upload, which is SDR only, because \(reason).")
+        PhotoWarning(.gainMap, "the HDR gain map is left out of the upload, which is SDR only, because \(reason).")
     }
 }
 

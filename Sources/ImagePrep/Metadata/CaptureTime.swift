@@ -25,8 +25,11 @@ public struct CaptureTime: Sendable, Hashable, Codable {
 
     /// Where the UTC offset came from.
     public enum OffsetSource: String, Sendable, Hashable, Codable {
+        /// The EXIF OffsetTimeOriginal tag, beside DateTimeOriginal.
         case offsetTimeOriginal = "OffsetTimeOriginal"
+        /// The EXIF OffsetTimeDigitized tag, beside DateTimeDigitized.
         case offsetTimeDigitized = "OffsetTimeDigitized"
+        /// The EXIF OffsetTime tag, beside DateTime.
         case offsetTime = "OffsetTime"
         /// Written after the time in the date tag itself (`Z`, `±HH:MM` or `±HHMM`), as some tools
         /// write it.
@@ -46,6 +49,13 @@ public struct CaptureTime: Sendable, Hashable, Codable {
     /// The tag `utcOffset` came from; nil when there is no offset.
     public var offsetSource: OffsetSource?
 
+    /// A capture time as its parts: for tests, and for an app that keeps its own.
+    ///
+    /// - Parameters:
+    ///   - local: The wall-clock date and time.
+    ///   - utcOffset: Its offset from UTC, or nil when unknown.
+    ///   - source: The tag it came from.
+    ///   - offsetSource: The tag the offset came from, or nil when there is none.
     public init(local: LocalDateTime, utcOffset: UTCOffset?, source: Source, offsetSource: OffsetSource?) {
         self.local = local
         self.utcOffset = utcOffset
@@ -75,16 +85,32 @@ public struct CaptureTime: Sendable, Hashable, Codable {
 
 /// A calendar date and time of day with no time zone, as EXIF records it.
 public struct LocalDateTime: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The year, as written (four digits in EXIF).
     public var year: Int
+    /// The month, 1 to 12.
     public var month: Int
+    /// The day of the month, 1 to 31.
     public var day: Int
+    /// The hour, 0 to 23.
     public var hour: Int
+    /// The minute, 0 to 59.
     public var minute: Int
+    /// The second, 0 to 59 (60 for a leap second).
     public var second: Int
     /// The fractional second exactly as recorded (SubSecTime digits): "0532" means 0.0532 s.
     /// Nil when the camera did not record one.
     public var fractionDigits: String?
 
+    /// A date and time as its parts: for tests, and for an app that keeps its own.
+    ///
+    /// - Parameters:
+    ///   - year: The year.
+    ///   - month: The month, 1 to 12.
+    ///   - day: The day of the month.
+    ///   - hour: The hour, 0 to 23.
+    ///   - minute: The minute.
+    ///   - second: The second.
+    ///   - fractionDigits: The fractional second's digits as recorded ("0532"), or nil.
     public init(
         year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, fractionDigits: String? = nil
     ) {
@@ -108,6 +134,7 @@ public struct LocalDateTime: Sendable, Hashable, Codable, CustomStringConvertibl
         return text
     }
 
+    /// The same as `iso8601`, so that the value prints as it reads.
     public var description: String { iso8601 }
 
     /// The instant this wall-clock time names at a fixed offset from UTC, in the proleptic
@@ -148,8 +175,12 @@ public struct LocalDateTime: Sendable, Hashable, Codable, CustomStringConvertibl
 
 /// An offset from UTC in whole minutes, east positive: +05:45 is 345, -03:30 is -210.
 public struct UTCOffset: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Minutes east of UTC: +05:45 is 345, -03:30 is -210.
     public var minutes: Int
 
+    /// An offset of `minutes` east of UTC (negative west).
+    ///
+    /// - Parameter minutes: Minutes east of UTC.
     public init(minutes: Int) { self.minutes = minutes }
 
     /// `±HH:MM`, as EXIF's OffsetTime tags and ISO 8601 write it.

@@ -46,7 +46,7 @@ enum EXIFPatcher {
                 nil,
                 PhotoWarning(
                     .metadata,
-                    "The EXIF block is larger than a JPEG can carry (\(tiff.count) bytes, 65527 at most), so the upload carries no EXIF; the capture time and place were read from it all the same."
+                    "the EXIF block is larger than a JPEG can carry (\(tiff.count) bytes, 65527 at most), so the upload carries no EXIF; the capture time and place were read from it all the same."
                 )
             )
         }
@@ -73,8 +73,8 @@ enum EXIFPatcher {
             return PhotoWarning(
                 .metadata,
                 settingOrientationUp
-                    ? "The EXIF block's structure is damaged, so its dimensions and Orientation may still describe the original."
-                    : "The EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size."
+                    ? "the EXIF block's structure is damaged, so its dimensions and Orientation may still describe the original."
+                    : "the EXIF block's structure is damaged, so its PixelXDimension and PixelYDimension still give the original size."
             )
         }
         return nil

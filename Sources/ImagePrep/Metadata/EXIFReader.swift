@@ -309,7 +309,7 @@ struct EXIFTags {
         warnings += sanitized.repairs.map(\.warning) + log.warnings + typeWarnings
         // libexif gives up without a word on some broken headers (a TIFF magic number that is not 42).
         if loadedEntryCount == 0 && log.warnings.isEmpty && sanitized.repairs.isEmpty {
-            warnings.append(PhotoWarning(.metadata, "The EXIF block holds no tag that libexif could read."))
+            warnings.append(PhotoWarning(.metadata, "the EXIF block holds no tag that libexif could read."))
         }
         return tags
     }

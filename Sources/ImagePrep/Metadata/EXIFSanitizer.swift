@@ -49,7 +49,7 @@ enum EXIFSanitizer {
 
         /// Our own sentence: counts are ours, nothing else comes from the file.
         var warning: PhotoWarning {
-            let owner = directory.name.prefix(1).uppercased() + directory.name.dropFirst()
+            let owner = directory.name  // "IFD0", "the Exif IFD": a warning reads after a colon
             if let target = EXIFSanitizer.pointers[tag] {
                 let what =
                     switch problem {

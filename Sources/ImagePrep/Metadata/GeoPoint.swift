@@ -14,6 +14,12 @@ public struct GeoPoint: Sendable, Hashable, Codable {
     /// with no value, as the Pixel 7 writes it, counts as above, as exiftool reads it).
     public var altitude: Double?
 
+    /// A position from signed degrees.
+    ///
+    /// - Parameters:
+    ///   - latitude: Degrees north, negative south.
+    ///   - longitude: Degrees east, negative west.
+    ///   - altitude: Metres above sea level, negative below; nil when unknown.
     public init(latitude: Double, longitude: Double, altitude: Double? = nil) {
         self.latitude = latitude
         self.longitude = longitude

@@ -29,6 +29,16 @@ public struct PhotoMetadata: Sendable, Hashable, Codable {
     /// with the NUL terminators some writers add removed; line breaks are kept.
     public var comment: String?
 
+    /// Metadata from its parts: for tests, and for an app that stands in its own.
+    ///
+    /// - Parameters:
+    ///   - originalSize: The original's pixel size, as stored.
+    ///   - orientation: Its EXIF Orientation, or nil.
+    ///   - captureTime: When it was taken, or nil.
+    ///   - location: Where it was taken, or nil.
+    ///   - cameraMake: The EXIF Make, or nil.
+    ///   - cameraModel: The EXIF Model, or nil.
+    ///   - comment: The first JPEG comment, or nil.
     public init(
         originalSize: PixelSize, orientation: Orientation? = nil, captureTime: CaptureTime? = nil,
         location: GeoPoint? = nil, cameraMake: String? = nil, cameraModel: String? = nil, comment: String? = nil

@@ -70,6 +70,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         }
     }
 
+    /// The error's own sentence, naming the file and the cause; `errorDescription` gives the same.
     public var description: String {
         switch self {
         case .unreadable(let file, let reason):

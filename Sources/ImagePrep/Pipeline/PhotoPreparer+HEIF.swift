@@ -81,8 +81,11 @@ extension PreparationRun {
         var start = metadataStart
         let libheif = try Libheif.shared(for: file)
         try HEIFDecoder.checkDecoders(for: plan.codecs, file: file, hasDecoder: libheif.hasDecoder)
+        // The context's reader refuses libheif every piece of data once the cancel is raised, so
+        // that its decode stops at the next tile.
         let context = try HEIFContext(
-            bytes, libheif: libheif, decodingThreads: configuration.splitsWorkAcrossCores ? 2 : 0, file: file)
+            bytes, libheif: libheif, decodingThreads: configuration.splitsWorkAcrossCores ? 2 : 0,
+            cancellation: cancellation, file: file)
         let handle = try context.primaryImage(file: file)
         let (metadata, tiff, metadataWarnings) = HEIFMetadata.read(handle, plan: plan)
         warnings += metadataWarnings
@@ -101,6 +104,7 @@ extension PreparationRun {
         var uploadSize = stored.fitting(longEdge: configuration.maxEdge)
         let reduction = JPEGDecoder.scaleDenominator(
             from: stored, to: uploadSize, tolerance: configuration.dctScaleTolerance)
+        try cancellation.check(file: file)
         let turn: Orientation
         let reducedBy: Int
         var stripUpload: PlanarImage?
@@ -114,8 +118,15 @@ extension PreparationRun {
             timings.decode += direct.decodeTime
             timings.resample += direct.resampleTime
         } else {
-            let decoded = try HEIFDecoder.decode(
-                handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
+            let decoded: HEIFDecoder.Result
+            do {
+                decoded = try HEIFDecoder.decode(
+                    handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
+            } catch {
+                try cancellation.check(file: file)  // libheif's error for the data it was refused
+                throw error
+            }
+            try cancellation.check(file: file)
             (turn, reducedBy) = (decoded.orientation, decoded.reduction)
             warnings += decoded.warnings
             let decodedSize = workspace.decoded.size
@@ -137,9 +148,11 @@ extension PreparationRun {
         }
         timings.metadata += clock.now - start
         var uploadGainMap: UploadGainMap?
+        try cancellation.check(file: file)
         if let gainMap {
             uploadGainMap = self.uploadGainMap(
                 ofHEIF: handle, source: gainMap, tiff: tiff, baseSize: stored, uploadSize: uploadSize, turn: turn)
+            try cancellation.check(file: file)  // A gain map stopped by it is a warning, not the photo's end.
         }
         uploadSegments += uploadGainMap?.primarySegments ?? []
         start = clock.now
@@ -149,7 +162,7 @@ extension PreparationRun {
             } else {
                 warnings.append(
                     PhotoWarning(
-                        .colorProfile, "The ICC profile is too large for a JPEG to carry, so the upload has none"))
+                        .colorProfile, "the ICC profile is too large for a JPEG to carry, so the upload has none."))
             }
         }
         timings.metadata += clock.now - start

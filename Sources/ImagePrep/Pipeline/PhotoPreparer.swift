@@ -57,6 +57,7 @@ public struct PhotoPreparer: Sendable {
         /// the upload is then the SDR photo alone, as it is for a damaged gain map.
         public var carriesGainMap = true
 
+        /// The defaults, which suit uploading phone and camera photos and are always valid.
         public init() {}
     }
 
@@ -80,9 +81,12 @@ public struct PhotoPreparer: Sendable {
         self.configuration = configuration
     }
 
-    /// Reads and prepares the photo (JPEG or HEIF) at `url`.
+    /// Reads and prepares the photo (JPEG or HEIF) at `url`, on the caller's thread: for a worker
+    /// thread of one's own. It cannot be cancelled; the async form can.
     ///
-    /// - Parameter workspace: buffers to reuse from an earlier photo; one per thread.
+    /// - Parameters:
+    ///   - url: the photo's file, read whole before the decode.
+    ///   - workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming the file and the cause.
     public func prepare(
@@ -95,31 +99,47 @@ public struct PhotoPreparer: Sendable {
 
     /// Both forms of `prepare(contentsOf:workspace:)`: one name for each, since an async context
     /// would otherwise always pick the async overload.
-    private func prepareFile(at url: URL, workspace: PreparationWorkspace) throws(ImagePrepError) -> PreparedPhoto {
+    private func prepareFile(
+        at url: URL, workspace: PreparationWorkspace, cancellation: PreparationCancellation = PreparationCancellation()
+    ) throws(ImagePrepError) -> PreparedPhoto {
         let clock = ContinuousClock()
         let start = clock.now
+        try cancellation.check(file: url.relativePath)
         let data = try Self.read(url)
-        return try prepareBytes(data, name: url.relativePath, workspace: workspace, readTime: clock.now - start)
+        return try prepareBytes(
+            data, name: url.relativePath, workspace: workspace, readTime: clock.now - start, cancellation: cancellation)
     }
 
     /// Reads and prepares the photo at `url` (JPEG or HEIF) off the caller's executor: for an app that
     /// prepares a photo from the main actor without blocking its UI. The work runs on the
-    /// concurrent executor; the error stays typed.
+    /// concurrent executor.
     ///
-    /// - Parameter workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
+    /// Cancelling the task stops the work within a strip of a JPEG or a tile of a HEIF file (see
+    /// docs/library.md, "Cancelling"): the call then throws `CancellationError`, having freed what it
+    /// held; it makes no result and writes nothing. A call that finished before it saw the cancel
+    /// returns its photo.
+    ///
+    /// - Parameters:
+    ///   - url: the photo's file, read whole before the decode.
+    ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
-    /// - Throws: `ImagePrepError` naming the file and the cause.
+    /// - Throws: `ImagePrepError` naming the file and the cause, or `CancellationError` when the
+    ///   task was cancelled. (The error is untyped for that; the synchronous form keeps
+    ///   `throws(ImagePrepError)`.)
     @concurrent
     public func prepare(
         contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
-    ) async throws(ImagePrepError) -> PreparedPhoto {
-        try prepareFile(at: url, workspace: workspace)
+    ) async throws -> PreparedPhoto {
+        try await cancellable { cancellation throws(ImagePrepError) in
+            try prepareFile(at: url, workspace: workspace, cancellation: cancellation)
+        }
     }
 
     /// Prepares a photo's bytes (JPEG or HEIF) that did not come from a file (a camera buffer, a
-    /// download).
+    /// download), on the caller's thread. It cannot be cancelled; the async form can.
     ///
     /// - Parameters:
+    ///   - jpeg: the photo's bytes, JPEG or HEIF (the name is older than HEIF support).
     ///   - name: what errors and warnings call these bytes, typically a file name.
     ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
@@ -137,28 +157,42 @@ public struct PhotoPreparer: Sendable {
     /// `prepare(contentsOf:workspace:) async` does for a file: from the main actor, the photo is
     /// decoded and encoded on the concurrent executor, never on the UI's thread.
     ///
+    /// Cancelling the task stops the work within a strip of a JPEG or a tile of a HEIF file (see
+    /// docs/library.md, "Cancelling"): the call then throws `CancellationError`, having freed what it
+    /// held; it makes no result. A call that finished before it saw the cancel returns its photo.
+    ///
     /// - Parameters:
+    ///   - jpeg: the photo's bytes, JPEG or HEIF (the name is older than HEIF support).
     ///   - name: what errors and warnings call these bytes, typically a file name.
     ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
-    /// - Throws: `ImagePrepError` naming `name` and the cause.
+    /// - Throws: `ImagePrepError` naming `name` and the cause, or `CancellationError` when the task
+    ///   was cancelled.
     @concurrent
     public func prepare(
         _ jpeg: Data, name: String,
         workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
-    ) async throws(ImagePrepError) -> PreparedPhoto {
-        try prepareBytes(jpeg, name: name, workspace: workspace, readTime: .zero)
+    ) async throws -> PreparedPhoto {
+        try await cancellable { cancellation throws(ImagePrepError) in
+            try prepareBytes(jpeg, name: name, workspace: workspace, readTime: .zero, cancellation: cancellation)
+        }
     }
 
     /// Both forms of `prepare(_:name:workspace:)`, and the file forms once the file is read.
-    private func prepareBytes(_ data: Data, name: String, workspace: PreparationWorkspace, readTime: Duration)
-        throws(ImagePrepError) -> PreparedPhoto
-    {
+    ///
+    /// - Parameter cancellation: the flag the async forms raise when their task is cancelled; the
+    ///   synchronous forms pass one that nothing raises.
+    func prepareBytes(
+        _ data: Data, name: String, workspace: PreparationWorkspace, readTime: Duration,
+        cancellation: PreparationCancellation = PreparationCancellation()
+    ) throws(ImagePrepError) -> PreparedPhoto {
         try configuration.validate()
+        try cancellation.check(file: name)
         return try workspace.withBuffers { buffers throws(ImagePrepError) in
             do {
                 let photo = try data.withUnsafeBytes { bytes throws(ImagePrepError) in
-                    var run = PreparationRun(configuration: configuration, workspace: buffers, file: name)
+                    var run = PreparationRun(
+                        configuration: configuration, workspace: buffers, file: name, cancellation: cancellation)
                     return try run.prepare(bytes)
                 }
                 buffers.lastTimings.read = readTime
@@ -226,11 +260,18 @@ struct PreparationRun {
     var warnings: [PhotoWarning] = []
     var timings = StageTimings()
     let clock = ContinuousClock()
+    /// Raised when the task that asked for the photo is cancelled: checked between strips, tiles,
+    /// encodes and before the gain map.
+    let cancellation: PreparationCancellation
 
-    init(configuration: PhotoPreparer.Configuration, workspace: WorkspaceBuffers, file: String) {
+    init(
+        configuration: PhotoPreparer.Configuration, workspace: WorkspaceBuffers, file: String,
+        cancellation: PreparationCancellation = PreparationCancellation()
+    ) {
         self.configuration = configuration
         self.workspace = workspace
         self.file = file
+        self.cancellation = cancellation
     }
 
     /// What a decoder hands to the copies; its pixels are in `workspace.decoded`, or in
@@ -329,9 +370,11 @@ struct PreparationRun {
                 scaleDenominator: denominator, acceptsIncompleteData: configuration.acceptsIncompleteData,
                 cmykProfile: header.colorModel == .cmyk ? profile : nil,
                 isCMYKInverted: layout.segments.contains { $0.marker == JPEGSegment.app14 })
+            // One TurboJPEG call with no hook: cancelling is seen before it and after it.
             let decode = try JPEGDecoder.decode(
                 bytes, header: header, options: options, decompressor: decompressor, into: workspace.decoded,
                 scratch: workspace.scratch, file: file)
+            try cancellation.check(file: file)
             workspace.decoded.fillRows(from: decode.rowsWritten)
             workspace.lastDecode = .init(size: decodedSize)
             warnings += decode.warnings
@@ -350,7 +393,9 @@ struct PreparationRun {
             warnings += warning.map { [$0] } ?? []
         }
         timings.metadata += clock.now - start
+        try cancellation.check(file: file)
         let gainMap = uploadGainMap(of: bytes, layout: layout, baseSize: header.size, uploadSize: uploadSize)
+        try cancellation.check(file: file)  // A gain map stopped by it is a warning, not the photo's end.
         uploadSegments += gainMap?.primarySegments ?? []
         start = clock.now
         if header.colorModel != .cmyk {  // A CMYK profile does not describe the RGB we write.
@@ -368,6 +413,7 @@ struct PreparationRun {
     /// turned when the format asks), the display copy and the thumbnail.
     private mutating func makeCopies(of decoded: DecodedPhoto) throws(ImagePrepError) -> PreparedPhoto {
         let lanes = workspace.lanes
+        try cancellation.check(file: file)
         let resampledUpload: PlanarImage
         if let stripUpload = decoded.stripUpload {
             resampledUpload = stripUpload
@@ -409,7 +455,7 @@ struct PreparationRun {
 
         let copies = CopyMaker(
             quality: configuration.quality, orientation: decoded.strippedTurn, conversion: conversion,
-            comments: comments, file: file)
+            comments: comments, file: file, cancellation: cancellation)
         // The display copy's pixels first, in bands on both lanes when the work is split: turning
         // and converting them would otherwise all fall on the display's lane, which also has the
         // longest encode, while the other lane has only the upload's encode and the thumbnail.
@@ -539,6 +585,7 @@ private struct CopyMaker {
     let conversion: ColorConverter.DisplayConversion
     let comments: [Data]
     let file: String
+    let cancellation: PreparationCancellation
 
     /// Encodes the upload copy with its metadata, and with only the comments as the display copy
     /// too when that shares the upload's pixels.
@@ -549,6 +596,7 @@ private struct CopyMaker {
         _ upload: PlanarImage, segments: [Data], sharingDisplay: Bool, streamed: UnsafeRawBufferPointer?,
         lane: CopyLane, timings: inout StageTimings
     ) throws(ImagePrepError) -> [Data] {
+        try cancellation.check(file: file)
         let start = ContinuousClock.now
         let carried =
             [CarriedSegments(segments: segments)] + (sharingDisplay ? [CarriedSegments(segments: comments)] : [])
@@ -576,6 +624,7 @@ private struct CopyMaker {
     func uprightPixels(
         of upload: PlanarImage, size: PixelSize, lane: CopyLane, workers: [CopyLane], timings: inout StageTimings
     ) throws(ImagePrepError) -> PlanarImage {
+        try cancellation.check(file: file)
         let source = try resampled(
             upload, extent: upload.extent, to: size, into: lane.resized, lanes: workers, timings: &timings, file: file)
         guard orientation != .up || conversion.isNeeded else { return source }
@@ -624,6 +673,7 @@ private struct CopyMaker {
     func encodeStripped(_ pixels: PlanarImage, lane: CopyLane, timings: inout StageTimings) throws(ImagePrepError)
         -> EncodedJPEG
     {
+        try cancellation.check(file: file)
         let start = ContinuousClock.now
         let data = try JPEGEncoder.encode(
             pixels, quality: quality, carrying: [CarriedSegments(segments: comments)],

@@ -17,13 +17,23 @@ public struct PhotoWarning: Sendable, Hashable, Codable, CustomStringConvertible
         case gainMap
     }
 
+    /// What the warning is about, for an app that reacts to some kinds and not others.
     public var kind: Kind
+    /// What happened, in one clause that reads after a colon (`prep-photo` prints
+    /// `warning: 'a.jpg': MESSAGE`): lower-case unless it starts with a name, ending with a full
+    /// stop. Words for people, not a contract: match on `kind`, never on the text.
     public var message: String
 
+    /// A warning of `kind` saying `message`; ImagePrep makes them, tests and apps may too.
+    ///
+    /// - Parameters:
+    ///   - kind: What it is about.
+    ///   - message: What happened, in the form `message` describes.
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
+    /// The message, so that the warning prints as it reads.
     public var description: String { message }
 }

@@ -49,7 +49,7 @@ extension PreparationRun {
         gainMapConfiguration.carriesGainMap = false
         var run = PreparationRun(
             configuration: gainMapConfiguration, workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false),
-            file: file)
+            file: file, cancellation: cancellation)
         let prepared: PreparedPhoto
         do {
             prepared = try run.prepare(UnsafeRawBufferPointer(rebasing: bytes[source.range]))

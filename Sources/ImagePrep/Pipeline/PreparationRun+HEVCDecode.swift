@@ -59,11 +59,11 @@ extension PreparationRun {
         }
         let decoder = TileRowDecoder(
             layout: layout, libde265: libde265, tileRow: tileRow,
-            splitsWork: configuration.splitsWorkAcrossCores)
+            splitsWork: configuration.splitsWorkAcrossCores, cancellation: cancellation)
         var decodeTime = Duration.zero
         var resampleTime = Duration.zero
         let isDecoded = FreshMemory.filled { () -> Bool in
-            // Row by row: the place where a long decode could stop between two rows of tiles.
+            // Row by row: each row of tiles is resampled before the next is decoded.
             for row in 0..<layout.rows {
                 var start = clock.now
                 guard decoder.decode(row: row) else { return false }
@@ -80,6 +80,8 @@ extension PreparationRun {
             }
             return true
         }
+        // A cancelled prepare stops at the tile after the raise (`TileRowDecoder`), not in libheif.
+        if !isDecoded { try cancellation.check(file: file) }
         guard isDecoded, resamplers.allSatisfy(\.isFinished) else { return nil }
         for (index, plane) in target.planes.enumerated() {
             let factor = index == 0 ? ChromaSubsampling.full : .quarter
@@ -128,9 +130,12 @@ private struct TileRowDecoder {
     let tileRow: PlanarImage
     /// Whether the row's tiles are shared between two threads.
     let splitsWork: Bool
+    /// Asked before each tile, as libheif's reader is asked before each tile's data.
+    let cancellation: PreparationCancellation
 
     /// Decodes the tiles of row `row` into the row of tiles; false when one gives no picture, or
-    /// one that is not what the layout says (libheif is then to decode the photo).
+    /// one that is not what the layout says (libheif is then to decode the photo), or when the
+    /// prepare is cancelled.
     func decode(row: Int) -> Bool {
         let columns = layout.columns
         guard splitsWork, columns > 1 else {
@@ -144,8 +149,10 @@ private struct TileRowDecoder {
         return even.get() && odd.get()
     }
 
-    /// Decodes one tile into its place in the row of tiles.
+    /// Decodes one tile into its place in the row of tiles; false, decoding nothing, once the
+    /// prepare is cancelled.
     private func decode(tile index: Int, column: Int) -> Bool {
+        guard !cancellation.isRaised else { return false }
         let tile = layout.tiles[index]
         let bytes = layout.bytes
         guard let decoder = HEVCDecoder(libde265) else { return false }

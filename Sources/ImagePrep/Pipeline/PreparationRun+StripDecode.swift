@@ -101,6 +101,8 @@ extension PreparationRun {
             }
             isDecoded = decoder.finish() && resamplers.prefix(planes.count).allSatisfy(\.isFinished)
         }
+        // A decode stopped by a cancel is not one to decode again whole.
+        try cancellation.check(file: file)
         guard isDecoded else { return nil }
         for (index, plane) in target.activePlanes.enumerated() {
             plane.replicateEdges(fromWidth: planes[index].size.width, height: planes[index].size.height)
@@ -130,6 +132,7 @@ extension PreparationRun {
         var stripsRead = 0
         while true {
             if let stripsAboveCut, stripsRead >= stripsAboveCut, resamplers.allSatisfy(\.isFinished) { break }
+            if cancellation.isRaised { break }
             var start = clock.now
             let strip = decoder.read(into: 0)
             times.reading += clock.now - start
@@ -156,7 +159,8 @@ extension PreparationRun {
         var resampling = Duration.zero
         var encoding = Duration.zero
         let hasChroma = decoder.components.count > 1
-        Parallel.pipeline(slots: JPEGStripDecoder.slotCount) { slot in
+        Parallel.pipeline(slots: JPEGStripDecoder.slotCount) { slot -> JPEGStripDecoder.Strip? in
+            if cancellation.isRaised { return nil }
             let start = clock.now
             defer { reading += clock.now - start }
             return decoder.read(into: slot)

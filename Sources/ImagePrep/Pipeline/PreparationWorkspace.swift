@@ -26,6 +26,11 @@ public final class PreparationWorkspace: Sendable {
     }
     private let state: Locked<State>
 
+    /// A workspace for one worker's photos.
+    ///
+    /// - Parameter keepsBuffersBetweenPhotos: Whether the buffers stay allocated from one photo to
+    ///   the next (a batch), or are given back after each (an app that prepares a photo now and
+    ///   then, and wants its memory back in between).
     public init(keepsBuffersBetweenPhotos: Bool = true) {
         self.keepsBuffersBetweenPhotos = keepsBuffersBetweenPhotos
         state = Locked(State(idle: WorkspaceBuffers(keepsBuffersBetweenPhotos: keepsBuffersBetweenPhotos)))
@@ -120,6 +125,7 @@ public struct StageTimings: Sendable, Hashable {
     /// The marker walk, EXIF reading and patching.
     public var metadata = Duration.zero
 
+    /// Timings of zero, to add a photo's stages to.
     public init() {}
 
     /// Everything above. With `splitsWorkAcrossCores` the stages are summed over both threads,

@@ -11,6 +11,11 @@ public struct EncodedJPEG: Sendable, Hashable {
     /// The pixel size of the encoded image.
     public var size: PixelSize
 
+    /// An encoded JPEG and its size: for tests, and for an app that stands in its own copies.
+    ///
+    /// - Parameters:
+    ///   - data: The JPEG file's bytes.
+    ///   - size: Its pixel size.
     public init(data: Data, size: PixelSize) {
         self.data = data
         self.size = size
@@ -43,6 +48,16 @@ public struct PreparedPhoto: Sendable, Hashable {
     /// `upload.data`), with its size; nil when the upload is SDR only.
     public var uploadGainMap: EncodedJPEG?
 
+    /// A prepared photo from its parts: for tests, and for an app that commits copies it made
+    /// itself (a photo edited in the app) with the outbox's `commit`.
+    ///
+    /// - Parameters:
+    ///   - upload: The upload copy, with its metadata.
+    ///   - display: The display copy, or nil.
+    ///   - thumbnail: The thumbnail, or nil.
+    ///   - metadata: What the original says about itself.
+    ///   - warnings: What was odd.
+    ///   - uploadGainMap: The gain map at the end of `upload.data`, or nil.
     public init(
         upload: EncodedJPEG, display: EncodedJPEG?, thumbnail: EncodedJPEG?, metadata: PhotoMetadata,
         warnings: [PhotoWarning] = [], uploadGainMap: EncodedJPEG? = nil

@@ -1,8 +1,15 @@
 /// A width and a height in pixels.
 public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// Pixels across.
     public var width: Int
+    /// Pixels down.
     public var height: Int
 
+    /// A size of `width` by `height` pixels.
+    ///
+    /// - Parameters:
+    ///   - width: Pixels across.
+    ///   - height: Pixels down.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
@@ -34,5 +41,6 @@ public struct PixelSize: Sendable, Hashable, Codable, CustomStringConvertible {
         return PixelSize(width: max(1, Int((Double(width) * scale).rounded())), height: edge)
     }
 
+    /// "4032x3024", as errors and `prep-photo` write a size.
     public var description: String { "\(width)x\(height)" }
 }

@@ -85,7 +85,7 @@ struct LibjpegMessage: Equatable, Sendable {
     var warning: PhotoWarning {
         effect == .losesPixels
             ? PhotoWarning(
-                .incompleteImageData, "Part of the picture is missing or damaged and was filled in: \(clause).")
+                .incompleteImageData, "part of the picture is missing or damaged and was filled in: \(clause).")
             : PhotoWarning(.imageData, "libjpeg-turbo met a problem that lost no pixels: \(clause).")
     }
 

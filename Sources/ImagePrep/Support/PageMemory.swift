@@ -96,7 +96,12 @@ public enum PhotoBytes {
     /// A `Data` of up to `capacity` bytes, filled by `fill`, which returns how many it wrote
     /// (fewer when the file shrank while it was read).
     ///
-    /// - Parameter shortage: The error to throw when the system will not give `capacity` bytes.
+    /// - Parameters:
+    ///   - capacity: The most bytes `fill` may write: the file's size.
+    ///   - shortage: The error to throw when the system will not give `capacity` bytes.
+    ///   - fill: Writes the bytes into the buffer it is given and returns how many it wrote.
+    /// - Returns: The bytes written, in memory that a photo's decode reads fastest.
+    /// - Throws: `shortage()`, or what `fill` throws.
     public static func read<Failure: Error>(
         capacity: Int, shortage: @autoclosure () -> Failure,
         _ fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int

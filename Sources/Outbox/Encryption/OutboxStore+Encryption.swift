@@ -245,6 +245,8 @@ extension OutboxStore {
                 entryCount += 1
             }
             if !written.isEmpty { try media.synchronize() }
+            // Plaintext, and for the engine's sake only: it expires what is not given back.
+            try database.run("DELETE FROM \(Self.abandonedTable)")
             try Self.insertEncryptionRecord(database, cipher: newCipher, isPlaintextPurged: false)
             try database.run("COMMIT")
         } catch {

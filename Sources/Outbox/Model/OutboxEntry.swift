@@ -53,6 +53,11 @@ public struct OutboxEntry: Sendable, Hashable, Identifiable {
     /// When a send of it first started; nil while none has. Once one has, the engine may hold
     /// it, so it is never compacted away.
     let firstAttemptAt: Date?
+    /// What the outbox did to the entry's stored values that nobody asked for, oldest first: one
+    /// line each, the moment in UTC and a sentence, for example
+    /// `2026-05-01T10:00:00Z cleared its upload resources: larger than 16 KiB` (a value it
+    /// refused to read, cleared rather than read again on every pass). At most the last 20.
+    public let history: [String]
 
     /// The earliest time an automatic drain sends the entry again, after a transient failure;
     /// nil when it may go at once or waits for the user.

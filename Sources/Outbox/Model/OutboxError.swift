@@ -86,6 +86,8 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, Lo
     /// `start(transport:)` first, or pass a transport.
     case notStarted
 
+    /// The error's own sentence, naming what it is about and the cause; `errorDescription` gives
+    /// the same.
     public var description: String {
         switch self {
         case .invalidID(let id):

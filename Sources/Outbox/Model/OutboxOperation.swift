@@ -64,8 +64,14 @@ public struct OutboxOperation: Sendable, Hashable {
     /// UTF-8 byte order mark before it, which is dropped: RFC 8259 lets a parser ignore one, and
     /// inside the record the engine gets it would be a stray character.
     ///
-    /// - Parameter payloadJSON: One JSON value (an object, an array, a string, a number, true,
-    ///   false or null) in UTF-8, at most `largestPayload` bytes.
+    /// - Parameters:
+    ///   - id: 1 to 128 letters, digits, '-' or '_'; unique on this device.
+    ///   - entity: What it is about, for example "note:42"; nil for nothing earlier.
+    ///   - type: The type's name, for example "note.update".
+    ///   - version: The payload's version, from 1.
+    ///   - payloadJSON: One JSON value (an object, an array, a string, a number, true,
+    ///     false or null) in UTF-8, at most `largestPayload` bytes.
+    ///   - attachments: The files to upload first.
     /// - Throws: `invalidID`, or `invalidOperation` naming the rule broken (never quoting the payload).
     public init(
         id: String, entity: String? = nil, type: String, version: Int = 1, payloadJSON: Data,

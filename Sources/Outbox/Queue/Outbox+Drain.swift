@@ -149,6 +149,9 @@ extension Outbox {
         // Nothing of this outbox's own is in flight between passes, so a SYNCING entry found
         // while alone was left by a process that died.
         for id in try store.recoverInterruptedSendsIfAlone() { announceStatus(of: id) }
+        // What is refused now would be refused again on every pass: it is cleared, and the
+        // entry's history says so.
+        try store.clearRefusedValues(at: configuration.now())
         var evidence = PassEvidence()
         // The user's "send now" goes first, even past entries that are backing off.
         var asked: [StoredRecord] = []
@@ -340,6 +343,10 @@ extension Outbox {
         }
         let reason = Self.reason(for: response)
         if landedUploads != landedBefore { evidence.engineAnswered() }
+        switch response {
+        case .http, .uploadsNotHeld: passQueue.hasHeardEngine = true
+        default: if landedUploads != landedBefore { passQueue.hasHeardEngine = true }
+        }
         if case .uploadsNotHeld(let code, _) = response {
             guard let fresh = try queueUploadsAgain(entry, code: code, reason: reason, into: &report) else {
                 return true
@@ -489,6 +496,12 @@ extension Outbox {
         var toldWaiting: Set<String> = []
         /// The entry being sent, whose send tells where it stands when it ends.
         var inFlight: String?
+        /// Which pass it is, for what a transport learns of the engine in one pass
+        /// (`DeliveryReporter.pass`).
+        let pass = UUID()
+        /// Whether the engine answered a send of this pass (its status, a landed upload), so
+        /// that the upload resources to give back can be.
+        var hasHeardEngine = false
     }
 
     /// The place of the entry just claimed in the pass: the next number, of those the pass
@@ -539,8 +552,8 @@ extension Outbox {
             totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes),
             network: store.catalog.network(ofType: entry.type))
         let reporter = DeliveryReporter(
-            id: entry.id, totalBytes: totalBytes, position: position, outbox: self, onProgress: configuration.onProgress
-        )
+            id: entry.id, totalBytes: totalBytes, position: position, outbox: self,
+            onProgress: configuration.onProgress, pass: passQueue.pass)
         do {
             return .answered(try await transport.send(delivery, reporter: reporter))
         } catch is CancellationError {
@@ -557,6 +570,28 @@ extension Outbox {
     func recordUploadResource(_ resource: String?, index: Int, id: String) {
         try? store.setUploadResource(resource, index: index, id: id)
     }
+
+    /// Clears a kept upload resource the transport refused, with a line in the entry's history;
+    /// see `DeliveryReporter.uploadResourceRefused(index:)`.
+    func recordRefusedUploadResource(index: Int, id: String) {
+        try? store.refuseUploadResource(index: index, id: id, at: configuration.now())
+    }
+
+    /// Asks the transport to give back the upload resources the outbox will not use again,
+    /// after a pass in which the engine answered; what it could not give back waits for a
+    /// later pass. Best effort: a resource not given back costs the engine a file until it
+    /// expires it.
+    func giveBackAbandonedResources(using transport: any Transport) async {
+        guard passQueue.hasHeardEngine,
+            let rows = try? store.abandonedUploadResources(limit: Self.mostResourcesGivenBackPerPass), !rows.isEmpty
+        else { return }
+        let left = Set(await transport.giveBack(rows.flatMap { $0.resources }))
+        let done = rows.filter { row in row.resources.allSatisfy { !left.contains($0) } }.map { $0.row }
+        try? store.forgetAbandonedUploadResources(rows: done)
+    }
+
+    /// The most rows of resources one pass gives back.
+    static let mostResourcesGivenBackPerPass = 16
 
     /// Removes a landed upload from the entry's pending media; see `DeliveryReporter.uploadLanded(index:)`.
     func recordUploadLanded(index: Int, id: String) throws(OutboxError) {

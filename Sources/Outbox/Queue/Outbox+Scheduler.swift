@@ -49,6 +49,7 @@ extension Outbox {
         /// The app came to the foreground (`appDidBecomeActive()`).
         case becameActive
 
+        /// The trigger in a few words, for a log line.
         public var description: String {
             switch self {
             case .started: "started"
@@ -225,6 +226,7 @@ extension Outbox {
     /// and records this version cannot read told once.
     func passAndTidy(using transport: any Transport, honoursBackoff: Bool) async throws(OutboxError) -> DrainReport {
         var report = try await runPass(using: transport, honoursBackoff: honoursBackoff)
+        await giveBackAbandonedResources(using: transport)
         guard let running = scheduling.running else { return report }
         announceUnreadable(try list().unreadable)
         if running.schedule.retiresSynced { report.retired = try retireSynced() }

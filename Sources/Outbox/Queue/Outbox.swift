@@ -128,6 +128,13 @@ public actor Outbox {
     /// actor: opening migrates, recovers and sweeps, which on a big store or a slow disk takes
     /// longer than a main-actor frame may.
     ///
+    /// Cancelling the calling task stops nothing and undoes nothing: the opening runs to its end
+    /// (each migration, recovery and sweep is a transaction of its own, done whole or not at all)
+    /// and returns the outbox.
+    ///
+    /// - Parameters:
+    ///   - folder: Where the outbox lives; the app's private storage.
+    ///   - configuration: The operation types, clock, time zone, classification, backoff and progress callback.
     /// - Throws: What `init(folder:configuration:)` throws.
     @concurrent
     public static func open(folder: URL, configuration: Configuration = Configuration()) async throws(OutboxError)
@@ -193,6 +200,11 @@ public actor Outbox {
     /// may capture the caller's values (copy a property into a local first) but not the view
     /// model itself.
     ///
+    /// Cancelling the calling task neither stops nor undoes the transaction: once the body has
+    /// started it runs to its end and everything commits, however the task was cancelled
+    /// meanwhile. A body that wants to give up on a cancel checks `Task.isCancelled` and throws,
+    /// which rolls everything back.
+    ///
     /// - Parameter body: The work, given the transaction; what it returns is returned.
     /// - Returns: What `body` returned.
     /// - Throws: What `body` threw, after rolling everything back; or an `OutboxError`.
@@ -212,7 +224,8 @@ public actor Outbox {
     /// query in `body` sees the same moment, however others write meanwhile. Only statements that
     /// change nothing are taken; the rules of `write(_:)` for what the app's SQL may touch hold.
     ///
-    /// The body is `sending`, as `write(_:)`'s is.
+    /// The body is `sending`, as `write(_:)`'s is. Cancelling the calling task does not stop the
+    /// reading, which changes nothing, so there is nothing to undo.
     ///
     /// - Parameter body: The reading, given the transaction; what it returns is returned.
     /// - Returns: What `body` returned.

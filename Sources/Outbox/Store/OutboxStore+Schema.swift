@@ -31,6 +31,8 @@ extension OutboxStore {
     ///   time parks the entry instead of taking them for ever.
     /// - 7: the resumable upload resources the engine made for an entry's uploads
     ///   (`upload_resources`), so that a send cut in one process resumes in the next.
+    /// - 8: each entry's history (`history`, see `EntryHistory`), and the upload resources the
+    ///   outbox will not use again, until the engine gives them back (`outbox_abandoned_uploads`).
     static let migrations: [Migration] = [
         .sql(
             """
@@ -75,6 +77,11 @@ extension OutboxStore {
             """),
         .sql("ALTER TABLE outbox_entries ADD COLUMN upload_resends INTEGER;"),
         .sql("ALTER TABLE outbox_entries ADD COLUMN upload_resources;"),
+        .sql(
+            """
+            ALTER TABLE outbox_entries ADD COLUMN history TEXT;
+            CREATE TABLE IF NOT EXISTS outbox_abandoned_uploads (id TEXT, resources);
+            """),
     ]
 
     /// Brings the schema up to `schemaVersion`, in one transaction so that a crash mid-way

@@ -9,7 +9,7 @@ internal import PlatformLayer
 /// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 7
+    static let schemaVersion = 8
     /// The table of entries. Every table and index of the outbox's own is named `outbox_…`, a
     /// prefix an app's own tables in the same database may not use (`AppStatementRule`).
     static let table = "outbox_entries"
@@ -580,13 +580,17 @@ final class OutboxStore {
     /// - Returns: whether the entry was still being sent.
     @discardableResult
     func sendUploadsAgain(id: String, resends: Int, lastError: String) throws(OutboxError) -> Bool {
-        try database.run(
-            """
-            UPDATE \(Self.table) SET state = 'QUEUED', pending_media = owned_media, upload_resends = ?,
-                last_error = ?, next_attempt_at = NULL, upload_resources = NULL
-            WHERE id = ? AND state = 'SYNCING'
-            """, .integer(Int64(resends)), storedError(lastError, id: id), .text(id))
-        return database.changes > 0
+        try database.transaction { () throws(OutboxError) -> Bool in
+            // The uploads start afresh: the resources made for them are given back.
+            try abandonUploadResources(where: "id = ? AND state = 'SYNCING'", [.text(id)])
+            try database.run(
+                """
+                UPDATE \(Self.table) SET state = 'QUEUED', pending_media = owned_media, upload_resends = ?,
+                    last_error = ?, next_attempt_at = NULL, upload_resources = NULL
+                WHERE id = ? AND state = 'SYNCING'
+                """, .integer(Int64(resends)), storedError(lastError, id: id), .text(id))
+            return database.changes > 0
+        }
     }
 
     /// Moves the entry's next automatic try to `moment` when it is later than that.
@@ -613,88 +617,28 @@ final class OutboxStore {
         }
     }
 
-    /// The most bytes of `upload_resources` read, and the most one resource's URL may have: a
-    /// planted value costs nothing to refuse.
-    static let largestUploadResources = 16 * 1024
-    static let longestUploadResource = 2048
-
-    /// The resumable upload resources the engine made for the entry's uploads, by index, as
-    /// they were stored: untrusted (`HTTPTransport` takes only one at its own upload's path on
-    /// the engine). A value that cannot be read, is too large or is sealed for another record
-    /// is none: it costs a fresh start of the upload, never the upload.
-    func uploadResources(id: String) -> [Int: String] {
-        // Sealing adds less than 64 bytes; SQLite measures a blob without reading it.
-        let limit = Self.largestUploadResources + 64
-        guard
-            let stored = try? database.query(
-                "SELECT upload_resources FROM \(Self.table) WHERE id = ? AND length(upload_resources) <= ?",
-                [.text(id), .integer(Int64(limit))], row: { $0.bytes(at: 0) }
-            ).first ?? nil,
-            stored.count <= limit
-        else { return [:] }
-        let json: Data
-        if let cipher {
-            guard let opened = cipher.open(stored, for: .uploadResources(id: id)) else { return [:] }
-            json = opened
-        } else {
-            json = stored
-        }
-        guard json.count <= Self.largestUploadResources,
-            let map = (try? JSONSerialization.jsonObject(with: json)) as? [String: Any]
-        else { return [:] }
-        var resources: [Int: String] = [:]
-        for (key, value) in map {
-            guard let index = Int(key), (0..<OutboxOperation.mostAttachments).contains(index),
-                let url = value as? String,
-                url.utf8.count <= Self.longestUploadResource
-            else { continue }
-            resources[index] = url
-        }
-        return resources
-    }
-
-    /// Keeps the resource the engine made for upload `index` of an entry being sent, durably, so
-    /// that the next process to send it resumes there; nil drops it.
-    func setUploadResource(_ url: String?, index: Int, id: String) throws(OutboxError) {
-        guard (url?.utf8.count ?? 0) <= Self.longestUploadResource,
-            (0..<OutboxOperation.mostAttachments).contains(index)
-        else { return }
-        try database.transaction { () throws(OutboxError) in
-            var resources = uploadResources(id: id)
-            guard resources[index] != url else { return }
-            resources[index] = url
-            try database.run(
-                "UPDATE \(Self.table) SET upload_resources = ? WHERE id = ? AND state = 'SYNCING'",
-                storedUploadResources(resources, id: id), .text(id))
-        }
-    }
-
-    /// The `upload_resources` column's value: JSON by index, sealed when the store is encrypted.
-    private func storedUploadResources(_ resources: [Int: String], id: String) -> SQLiteValue {
-        guard !resources.isEmpty,
-            let json = try? JSONSerialization.data(
-                withJSONObject: Dictionary(uniqueKeysWithValues: resources.map { (String($0.key), $0.value) }),
-                options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return .null }
-        guard let cipher else { return .text(String(decoding: json, as: UTF8.self)) }
-        return .blob(cipher.seal(json, for: .uploadResources(id: id)))
-    }
-
-    /// Deletes the record with this id.
+    /// Deletes the record with this id; the upload resources it kept go to those to give back.
     ///
     /// - Returns: whether there was one.
     @discardableResult
     func deleteRecord(id: String) throws(OutboxError) -> Bool {
-        try database.run("DELETE FROM \(Self.table) WHERE id = ?", .text(id))
-        return database.changes > 0
+        try database.transaction { () throws(OutboxError) -> Bool in
+            try abandonUploadResources(where: "id = ?", [.text(id)])
+            try database.run("DELETE FROM \(Self.table) WHERE id = ?", .text(id))
+            return database.changes > 0
+        }
     }
 
-    /// Deletes the record at this place in the queue, whatever its id column holds.
+    /// Deletes the record at this place in the queue, whatever its id column holds; the upload
+    /// resources it kept go to those to give back.
     ///
     /// - Returns: whether there was one.
     func deleteRecord(sequence: Int64) throws(OutboxError) -> Bool {
-        try database.run("DELETE FROM \(Self.table) WHERE sequence = ?", .integer(sequence))
-        return database.changes > 0
+        try database.transaction { () throws(OutboxError) -> Bool in
+            try abandonUploadResources(where: "sequence = ?", [.integer(sequence)])
+            try database.run("DELETE FROM \(Self.table) WHERE sequence = ?", .integer(sequence))
+            return database.changes > 0
+        }
     }
 }
 

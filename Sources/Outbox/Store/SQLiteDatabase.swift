@@ -123,6 +123,11 @@ struct SQLiteDatabase: ~Copyable {
 
     /// Runs one statement that returns no rows (or whose rows are not wanted).
     func run(_ sql: String, _ values: SQLiteValue...) throws(OutboxError) {
+        try run(sql, values: values)
+    }
+
+    /// Runs one statement that returns no rows, with values made at run time.
+    func run(_ sql: String, values: [SQLiteValue]) throws(OutboxError) {
         let statement = try prepare(sql)
         try statement.bind(values)
         while try statement.step() {}

@@ -9,7 +9,7 @@ struct StoredRecord {
     /// The columns every read selects, in the order `init(row:catalog:)` reads them.
     static let columns = """
         sequence, id, state, created_at, attempts, last_error, pending_media, owned_media, intent,
-        next_attempt_at, transient_failures, awaits_send_now, entity, first_attempt_at
+        next_attempt_at, transient_failures, awaits_send_now, entity, first_attempt_at, history
         """
 
     /// The row's sequence number (its rowid, so always readable).
@@ -159,7 +159,7 @@ struct StoredRecord {
                 transientFailures: StoredValue.count(row.integer(at: 10)),
                 nextAttemptAt: StoredValue.moment(row.real(at: 9)),
                 awaitsSendNow: (row.integer(at: 11) ?? 0) != 0),
-            firstAttemptAt: StoredValue.moment(row.real(at: 13)))
+            firstAttemptAt: StoredValue.moment(row.real(at: 13)), history: EntryHistory.lines(row.text(at: 14)))
         return .success((entry, Set(owned.map(\.name))))
     }
 

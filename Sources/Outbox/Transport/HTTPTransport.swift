@@ -25,6 +25,10 @@ import FoundationNetworking
 /// Answers are read up to `maximumAnswerBytes`; a copy is read from its file without following
 /// a symbolic link.
 ///
+/// Whatever the engine answers, one send puts at most twice an upload's bytes on the wire for it
+/// (`UploadBudget`), and the engine's URL and every upload resource it names are compared, kept
+/// and requested in one normal form (`EngineURL`).
+///
 /// Upload progress goes to the outbox's `Configuration.onProgress` and `events` as bytes leave,
 /// counting the copies that landed in earlier attempts.
 ///
@@ -51,6 +55,11 @@ public final class HTTPTransport: Transport {
         /// The most bytes of an answer's body that are read. An answer that announces or sends
         /// more is cut off there: a success is then not confirmed, an error keeps its status.
         public var maximumAnswerBytes: Int
+
+        /// `engineURL` in the one form the transport compares and requests it in: the scheme
+        /// and host in lower case and no default port (`HTTP://Engine.example.com:80/api` is
+        /// `http://engine.example.com/api`); nil when it is not an http or https URL with a host.
+        public var normalizedEngineURL: URL? { EngineURL.normalized(engineURL) }
 
         /// Creates a configuration.
         ///
@@ -81,14 +90,19 @@ public final class HTTPTransport: Transport {
     private let credentialsProvider: (any CredentialsProvider)?
     /// The credentials last fetched, kept across sends.
     private let currentCredentials = Locked<EngineCredentials?>(nil)
+    /// The engine's URL in the normal form (`EngineURL`); nil when it is not an http or https URL.
+    let engineURL: URL?
     /// The upload resources the engine created, by upload, until each upload lands: what a
-    /// send after a cut resumes. In memory: a new process starts its uploads afresh.
-    private let uploadResources = Locked<[UploadKey: URL]>([:])
-    /// Whether the engine answered a resumable upload's creation as one that keeps only the contract.
-    private let isResumptionRefused = Locked(false)
+    /// send after a cut resumes. In memory; the outbox's store keeps them for another process.
+    let uploadResources = Locked<[UploadKey: URL]>([:])
+    /// Whether the engine refused a resumable upload's creation: it keeps only the contract, and
+    /// every upload goes as one PUT from then on.
+    let isCreationRefused = Locked(false)
+    /// The pass in which the engine refused appends: its other uploads go as one PUT each.
+    let passWithoutResumption = Locked<UUID?>(nil)
 
     /// URLSession's own timeout, in whole seconds above both of the transport's, so that it never decides first.
-    private var backstop: TimeInterval { Self.backstop(configuration) }
+    var backstop: TimeInterval { Self.backstop(configuration) }
 
     private static func backstop(_ configuration: Configuration) -> TimeInterval {
         (max(configuration.idleTimeout, configuration.requestTimeout) + 1).rounded(.up)
@@ -120,6 +134,7 @@ public final class HTTPTransport: Transport {
         sessionConfiguration: URLSessionConfiguration, delegate: SessionDelegate
     ) {
         self.configuration = configuration
+        engineURL = configuration.normalizedEngineURL
         self.credentialsProvider = credentials
         self.delegate = delegate
         session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
@@ -137,6 +152,11 @@ public final class HTTPTransport: Transport {
     ///   when the task is cancelled between requests, and whatever
     ///   `DeliveryReporter.uploadLanded(index:)` throws.
     public func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
+        guard let engine = engineURL else {
+            return .networkError(
+                detail: "the engine's URL '\(EngineRequest.shown(configuration.engineURL))' is not an http:// or"
+                    + " https:// URL with a host")
+        }
         var hasRefreshed = false
         var sent = delivery.landedBytes
         reporter.progress(bytesSent: sent)
@@ -146,11 +166,11 @@ public final class HTTPTransport: Transport {
             let before = sent
             let landed = EngineConfirmation.upload(
                 id: delivery.id, index: upload.index, sha256: Cryptography.sha256Hex(of: bytes), byteCount: bytes.count)
-            if let failure = try await self.upload(
-                upload, of: delivery.id, bytes: bytes, expecting: landed, network: delivery.network,
-                reporter: reporter, hasRefreshed: &hasRefreshed,
+            let inFlight = UploadInFlight(
+                upload: upload, key: UploadKey(id: delivery.id, index: upload.index), bytes: bytes, landed: landed,
+                network: delivery.network, engine: engine, reporter: reporter,
                 progress: { count in reporter.progress(bytesSent: before + min(count, Int64(bytes.count))) })
-            {
+            if let failure = try await send(inFlight, hasRefreshed: &hasRefreshed) {
                 return failure
             }
             try await reporter.uploadLanded(index: upload.index)
@@ -158,210 +178,17 @@ public final class HTTPTransport: Transport {
             reporter.progress(bytesSent: sent)
         }
         try Task.checkCancellation()
-        let record = try EngineRequest.record(delivery, engine: configuration.engineURL, timeout: backstop)
+        let record = try EngineRequest.record(delivery, engine: engine, timeout: backstop)
         let request = prepared(record.request, network: delivery.network)
         let result = try await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
         return failure(result, of: request, expecting: record.confirmation) ?? .http(status: Self.status(of: result))
-    }
-
-    /// Sends one upload's bytes: resumably where the engine offers it (see `ResumableUpload`),
-    /// else as the contract's one `PUT`.
-    ///
-    /// A resumable upload goes from the offset the engine says it holds, so that a connection
-    /// cut at 90 % costs the last 10 %, not the whole file. After a cut (the connection lost,
-    /// not a timeout or a status) the send asks for the offset at once and goes on from there,
-    /// as long as each cut moved it forward, at most `mostResumptionsPerSend` times; otherwise
-    /// the resource is kept for the next attempt: for the transport's life, by key, and in the
-    /// outbox's store (`DeliveryReporter.uploadResourceMade`), for a send in another process. Whatever
-    /// the engine answers, the upload has landed only on the contract's confirmation of the
-    /// whole file (its SHA-256 and byte count), so an engine that lies about its offset
-    /// confirms nothing. A background session leaves resumption to URLSession itself.
-    ///
-    /// - Parameter progress: Called with the bytes of the file that are at the engine, or on their way.
-    /// - Returns: nil when the upload landed, else what to return for the send.
-    private func upload(
-        _ upload: PendingUpload, of id: String, bytes: Data, expecting landed: EngineConfirmation,
-        network: NetworkRequirement, reporter: DeliveryReporter, hasRefreshed: inout Bool,
-        progress: @escaping @Sendable (Int64) -> Void
-    ) async throws -> TransportResponse? {
-        let key = UploadKey(id: id, index: upload.index)
-        // A resource from an earlier process, as the store kept it: followed only when it is
-        // this upload's on this engine.
-        if uploadResources.withLock({ $0[key] }) == nil,
-            let kept = ResumableUpload.resource(
-                at: upload.keptUploadResource, of: id, index: upload.index, engine: configuration.engineURL)
-        {
-            keepResource(kept, of: key)
-        }
-        var lastCut: (offset: Int64, failure: TransportResponse, isConflict: Bool)?
-        let attempts = delegate.isBackground ? 0 : Self.mostResumptionsPerSend + 1
-        resuming: for attempt in 0..<attempts {
-            // A request started after the task was cancelled never completes in FoundationNetworking.
-            try Task.checkCancellation()
-            let resumption = try await resumption(
-                of: upload, key: key, byteCount: Int64(bytes.count), expecting: landed, network: network,
-                reporter: reporter, hasRefreshed: &hasRefreshed)
-            switch resumption {
-            case .failed(let failure):
-                return failure
-            case .none:
-                break resuming
-            case .resume(let resource, let offset):
-                // A cut that moved nothing forward will not be the last: the next attempt asks again,
-                // of a new resource when the engine refused the offset it had named (a liar's).
-                if let lastCut, offset <= lastCut.offset {
-                    if lastCut.isConflict { await forgetResource(of: key, reporter: reporter) }
-                    return lastCut.failure
-                }
-                try Task.checkCancellation()
-                let request = prepared(
-                    ResumableUpload.append(at: resource, offset: offset, timeout: backstop), network: network)
-                let result = try await exchange(
-                    request, body: bytes.subdata(in: Int(offset)..<bytes.count), hasRefreshed: &hasRefreshed
-                ) { count in progress(offset + count) }
-                let failure = failure(result, of: request, expecting: landed)
-                guard let failure else {
-                    forgetResource(of: key)
-                    return nil
-                }
-                // Cut, or an offset that moved on since it was asked (an append still arriving
-                // then): ask again.
-                let isConflict = Self.status(of: result) == 409
-                if isConflict || Self.isCut(result), attempt < attempts - 1 {
-                    lastCut = (offset, failure, isConflict)
-                    continue resuming
-                }
-                if !Self.keepsResource(after: result) { await forgetResource(of: key, reporter: reporter) }
-                // A resource that is gone (404, 410) or complete (400): the contract's PUT says what the engine holds.
-                guard case .answered(let answer) = result, [400, 404, 410].contains(answer.status) else {
-                    return failure
-                }
-                break resuming
-            }
-        }
-        try Task.checkCancellation()
-        let request = prepared(
-            EngineRequest.upload(upload, of: id, engine: configuration.engineURL, timeout: backstop), network: network)
-        let result = try await exchange(request, body: bytes, hasRefreshed: &hasRefreshed, progress: progress)
-        return failure(result, of: request, expecting: landed)
-    }
-
-    /// The most cuts one send resumes from at once; after more, the upload waits for the next
-    /// attempt (and its backoff), where it resumes again.
-    static let mostResumptionsPerSend = 32
-
-    /// Where a resumable upload stands before its bytes go.
-    private enum Resumption {
-        /// Append from `offset` to the upload resource at `resource`.
-        case resume(resource: URL, offset: Int64)
-        /// No resumable upload: the engine does not offer it, or the one it held is complete,
-        /// gone, or not believable.
-        case none
-        /// The request that asked failed; the send ends with this.
-        case failed(TransportResponse)
-    }
-
-    /// Asks the engine how much it holds of a resource kept from an earlier attempt (`HEAD`),
-    /// or for a new one (`POST`, see `ResumableUpload`).
-    ///
-    /// - Parameter landed: The upload's confirmation, for the wording of a failure (no answer
-    ///   to these requests confirms it).
-    private func resumption(
-        of upload: PendingUpload, key: UploadKey, byteCount: Int64, expecting landed: EngineConfirmation,
-        network: NetworkRequirement, reporter: DeliveryReporter, hasRefreshed: inout Bool
-    ) async throws -> Resumption {
-        if let resource = uploadResources.withLock({ $0[key] }) {
-            let request = prepared(ResumableUpload.offsetRetrieval(at: resource, timeout: backstop), network: network)
-            let result = try await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
-            guard case .answered(let answer) = result,
-                (200...299).contains(answer.status) || answer.status == 404
-                    || answer.status == 410
-            else {
-                return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
-            }
-            // Complete, gone, or an offset this file cannot have: the contract's PUT says what the engine holds.
-            guard answer.status != 404, answer.status != 410,
-                ResumableUpload.isComplete(answer.uploadComplete) == false,
-                let offset = ResumableUpload.offset(answer.uploadOffset, within: byteCount)
-            else {
-                await forgetResource(of: key, reporter: reporter)
-                return .none
-            }
-            return .resume(resource: resource, offset: offset)
-        }
-        guard !isResumptionRefused.withLock({ $0 }) else { return .none }
-        try Task.checkCancellation()
-        let request = prepared(
-            ResumableUpload.creation(upload, of: key.id, engine: configuration.engineURL, timeout: backstop),
-            network: network)
-        let result = try await exchange(request, body: Data(), hasRefreshed: &hasRefreshed)
-        guard case .answered(let answer) = result else {
-            return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
-        }
-        if (200...299).contains(answer.status), ResumableUpload.isComplete(answer.uploadComplete) == false,
-            ResumableUpload.offset(answer.uploadOffset, within: byteCount) == 0,
-            let resource = ResumableUpload.resource(
-                at: answer.location, of: key.id, index: key.index, engine: configuration.engineURL)
-        {
-            keepResource(resource, of: key)
-            await reporter.uploadResourceMade(index: key.index, at: resource)
-            return .resume(resource: resource, offset: 0)
-        }
-        // An engine that keeps only the contract (405), or an answer that is not a usable
-        // resource (a Location elsewhere): uploads go as one PUT from now on.
-        guard (200...299).contains(answer.status) || [404, 405, 501].contains(answer.status) else {
-            return .failed(failure(result, of: request, expecting: landed) ?? .timedOut)
-        }
-        isResumptionRefused.withLock { $0 = true }
-        return .none
-    }
-
-    /// Keeps `resource` for the next attempt at `key`'s upload. At most `mostKeptResources` are
-    /// kept: uploads that never land (parked, discarded) would otherwise add one each for the
-    /// transport's life; one let go costs only a fresh start of its upload.
-    private func keepResource(_ resource: URL, of key: UploadKey) {
-        uploadResources.withLock { resources in
-            if resources[key] == nil, resources.count >= Self.mostKeptResources, let any = resources.keys.first {
-                resources.removeValue(forKey: any)
-            }
-            resources[key] = resource
-        }
-    }
-
-    static let mostKeptResources = 256
-
-    private func forgetResource(of key: UploadKey) {
-        _ = uploadResources.withLock { $0.removeValue(forKey: key) }
-    }
-
-    /// Forgets a resource that is gone, complete or not believable, here and in the store, so
-    /// that no later send, in this process or another, asks for it again.
-    private func forgetResource(of key: UploadKey, reporter: DeliveryReporter) async {
-        forgetResource(of: key)
-        await reporter.uploadResourceDropped(index: key.index)
-    }
-
-    /// Whether the request lost its connection before an answer came.
-    private static func isCut(_ result: HTTPExchangeResult) -> Bool {
-        if case .failed = result { return true }
-        return false
-    }
-
-    /// Whether an append that did not land leaves its resource worth asking again: after a cut,
-    /// a timeout or a transient status, the engine still holds what came.
-    private static func keepsResource(after result: HTTPExchangeResult) -> Bool {
-        switch result {
-        case .timedOut, .failed, .networkNotAllowed: return true
-        case .answered(let answer): return [408, 425, 429].contains(answer.status) || answer.status >= 500
-        case .oversized(let status, _), .encoded(let status, _, _): return status >= 500
-        }
     }
 
     /// Sends one request with the credentials, and after a 401, when this send has not yet done
     /// so, once more with fresh ones.
     ///
     /// - Throws: `CancellationError` when the task is cancelled while the provider works.
-    private func exchange(
+    func exchange(
         _ request: URLRequest, body: Data?, hasRefreshed: inout Bool, progress: (@Sendable (Int64) -> Void)? = nil
     ) async throws -> HTTPExchangeResult {
         var result = try await exchange(request, body: body, refreshing: false, progress: progress)
@@ -407,7 +234,7 @@ public final class HTTPTransport: Transport {
     /// before the body limit sees it, so a 1 MB answer could cost a gigabyte; a server that
     /// compresses anyway is refused at its headers (`SessionDelegate`). On Linux nothing tells
     /// the networks apart: the outbox holds what waits for its network before it gets here.
-    private func prepared(_ request: URLRequest, network: NetworkRequirement) -> URLRequest {
+    func prepared(_ request: URLRequest, network: NetworkRequirement) -> URLRequest {
         var request = request
         #if !canImport(FoundationNetworking)
         request.allowsExpensiveNetworkAccess = network.allowsExpensive
@@ -467,7 +294,7 @@ public final class HTTPTransport: Transport {
                 status: status, retryAfter: retryAfter, detail: "\(name): its body was \(what), and it was not read")
         case .timedOut:
             return .timedOut
-        case .failed(let reason):
+        case .failed(let reason), .unusableURL(let reason):
             return .networkError(detail: "\(name): \(reason)")
         case .networkNotAllowed(let path):
             return .networkNotAllowed(path: path)

@@ -37,38 +37,47 @@ enum ResumableUpload {
         return request
     }
 
-    /// `PATCH {resource}` from `offset` to the end of the file, completing the upload: the
-    /// engine answers it as the contract's `PUT` (the upload's body, with its SHA-256 of the
-    /// whole file).
-    static func append(at resource: URL, offset: Int64, timeout: TimeInterval) -> URLRequest {
+    /// `PATCH {resource}` with the file's bytes from `offset`, `isComplete` when they run to the
+    /// end of the file: the engine answers the completing append as the contract's `PUT` (the
+    /// upload's body, with its SHA-256 of the whole file), and any other with the offset reached.
+    static func append(at resource: URL, offset: Int64, isComplete: Bool, timeout: TimeInterval) -> URLRequest {
         var request = URLRequest(url: resource, timeoutInterval: timeout)
         request.httpMethod = "PATCH"
         request.setValue(interopVersion, forHTTPHeaderField: "Upload-Draft-Interop-Version")
-        request.setValue("?1", forHTTPHeaderField: "Upload-Complete")
+        request.setValue(isComplete ? "?1" : "?0", forHTTPHeaderField: "Upload-Complete")
         request.setValue(String(offset), forHTTPHeaderField: "Upload-Offset")
         request.setValue("application/partial-upload", forHTTPHeaderField: "Content-Type")
         return request
     }
 
-    /// The upload resource a `Location` names, when it is one of this upload on this engine:
-    /// the engine's scheme, host and port, the path `{engine}/v1/uploads/{id}/{index}/{token}`
-    /// with a token of 1 to 128 letters, digits, `-` or `_`, and nothing else. A Location to
-    /// another host, or to another entry's upload, would send the user's bytes where the engine
-    /// did not ask for them: it is not followed.
+    /// `DELETE {resource}` (upload cancellation): gives back a resource the client will not use
+    /// again, and the bytes the engine holds of it.
+    static func cancellation(at resource: URL, timeout: TimeInterval) -> URLRequest {
+        var request = URLRequest(url: resource, timeoutInterval: timeout)
+        request.httpMethod = "DELETE"
+        request.setValue(interopVersion, forHTTPHeaderField: "Upload-Draft-Interop-Version")
+        return request
+    }
+
+    /// The upload resource a `Location` names, in the normal form (`EngineURL`), when it is one
+    /// of this upload on this engine: the engine's scheme, host and port, the path
+    /// `{engine}/v1/uploads/{id}/{index}/{token}` with a token of 1 to 128 letters, digits, `-`
+    /// or `_`, and nothing else. A Location to another host, or to another entry's upload, would
+    /// send the user's bytes where the engine did not ask for them: it is not followed.
+    ///
+    /// - Parameter engine: The engine's URL in the normal form.
     static func resource(at location: String?, of id: String, index: Int, engine: URL) -> URL? {
-        guard let location, location.utf8.count <= 2048, let url = URL(string: location, relativeTo: engine),
-            let components = URLComponents(url: url.absoluteURL, resolvingAgainstBaseURL: false),
-            let base = URLComponents(url: engine, resolvingAgainstBaseURL: false)
+        guard let location, location.utf8.count <= 2048, let resolved = URL(string: location, relativeTo: engine),
+            let url = EngineURL.normalized(resolved), EngineURL.isSameOrigin(url, engine),
+            let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         else { return nil }
-        guard components.scheme?.lowercased() == base.scheme?.lowercased(),
-            components.host?.lowercased() == base.host?.lowercased(), components.port == base.port,
-            components.user == nil, components.password == nil, components.query == nil, components.fragment == nil
+        guard components.user == nil, components.password == nil, components.query == nil, components.fragment == nil
         else { return nil }
         let prefix = engine.appendingPathComponent("v1/uploads/\(id)/\(index)").path + "/"
         guard components.percentEncodedPath.hasPrefix(prefix) else { return nil }
         let token = components.percentEncodedPath.dropFirst(prefix.count)
         guard (1...128).contains(token.utf8.count), token.utf8.allSatisfy(isTokenByte) else { return nil }
-        return url.absoluteURL
+        return url
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {

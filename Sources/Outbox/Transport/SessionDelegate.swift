@@ -18,6 +18,10 @@ enum HTTPExchangeResult: Sendable {
     case timedOut
     /// The request failed without an answer; the reason is one phrase, for example "Empty reply from server".
     case failed(reason: String)
+    /// The request could not be made for a reason of its URL's, not of the network: an unsupported
+    /// or malformed URL, or a server certificate that is not trusted or does not name the host.
+    /// The same request would fail the same way every time.
+    case unusableURL(reason: String)
     /// The system would not send over the network it is on, `path`, which the request does not
     /// allow (`allowsExpensiveNetworkAccess`, `allowsConstrainedNetworkAccess`).
     case networkNotAllowed(NetworkPath)
@@ -243,6 +247,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             let code = (error as? URLError)?.code
             if code == .timedOut || (code == .cancelled && exchange.isPastDeadline) { return .timedOut }
             if let path = refusedNetwork(error) { return .networkNotAllowed(path) }
+            if let code, isURLFailure(code) { return .unusableURL(reason: reason(for: error)) }
             return .failed(reason: reason(for: error))
         }
         guard let response = task.response as? HTTPURLResponse else {
@@ -267,6 +272,19 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.lowercased() != "identity" else { return nil }
         return UntrustedText.quoted(trimmed, limit: 40)
+    }
+
+    /// Whether a failure says that the request's URL cannot be used, whatever the network does.
+    /// A TLS handshake that fails without naming the certificate may be a cut link, so it is not one.
+    static func isURLFailure(_ code: URLError.Code) -> Bool {
+        switch code {
+        case .unsupportedURL, .badURL, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
+            .appTransportSecurityRequiresSecureConnection:
+            return true
+        default:
+            return false
+        }
     }
 
     /// The network URLSession refused to use for the request, on Apple's platforms; nil for any
@@ -297,6 +315,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot:
             return "the secure connection failed: \(error.localizedDescription)"
+        case .unsupportedURL, .badURL: return "the URL cannot be requested: \(error.localizedDescription)"
         default:
             let description = error.localizedDescription
             return description.hasPrefix("The operation could not be completed")

@@ -25,6 +25,37 @@ public protocol Transport: Sendable {
     /// - Returns: The engine's answer, or how the request failed to get one.
     /// - Throws: Anything; a thrown error counts as a network error (transient).
     func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse
+
+    /// Gives back upload resources that the outbox will not use again (a discarded entry's, or
+    /// those of uploads sent again afresh), after a pass in which the engine answered. A
+    /// transport that makes no resources has nothing to give back: the default drops them all.
+    ///
+    /// - Parameter resources: Each as the store kept it: untrusted, to be checked before it is followed.
+    /// - Returns: Those not given back for a reason that may pass (the engine did not answer), to
+    ///   be given back after a later pass.
+    func giveBack(_ resources: [AbandonedUploadResource]) async -> [AbandonedUploadResource]
+}
+
+extension Transport {
+    /// Drops every resource: a transport that makes none has none to give back.
+    public func giveBack(_ resources: [AbandonedUploadResource]) async -> [AbandonedUploadResource] { [] }
+}
+
+/// A resumable upload resource that the outbox will not use again, as its store kept it.
+public struct AbandonedUploadResource: Sendable, Hashable {
+    /// The entry it was made for.
+    public let id: String
+    /// The upload's index in the entry.
+    public let index: Int
+    /// The resource's URL as the store kept it: untrusted text.
+    public let resource: String
+
+    /// Creates one, for a test of a transport (the outbox makes the real ones).
+    public init(id: String, index: Int, resource: String) {
+        self.id = id
+        self.index = index
+        self.resource = resource
+    }
 }
 
 /// What a transport needs to send one entry: the operation as it was queued, and how far its
@@ -162,6 +193,9 @@ public struct DeliveryReporter: Sendable {
     public let position: QueuePosition
     let outbox: Outbox
     let onProgress: (@Sendable (UploadProgress) -> Void)?
+    /// The pass the send belongs to: what the transport learns of the engine in one pass (that
+    /// it refuses resumable uploads) holds for the rest of that pass.
+    let pass: UUID
     let gate = ProgressGate()
 
     /// Records that upload `index` landed: it leaves the entry's pending media, durably, before
@@ -192,6 +226,12 @@ public struct DeliveryReporter: Sendable {
     /// - Parameter index: The upload copy's index.
     public func uploadResourceDropped(index: Int) async {
         await outbox.recordUploadResource(nil, index: index, id: id)
+    }
+
+    /// Records that the resource the store kept for upload `index` was refused (it is not this
+    /// upload's on this engine): it is cleared, with a line in the entry's history.
+    func uploadResourceRefused(index: Int) async {
+        await outbox.recordRefusedUploadResource(index: index, id: id)
     }
 
     /// Tells the app how far the entry's upload has come.

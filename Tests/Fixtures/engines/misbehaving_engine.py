@@ -4,6 +4,7 @@ way that something between a phone and its engine (a hotel's Wi-Fi login page, a
 or older engine) answers. Python's standard library only.
 
     python3 misbehaving_engine.py MODE [--port 0] [--reference-engine ENGINE_FOLDER --data DATA] [--token T]
+                                    [--status N] [--unauthorized-once METHOD]
 
 Modes:
     html           every request: 200 text/html, a Wi-Fi login page
@@ -42,6 +43,21 @@ Modes:
     offset-beyond  the reference engine, except that HEAD answers an Upload-Offset of 10^12
     says-complete  the reference engine, except that HEAD answers Upload-Complete: ?1 for an
                    upload it has not completed
+    upper-case-location  the reference engine, except that an upload resource's Location is
+                   absolute, with its scheme in capitals (HTTP://127.0.0.1:PORT/...): the same URL
+    refuses-appends  the reference engine, except that every append is read to its end and
+                   answered 409 mismatching_upload_offset, and each HEAD says one byte more than the
+                   last (the offset creeps while nothing is kept)
+    drops-appends  the same, except that every append is read to its end and its connection then
+                   dropped, with no answer
+    creeps-a-share  as drops-appends, except that each HEAD says it holds a sixty-fourth of the
+                   last append more (and a byte): just what a client takes as progress
+    refuses-creation  the reference engine, except that a resumable upload's creation is answered
+                   --status (with an error body), as by an engine or a gateway that does not take
+                   it; every PUT is taken
+
+With any of the last eleven modes, --unauthorized-once METHOD reads the first upload request with
+METHOD to its end and answers it 401, as an engine whose token expired just then.
 
 Like the reference engine it prints {"port": N, "url": ...} once it listens, and stops on SIGTERM.
 """
@@ -54,6 +70,7 @@ import os
 import signal
 import struct
 import sys
+import threading
 import time
 import zlib
 
@@ -185,6 +202,14 @@ def keeps_first_engine(folder, data, port):
     return reference_engine.Engine(("127.0.0.1", port), store)
 
 
+def unauthorized(handler, method, message):
+    """Reads the request's body to its end and answers it 401, in the engine's request log too."""
+    handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+    handler.body_read = True
+    handler.server.log(handler, method, handler.path, 401)
+    return handler.answer(401, {"error": "unauthorized", "message": message})
+
+
 def token_engine(folder, data, port, token):
     """The reference engine, refusing every /v1 request that lacks the bearer token."""
     sys.path.insert(0, folder)
@@ -194,10 +219,7 @@ def token_engine(folder, data, port, token):
 
     def signed_in_only(self, method):
         if self.path.startswith("/v1/") and self.headers.get("Authorization") != "Bearer " + token:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            self.body_read = True
-            self.server.log(self, method, self.path, 401)
-            return self.answer(401, {"error": "unauthorized", "message": "The token is not valid (any more)."})
+            return unauthorized(self, method, "The token is not valid (any more).")
         return dispatch(self, method)
 
     reference_engine.Handler.dispatch = signed_in_only
@@ -249,23 +271,73 @@ def record_refusing_engine(folder, data, port, refuses, status, code, message):
     return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
 
 
-RESUMABLE_LIARS = ("foreign-location", "other-entry-location", "lying-offset", "offset-beyond", "says-complete")
+RESUMABLE_LIARS = ("foreign-location", "other-entry-location", "lying-offset", "offset-beyond", "says-complete",
+                   "upper-case-location", "refuses-appends", "drops-appends", "creeps-a-share", "refuses-creation")
 
 
-def resumable_engine(folder, data, port, mode):
+def resumable_engine(folder, data, port, mode, status=None, unauthorized_once=None):
     """The reference engine, with resumable uploads left out (`no-resumption`) or lied about."""
     sys.path.insert(0, folder)
     import reference_engine
 
+    if unauthorized_once:
+        dispatch = reference_engine.Handler.dispatch
+        first = threading.Lock()
+
+        def unauthorized_first(self, method):
+            if method == unauthorized_once and self.path.startswith("/v1/uploads/") and first.acquire(blocking=False):
+                return unauthorized(self, method, "The token has expired.")
+            return dispatch(self, method)
+
+        reference_engine.Handler.dispatch = unauthorized_first
+
     if mode == "no-resumption":
         reference_engine.Handler.interop_version = lambda self: None
     answer = reference_engine.Handler.answer
+    route = reference_engine.Handler.route
+    resource = reference_engine.Handler.resumable_resource
+    creeping = {}  # by token: how far each HEAD's offset has crept past what is held
+    appended = {}  # by token: the bytes of the last append read
+
+    def refusing_creation(self, method, path):
+        parts = path.strip("/").split("/")
+        if mode == "refuses-creation" and method == "POST" and parts[:2] == ["v1", "uploads"] and len(parts) == 4:
+            self.discard_body()
+            self.body_read = True
+            raise reference_engine.EngineError(status, "refused", "This server takes no %s here." % method)
+        return route(self, method, path)
+
+    def creeping_resource(self, method, request_id, index, token):
+        if method == "PATCH":
+            appended[token] = int(self.headers.get("Content-Length") or 0)
+            self.rfile.read(appended[token])
+            self.body_read = True
+            if mode in ("drops-appends", "creeps-a-share"):
+                self.close_connection = True
+                raise reference_engine.ConnectionCut(appended[token])
+            held = self.server.store.resumable_upload(token)
+            offset = (held["offset"] if held else 0) + creeping.get(token, 0)
+            raise reference_engine.EngineError(
+                409, "mismatching_upload_offset", "The upload holds %d bytes." % offset,
+                {"Upload-Draft-Interop-Version": "6", "Upload-Offset": str(offset), "Upload-Complete": "?0"})
+        status_, body, headers = resource(self, method, request_id, index, token)
+        if method == "HEAD" and "Upload-Offset" in headers:
+            step = appended.get(token, 0) // 64 + 1 if mode == "creeps-a-share" else 1
+            creeping[token] = creeping.get(token, 0) + step
+            headers["Upload-Offset"] = str(int(headers["Upload-Offset"]) + creeping[token])
+        return status_, body, headers
+
+    reference_engine.Handler.route = refusing_creation
+    if mode in ("refuses-appends", "drops-appends", "creeps-a-share"):
+        reference_engine.Handler.resumable_resource = creeping_resource
 
     def lying(self, status, body, headers=None):
         headers = dict(headers or {})
         location = headers.get("Location", "")
         if location.startswith("/v1/uploads/"):
-            if mode == "foreign-location":
+            if mode == "upper-case-location":
+                headers["Location"] = "HTTP://127.0.0.1:%d%s" % (self.server.server_address[1], location)
+            elif mode == "foreign-location":
                 headers["Location"] = "http://127.0.0.2:%d%s" % (self.server.server_address[1], location)
             elif mode == "other-entry-location":
                 parts = location.split("/")
@@ -292,6 +364,9 @@ def main():
     parser.add_argument("--reference-engine", help="the folder of reference_engine.py (for keeps-first)")
     parser.add_argument("--data", help="the engine's data folder (for keeps-first and requires-token)")
     parser.add_argument("--token", help="the one bearer token taken (for requires-token)")
+    parser.add_argument("--status", type=int, default=400, help="the answer to a creation (for refuses-creation)")
+    parser.add_argument("--unauthorized-once", metavar="METHOD",
+                        help="answer the first upload request with METHOD 401, once its body is read")
     options = parser.parse_args()
     engines = ("keeps-first", "requires-token", "quotes-request", "loses-uploads", "refuses-poison",
                "no-resumption") + RESUMABLE_LIARS
@@ -309,7 +384,8 @@ def main():
                                         lambda key: key.startswith("poison"), 500, "internal",
                                         "The engine failed on '%s'.")
     elif options.mode == "no-resumption" or options.mode in RESUMABLE_LIARS:
-        server = resumable_engine(options.reference_engine, options.data, options.port, options.mode)
+        server = resumable_engine(options.reference_engine, options.data, options.port, options.mode, options.status,
+                                  options.unauthorized_once)
     elif options.mode == "requires-token":
         if not options.token:
             parser.error("requires-token needs --token")

@@ -244,6 +244,18 @@ for offset, value in ((210, 0xD3), (257, 0xC0), (271, 0xE4)):
 open(sys.argv[2], "wb").write(data)
 PYTHON
 
+# --- large/: what tests put together into full-size pictures at run time (CancellationTests).
+# tile-512x512.heic: a 512x512 crop of ../corpus/gps-north-east-pixel-4048x3036-gps-offset-only.jpg,
+# heif-enc, its coded image alone; a test makes an iPhone's 12 MP grid of 8x6 of it with
+# heifcraft.py (860 KB, so it is not kept here).
+mkdir -p large
+rm -f large/*.heic
+convert -quiet "$corpus/gps-north-east-pixel-4048x3036-gps-offset-only.jpg" -gravity center \
+    -crop 512x512+0+0 +repage "$work/large-tile.png"
+encode 50 "$work/large-tile.png" "$work/large-tile.heic"
+craft large/tile-512x512.heic --image "$work/large-tile.heic"
+sh "$here/../exiftool-readings.sh" heic/large
+
 # --- monochrome/: gray HEVC that is not 8-bit full range, each prepared as gray (one component).
 # gray-10-bit.heic: ../decode/gray-224x150.jpg at 10 bits, 4:0:0, coded by the x265 command
 # (Debian 12's x265 3.5; heif-enc cannot code 4:0:0) and wrapped by heifcraft.py.

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Builds the DocC reference of the library products (ImagePrep, Outbox, PhotoCapture) with the
+# toolchain's own tools, and fails unless every public symbol is documented.
+#
+#   scripts/build-docs.sh            after the tests' build (CI runs it after them)
+#   scripts/build-docs.sh --build    build first (swift build -c release -Xswiftc -enable-testing)
+#
+# - Symbol graphs come from `swift symbolgraph-extract` on the modules of the release build the
+#   tests use (the README's `-c release -Xswiftc -enable-testing`), so that after the test command
+#   nothing is compiled again: no package plugin, nothing downloaded.
+# - Each module's catalogue (Sources/<Module>/<Module>.docc: a landing page whose topic groups list
+#   every public type, and extension pages for members the compiler writes), with the guides of
+#   docs/ copied in as articles, and its symbol graph go through `docc convert
+#   --warnings-as-errors` (a broken link, an undocumented parameter, a symbol in no topic group
+#   that a group was meant to hold all fail it) with `--experimental-documentation-coverage`.
+# - The check: every public symbol of the three modules has an abstract (a doc comment). The
+#   ones that do not are listed by module and name, and the script fails.
+# - The archives are .build/docs/<Module>.doccarchive; docs/library.md, "The reference", says how
+#   to open them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+modules=(ImagePrep Outbox PhotoCapture)
+build=.build/release
+out=.build/docs
+triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
+
+fail() {
+  echo "build-docs: $*" >&2
+  exit 1
+}
+
+if [[ ${1:-} == --build ]]; then
+  swift build -c release -Xswiftc -enable-testing
+fi
+for module in "${modules[@]}"; do
+  [[ -f $build/Modules/$module.swiftmodule ]] ||
+    fail "no $build/Modules/$module.swiftmodule: build first (swift build -c release -Xswiftc -enable-testing, or --build)"
+done
+
+# The C modules the Swift modules import internally, as the build found them.
+clang_maps=()
+for map in Sources/C*/module.modulemap "$build"/*.build/module.modulemap; do
+  [[ -f $map ]] && clang_maps+=(-Xcc "-fmodule-map-file=$PWD/$map")
+done
+for folder in Sources/C*/include; do
+  clang_maps+=(-Xcc "-I$PWD/$folder")
+done
+
+# The guides of docs/ that each module's reference carries as articles. A link from one to another
+# carried in the same archive becomes a DocC link; to any other file, the file's path in words.
+guides() {
+  case $1 in
+    ImagePrep) echo library metadata heif ;;
+    Outbox) echo library engine-protocol encryption apple ;;
+    PhotoCapture) echo library ;;
+  esac
+}
+
+# stage MODULE: its catalogue, with the guides copied in as articles, in $out/catalogues.
+stage() {
+  local module=$1 catalogue="$out/catalogues/$1.docc"
+  mkdir -p "$out/catalogues"
+  cp -R "Sources/$module/$module.docc" "$catalogue"
+  python3 - "$catalogue" $(guides "$module") <<'PYTHON'
+import re, sys
+catalogue, carried = sys.argv[1], set(sys.argv[2:])
+link = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+
+def rewritten(match):
+    label, target = match.group(1), match.group(2)
+    if re.match(r"[a-z]+:", target):
+        return match.group(0)  # a web address
+    path = target.partition("#")[0]
+    if not path:
+        return label  # a heading of the same guide
+    if "/" not in path and path.endswith(".md") and path[:-3] in carried:
+        return f"[{label}](<doc:{path[:-3]}>)"
+    return f"{label} (`docs/{path}`)" if "/" not in path else f"{label} (`{path}`)"
+
+for name in sorted(carried):
+    lines, fenced = [], False
+    for line in open(f"docs/{name}.md", encoding="utf-8"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        lines.append(line if fenced else link.sub(rewritten, line))
+    with open(f"{catalogue}/{name}.md", "w", encoding="utf-8") as article:
+        article.writelines(lines)
+PYTHON
+}
+
+rm -rf "$out"
+mkdir -p "$out"
+failed=()
+start=$(date +%s.%N)
+for module in "${modules[@]}"; do
+  stage "$module"
+  graphs="$out/symbol-graphs/$module"
+  mkdir -p "$graphs"
+  swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$build/Modules" \
+    "${clang_maps[@]}" -minimum-access-level public -skip-synthesized-members -output-dir "$graphs" \
+    -module-cache-path "$out/module-cache"
+  # The folder holds the module's graph and, as <Module>@<Other>, what it adds to another module's
+  # types (PhotoCapture's commit on Outbox), which its reference documents too.
+  convert=(docc convert "$out/catalogues/$module.docc" --additional-symbol-graph-dir "$graphs"
+    --output-dir "$out/$module.doccarchive" --fallback-display-name "$module"
+    --fallback-bundle-identifier "imageprep.$module" --experimental-documentation-coverage
+    --coverage-summary-level brief)
+  if ! "${convert[@]}" --warnings-as-errors >"$out/$module.log" 2>&1; then
+    failed+=("$module")
+    # Each problem on one line with where it is; the whole output stays in the log.
+    echo "build-docs: docc convert --warnings-as-errors failed for $module (all of it in $out/$module.log):" >&2
+    awk '/^(warning|error): / { message = $0; sub(/^(warning|error): /, "", message); next }
+      message != "" && /-->/ { sub(/^ *--> */, ""); print "  " message " at " $0; message = "" }' \
+      "$out/$module.log" >&2
+    grep -E '^error: ' "$out/$module.log" | grep -v -- '-->' | tail -1 >&2 || true
+    # Again without failing on warnings, for the coverage of what is undocumented.
+    "${convert[@]}" >/dev/null 2>&1 || true
+  fi
+done
+seconds=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
+
+# Coverage: every symbol docc counts for the three modules must have an abstract.
+python3 - "$out" "${modules[@]}" <<'PYTHON'
+import json, sys
+out, modules = sys.argv[1], sys.argv[2:]
+missing, total = [], 0
+for module in modules:
+    try:
+        with open(f"{out}/{module}.doccarchive/documentation-coverage.json") as handle:
+            entries = json.load(handle)
+    except OSError:
+        missing.append(f"{module}: no coverage, docc made no archive (see {out}/{module}.log)")
+        continue
+    for entry in entries:
+        kind = entry.get("kind", {}).get("name", "?")
+        if kind == "Module" or not entry.get("kind", {}).get("isSymbol", False):
+            continue  # the landing page, and the articles (the guides), are not symbols
+        total += 1
+        if not entry.get("hasAbstract", False):
+            path = entry.get("referencePath", "").partition("/documentation/")[2]
+            missing.append(f"{path} ({kind})")
+if missing:
+    print(f"build-docs: {len(missing)} of {total} public types and members have no doc comment:", file=sys.stderr)
+    for line in sorted(missing):
+        print(f"  {line}", file=sys.stderr)
+    print("build-docs: give each a doc comment (a summary line that says what and why; parameters,"
+          " returns and throws where they apply), and a place in its module's .docc topic groups.",
+          file=sys.stderr)
+    sys.exit(1)
+print(f"build-docs: coverage 100 % ({total} of {total} public types and members have a doc comment)")
+PYTHON
+[[ ${#failed[@]} -eq 0 ]] || fail "DocC warnings in ${failed[*]} (above): a parameter without its '- Parameter' line, a broken link"
+echo "build-docs: $out/{$(IFS=,; echo "${modules[*]}")}.doccarchive in $seconds s"
