@@ -7,7 +7,7 @@ enum EdgeMemoryRun {
     /// The edges, each given to all three options and to the stripped copies alone.
     static let edges = [1, 2, 16, 400]
 
-    /// A 10000x10000 JPEG (the default `--max-pixels` exactly) with no image data: SOI, a
+    /// A 10000x10000 JPEG (100 million pixels) with no image data: SOI, a
     /// quantization table of ones, a 4:2:0 frame, one-code Huffman tables, the scan header, EOI.
     /// With `--accept-incomplete` libjpeg decodes it all grey; the file is 150 bytes. A
     /// progressive one (SOF2, a DC scan) shows what libjpeg holds whatever the scale: every DCT

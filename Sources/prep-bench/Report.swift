@@ -113,7 +113,7 @@ enum Report {
         if let edgeMemory = results.edgeMemory, !edgeMemory.isEmpty {
             lines.append("")
             lines.append(
-                "Peak memory at every edge: prep-photo on a 10000x10000 photo (the default --max-pixels) with no image "
+                "Peak memory at every edge: prep-photo on a 10000x10000 photo (100 MP) with no image "
                     + "data, --accept-incomplete, one run each (a record, not a goal):")
             lines.append("")
             lines.append("| options | peak RSS MB | ms |")

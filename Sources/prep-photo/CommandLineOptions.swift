@@ -71,7 +71,7 @@ struct CommandLineOptions {
         Option(
             "no-gain-map",
             help:
-                "Upload an Ultra HDR JPEG or an iPhone HDR HEIC as its SDR photo alone, without its HDR gain map, for engines that cannot store one."
+                "Upload an HDR photo (Ultra HDR JPEG, an iPhone's or a Samsung's HDR HEIC or JPEG) as its SDR photo alone, without its HDR gain map and with no warning, for engines that cannot store one."
         ),
         Option(
             "jobs", short: "j", value: .required(placeholder: "count"),
@@ -88,7 +88,7 @@ struct CommandLineOptions {
         ),
         Option(
             "max-pixels", value: .required(placeholder: "count"),
-            help: "Refuse photos with more pixels than this. (default: 100000000)"),
+            help: "Refuse photos with more pixels than this. (default: 210000000)"),
         Option(
             "fast",
             help:

@@ -207,7 +207,7 @@ struct BadInputTests {
         #expect(
             error
                 == .tooManyPixels(
-                    file: "bomb-60000x60000.jpg", size: PixelSize(width: 60000, height: 60000), limit: 100_000_000))
+                    file: "bomb-60000x60000.jpg", size: PixelSize(width: 60000, height: 60000), limit: 210_000_000))
         // Refused from the header: no plane of the workspace was ever sized.
         let untouched = workspace.inspectKeptBuffers { buffers in
             buffers.images.allSatisfy { image in
@@ -216,6 +216,22 @@ struct BadInputTests {
             }
         }
         #expect(untouched == true)
+    }
+
+    @Test(
+        "The default pixel limit takes the 200 MP photos phones take (16320x12240, 16384x12288) and refuses more than 210 million pixels"
+    )
+    func defaultLimitTakesPhonePhotos() throws {
+        let run = PreparationRun(
+            configuration: PhotoPreparer.Configuration(), workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false),
+            file: "200mp.jpg")
+        for size in [PixelSize(width: 16320, height: 12240), PixelSize(width: 16384, height: 12288)] {
+            #expect(throws: Never.self) { try run.checkPixelLimit(size) }
+        }
+        let over = PixelSize(width: 15000, height: 14001)
+        #expect(throws: ImagePrepError.tooManyPixels(file: "200mp.jpg", size: over, limit: 210_000_000)) {
+            try run.checkPixelLimit(over)
+        }
     }
 
     @Test("maxPixels is the limit: one pixel more than allowed is .tooManyPixels, exactly as many prepares")

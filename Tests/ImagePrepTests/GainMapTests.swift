@@ -129,21 +129,32 @@ struct GainMapTests {
     }
 
     @Test(
-        "A JPEG with MPF but no Ultra HDR XMP (an iPhone's, a GoPro's), or with Ultra HDR XMP but no MPF (a Pixel's cut down), is uploaded as before, without a warning"
+        "A JPEG with MPF but no gain map (a GoPro's), or with Ultra HDR XMP but no MPF (a Pixel's cut down), is uploaded as before, without a warning"
     )
     func otherMPFPhotos() throws {
         var withoutIndex = try [UInt8](Fixtures.data(Self.crafted))
         withoutIndex[try UltraHDRLayout(withoutIndex).mpfSegment + 4] = UInt8(ascii: "X")
         let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(withoutIndex), name: "no-mpf.jpg")
         #expect(try Self.preparer().prepare(Data(withoutIndex), name: "no-mpf.jpg") == sdr)
-        for name in [
-            "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/offset-plus0200-gopro-6digit-subsec-mpf.jpg",
-            "corpus/offset-plus0200-pixel8pro-8x8.jpg",
-        ] {
+        for name in ["corpus/offset-plus0200-gopro-6digit-subsec-mpf.jpg", "corpus/offset-plus0200-pixel8pro-8x8.jpg"] {
             let photo = try Self.preparer().prepare(Fixtures.data(name), name: name)
             #expect(photo.uploadGainMap == nil, "\(name)")
             #expect(!photo.warnings.contains { $0.kind == .gainMap }, "\(name): \(photo.warnings)")
         }
+    }
+
+    @Test(
+        "The corpus's iPhone 14 Pro Max JPEG holds Apple's gain map at 349x434, larger than its 56x70 photo (Pillow shrank the photo alone): left out, and said"
+    )
+    func appleGainMapLargerThanPhoto() throws {
+        let name = "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg"
+        let photo = try Self.preparer().prepare(Fixtures.data(name), name: name)
+        #expect(photo.uploadGainMap == nil)
+        #expect(
+            photo.warnings.filter { $0.kind == .gainMap }.map(\.message) == [
+                GainMapProblem.tooLarge(PixelSize(width: 349, height: 434), base: PixelSize(width: 56, height: 70))
+                    .warning.message
+            ])
     }
 
     /// A byte edit of the crafted Ultra HDR file that breaks its gain map in one way.

@@ -12,10 +12,9 @@ import Testing
 /// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
-/// (`heif`, `jpeg`, `ultrahdr` for the Ultra HDR seed alone, or `gainmap` for the iPhone HDR
-/// HEIC alone) keeps the seeds of one format; `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr|gainmap]`
-/// runs a
-/// long one. A failure names the seed file, the mutation's number and what it did, which
+/// (`heif`, `jpeg`, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds of
+/// every form, or `phones` for the four real phone photos) keeps some seeds;
+/// `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr|gainmap|phones]` runs a long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
 struct FuzzTests {
@@ -26,30 +25,49 @@ struct FuzzTests {
     /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata and one with ISO 21496-1 alone
     /// (their MPF index and gain map mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
     /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome, and an
-    /// iPhone-like HDR HEIC (its gain map auxiliary image, XMP and Apple maker note mutated too). Every mutation is
-    /// named `.jpg`, so the HEIF ones are also read by their content, not their name.
+    /// iPhone-like HDR HEIC (its gain map auxiliary image, XMP and Apple maker note mutated too);
+    /// and the HDR photos of today's phones as their cameras wrote them (iOS 18's HEIC with its
+    /// tmap, Samsung's, an Ultra HDR JPEG with Extended XMP, an iPhone JPEG with Apple's MPF gain
+    /// map), with the crafted forms they stand for (a tmap, iOS 26's auxiliary images, Apple's
+    /// version 2 JPEG): their tmap, auxiliary types, XMP values and Extended XMP chunks mutated
+    /// too. Every mutation is named `.jpg`, so the HEIF ones are also read by their content, not
+    /// their name.
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
-        case "heif": file.hasPrefix("heic/")
-        case "jpeg": !file.hasPrefix("heic/")
+        case "heif": isHEIF(file)
+        case "jpeg": !isHEIF(file)
         case "ultrahdr": file.contains("ultrahdr")
-        case "gainmap": file.contains("gainmap")
+        case "gainmap": file.contains("gainmap") || file.contains("hdr")
+        case "phones": file.hasPrefix("phones/")
         default: true
         }
     }
 
-    static let allSeedFiles = [
-        "corpus/exif-little-endian-canon-40d.jpg", "crafted/gps-north-east.jpg",
-        "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/comment-gimp-nikon-d70-xmp-icc.jpg",
-        "corpus/ycck-adobe-pillow.jpg", "corpus/grayscale-gray-gamma-icc.jpg", "corpus/truncated-progressive.jpg",
-        "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
-        "decode/restart-every-row-224x150.jpg", "decode/restart-every-row-224x300.jpg",
-        "decode/ycc422-odd-223x149.jpg", "crafted/ultrahdr-320x240-iso.jpg",
-        "crafted/ultrahdr-320x240-iso-only.jpg",
-        "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
-        "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
-        "heic/gainmap/iphone-hdr-320x240.heic", "heic/gainmap/iphone-hdr-grid.heic",
+    static let allSeedFiles =
+        [
+            "corpus/exif-little-endian-canon-40d.jpg", "crafted/gps-north-east.jpg",
+            "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg", "corpus/comment-gimp-nikon-d70-xmp-icc.jpg",
+            "corpus/ycck-adobe-pillow.jpg", "corpus/grayscale-gray-gamma-icc.jpg", "corpus/truncated-progressive.jpg",
+            "corpus/progressive.jpg", "corpus/arithmetic-coded.jpg", "decode/progressive-444-224x150.jpg",
+            "decode/restart-every-row-224x150.jpg", "decode/restart-every-row-224x300.jpg",
+            "decode/ycc422-odd-223x149.jpg", "crafted/ultrahdr-320x240-iso.jpg",
+            "crafted/ultrahdr-320x240-iso-only.jpg",
+            "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
+            "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
+            "heic/gainmap/iphone-hdr-320x240.heic", "heic/gainmap/iphone-hdr-grid.heic",
+            "phones/ultrahdr-extended-xmp-lamps.jpg", "phones/iphone-jpeg-apple-gainmap-v1.jpg",
+            "heic/gainmap/iphone-hdr-tmap.heic", "heic/gainmap/iphone-ios26-like.heic",
+            "crafted/iphone-jpeg-apple-gainmap-v2.jpg",
+        ] + (mutationCount >= 10_000 || environment["PREP_FUZZ_ONLY"] != nil ? largeSeedFiles : [])
+
+    /// The real phone HEICs, of 24.5 and 7.4 million pixels, which libheif decodes whole (a second
+    /// or more each): seeds of long runs (`scripts/fuzz.sh`) and of runs that name their seeds;
+    /// the suite's short run takes the crafted files of their layouts (the tmap, iOS 26's).
+    static let largeSeedFiles = [
+        "phones/iphone15plus-ios18.2-hdr-tmap.heic", "phones/galaxy-s25ultra-hdr-gainmap.heic",
     ]
+
+    static func isHEIF(_ file: String) -> Bool { file.hasSuffix(".heic") || file.hasSuffix(".avif") }
 
     static let environment = ProcessInfo.processInfo.environment
     static let mutationCount = Int(environment["PREP_FUZZ_MUTATIONS"] ?? "") ?? 2400
@@ -66,12 +84,13 @@ struct FuzzTests {
     static let timeLimit: Duration = .seconds(300)
     static let memoryLimit = 4 << 30
 
-    /// Small copies keep each photo near a millisecond; a low pixel limit keeps a mutated frame
-    /// header from asking for a huge (but allowed) decode. The display copy is smaller than the
-    /// upload, so that it is resampled on its own.
+    /// Small copies keep each photo near a millisecond; a pixel limit just above the largest
+    /// seed's (the iPhone 15 Plus's 24.5 million) keeps a mutated frame header from asking for a
+    /// far larger (but allowed) decode. The display copy is smaller than the upload, so that it
+    /// is resampled on its own.
     static let arguments = [
         "--json", "--jobs", "1", "--max-edge", "32", "--display-edge", "24", "--thumb-edge", "16", "--max-pixels",
-        "4194304",
+        "25000000",
     ]
 
     static func preparer(acceptingIncompleteData: Bool) -> PhotoPreparer {
@@ -79,7 +98,7 @@ struct FuzzTests {
         configuration.maxEdge = 32
         configuration.displayEdge = 24
         configuration.thumbnailEdge = 16
-        configuration.maxPixels = 4_194_304
+        configuration.maxPixels = 25_000_000
         configuration.acceptsIncompleteData = acceptingIncompleteData
         // In range, so set on a default preparer rather than through the throwing initialiser.
         var preparer = PhotoPreparer()
@@ -113,7 +132,7 @@ struct FuzzTests {
             seedFile = FuzzTests.seedFiles[number % FuzzTests.seedFiles.count]
             let original = originals[seedFile]!
             mutation =
-                seedFile.hasPrefix("heic/")
+                FuzzTests.isHEIF(seedFile)
                 ? .heif(HEIFMutation.random(for: original, using: &random))
                 : .jpeg(JPEGMutation.random(for: original, using: &random))
             acceptsIncompleteData = Bool.random(using: &random)
@@ -342,8 +361,10 @@ enum SegmentRules {
         var carried = segments(of: photo.upload.data)
         #expect(carried.first?.marker == JPEGSegment.app0, "\(label): the upload does not start with JFIF")
         carried.removeFirst(min(1, carried.count))
-        if let next = carried.first, next.marker == JPEGSegment.app1 {
-            #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.exifSignature), "\(label): the upload's APP1")
+        // The EXIF, where the Exif item gave one (a gain map described by a tmap needs none).
+        if let next = carried.first, next.marker == JPEGSegment.app1,
+            next.bytes.dropFirst(4).starts(with: JPEGLayout.exifSignature)
+        {
             carried.removeFirst()
         }
         // An iPhone HDR HEIC's upload is Ultra HDR: our XMP and MPF index come before the ICC.

@@ -2,7 +2,9 @@ import Foundation
 
 // Structure-aware mutations of a HEIF file for the fuzz test: the boxes are found by a walk of
 // their own (not ImagePrep's), and a mutation damages a box header or a field of the meta box,
-// or cuts, flips, duplicates or removes, as `JPEGMutation` does for JPEG.
+// or cuts, flips, duplicates or removes, as `JPEGMutation` does for JPEG; or aims at what an HDR
+// gain map is read by: the ISO 21496-1 `tmap` item's metadata, an auxiliary image's type (Apple's,
+// Samsung's, alpha, iOS 26's mattes), the XMP values on the gain map and the photo.
 
 /// Where the boxes of a HEIF file are: the top level, and inside the boxes that hold boxes; and
 /// where the structures are that a mutation aims at (each box's payload by type, the reference
@@ -15,7 +17,8 @@ struct HEIFBoxes {
     var byType: [String: [(header: Int, payload: Range<Int>)]] = [:]
     /// The entries of `iref` (`dimg`, `auxl`, `thmb`, `cdsc`, ...): header and payload.
     var references: [(header: Int, payload: Range<Int>)] = []
-    /// The items' types (`infe` version 2) and their first extent (`iloc` versions 0 and 1).
+    /// The items' types (`infe` version 2) and their first extent (`iloc` versions 0 and 1, in
+    /// the file or in `idat`).
     var itemTypes: [Int: String] = [:]
     var itemData: [Int: Range<Int>] = [:]
 
@@ -64,15 +67,16 @@ struct HEIFBoxes {
             defer { position += size }
             return Self.number(bytes, position, size)
         }
+        let idat = byType["idat"]?.first?.payload.lowerBound ?? 0
         for _ in 0..<Self.number(bytes, iloc.lowerBound + 6, 2) {
-            guard let id = read(2), version == 0 || read(2) != nil, read(2) != nil, let base = read(baseSize),
+            guard let id = read(2), let method = version == 0 ? 0 : read(2), read(2) != nil, let base = read(baseSize),
                 let extents = read(2)
             else { return }
             for extent in 0..<extents {
                 guard read(indexSize) != nil, let offset = read(offsetSize), let length = read(lengthSize) else {
                     return
                 }
-                let start = base + offset
+                let start = (method & 15 == 1 ? idat : 0) + base + offset
                 if extent == 0, start < bytes.count { itemData[id] = start..<min(bytes.count, start + length) }
             }
         }
@@ -106,7 +110,7 @@ enum HEIFMutation: CustomStringConvertible {
         }
         let header = boxes.headers.randomElement(using: &random) ?? 0
         let size = header + 4 <= bytes.count ? bytes[header..<(header + 4)].reduce(0) { $0 << 8 | UInt32($1) } : 0
-        let choice = Int.random(in: 0..<20, using: &random)
+        let choice = Int.random(in: 0..<23, using: &random)
         if choice >= 10, let aimed = structured(bytes, boxes, choice - 10, using: &random) { return aimed }
         switch choice % 10 {
         case 0, 1:
@@ -162,7 +166,7 @@ enum HEIFMutation: CustomStringConvertible {
             return .structure(what: "iloc", offset: at, bytes: big(value, wide ? 4 : 2))
         case 2:  // iref: an entry's kind
             guard let entry = boxes.references.randomElement(using: &random) else { return nil }
-            let kind = ["dimg", "auxl", "thmb", "cdsc", "prem", "base"].randomElement(using: &random)!
+            let kind = ["dimg", "auxl", "thmb", "cdsc", "prem", "base", "skip"].randomElement(using: &random)!
             return .structure(what: "iref kind", offset: entry.header + 4, bytes: Array(kind.utf8))
         case 3:  // iref: an entry's source or one of its targets
             guard let entry = boxes.references.randomElement(using: &random), entry.payload.count >= 6 else {
@@ -205,9 +209,35 @@ enum HEIFMutation: CustomStringConvertible {
             }
             guard let entry = boxes.references.randomElement(using: &random) else { return nil }
             return .structure(what: "iref kind", offset: entry.header + 4, bytes: Array("auxl".utf8))
+        case 9:  // the tmap item's metadata: its version, flags, a numerator or a denominator
+            guard let id = boxes.itemTypes.first(where: { $0.value == "tmap" })?.key, let data = boxes.itemData[id],
+                !data.isEmpty
+            else { return nil }
+            let at = data.lowerBound + Int.random(in: 0..<min(data.count, 64), using: &random)
+            let value = [0, 1, 0x04, 0x08, 0x40, 0x80, 0xFF, UInt8.random(in: 0...255, using: &random)]
+            return .structure(what: "tmap metadata", offset: at, bytes: [value.randomElement(using: &random)!])
+        case 10:  // an auxiliary image's type, as long as the box allows, NUL-terminated when shorter
+            guard let auxC = payload("auxC"), auxC.count > 5 else { return nil }
+            let type = [
+                "urn:com:apple:photo:2020:aux:hdrgainmap", "urn:com:samsung:photo:2024:aux:hdrgainmap",
+                "urn:mpeg:hevc:2015:auxid:1", "urn:mpeg:hevc:2015:auxid:2",
+                "urn:com:apple:photo:2020:aux:semanticskymatte",
+                "urn:mpeg:mpegB:cicp:systems:auxiliary:alpha", "",
+            ].randomElement(using: &random)!
+            let room = auxC.count - 4
+            return .structure(
+                what: "auxC type", offset: auxC.lowerBound + 4, bytes: Array((Array(type.utf8) + [0]).prefix(room)))
+        case 11:  // a value of the XMP a gain map is read by, on the gain map or the photo
+            let xmp = boxes.itemTypes.filter { $0.value == "mime" }.compactMap { boxes.itemData[$0.key] }
+            guard let value = XMPValues.ranges(in: bytes, within: xmp).randomElement(using: &random) else {
+                return nil
+            }
+            return .structure(
+                what: "XMP value", offset: value.lowerBound,
+                bytes: XMPValues.replacement(length: value.count, using: &random))
         default:  // an item's type
             guard let infe = payload("infe"), infe.count >= 12 else { return nil }
-            let type = ["hvc1", "av01", "grid", "iovl", "iden", "Exif", "mime"].randomElement(using: &random)!
+            let type = ["hvc1", "av01", "grid", "iovl", "iden", "Exif", "mime", "tmap"].randomElement(using: &random)!
             return .structure(what: "item type", offset: infe.lowerBound + 8, bytes: Array(type.utf8))
         }
     }

@@ -7,7 +7,9 @@ import Foundation
 /// data, segment lengths and order, the frame header's size and component count, the EXIF
 /// block's offsets, counts and loops, ICC chunk numbering, and very large comments; in an Ultra
 /// HDR file, the MPF index's image count, lengths and offsets (past the end, into the primary,
-/// onto the index itself) and the gain map's frame size.
+/// onto the index itself) and the gain map's frame size; the XMP values a gain map is read by
+/// (hdrgm's, Apple's HDRGainMap and apdi:AuxiliaryImageType in an iPhone JPEG's gain map, the
+/// container directory, HasExtendedXMP) and the Extended XMP chunks' GUIDs, lengths and offsets.
 enum JPEGMutation: CustomStringConvertible {
     case truncate(length: Int)
     case flip([(offset: Int, mask: UInt8)])
@@ -23,6 +25,8 @@ enum JPEGMutation: CustomStringConvertible {
     case insertMarker(offset: Int, marker: UInt8)
     case mpfField(offset: Int, value: UInt32, isBigEndian: Bool)
     case gainMapFrameSize(width: Int, height: Int)
+    /// An XMP value, or a field of an Extended XMP chunk, overwritten in place.
+    case overwrite(what: String, offset: Int, bytes: [UInt8])
 
     static let insertedMarkers: [UInt8] = [0xD8, 0xD9, 0xDA, 0xC0, 0xC2, 0xC4, 0xDB, 0xDD, 0xE1, 0xE2, 0xFE, 0xD3]
     /// Sizes that sit on the edges of what decoders handle: tiny, odd, block-sized, huge.
@@ -37,9 +41,9 @@ enum JPEGMutation: CustomStringConvertible {
             Bool.random(using: &random) ? offset(in: 0..<layout.headerEnd) : offset(in: 0..<bytes.count)
         }
         func segment() -> Int { layout.segments.randomElement(using: &random)?.start ?? 2 }
-        // Files without an MPF index draw from the first 16 kinds only, so that their mutations
-        // stay what they were before the MPF kinds were added.
-        let kinds = layout.mpfFields.isEmpty ? 16 : 19
+        // Files without an MPF index or gain map XMP draw from the first 16 kinds only, so that
+        // their mutations stay what they were before those kinds were added.
+        let kinds = layout.mpfFields.isEmpty && layout.xmpValues.isEmpty && layout.extendedXMP.isEmpty ? 16 : 21
         while true {
             switch Int.random(in: 0..<kinds, using: &random) {
             case 0:
@@ -104,7 +108,7 @@ enum JPEGMutation: CustomStringConvertible {
             case 15:
                 return .insertMarker(offset: anyOffset(), marker: insertedMarkers.randomElement(using: &random)!)
             case 16, 17:
-                let field = layout.mpfFields.randomElement(using: &random)!
+                guard let field = layout.mpfFields.randomElement(using: &random) else { continue }
                 let values: [Int] = [
                     0, 1, field.current - 1, field.current + 1, field.current * 2, 0xFFFF_FFFF, bytes.count, 5000,
                     layout.mpfOrigin.map { bytes.count - $0 } ?? 0, Int.random(in: 0...0xFFFF_FFFF, using: &random),
@@ -112,11 +116,33 @@ enum JPEGMutation: CustomStringConvertible {
                 let value = values.randomElement(using: &random)!
                 return .mpfField(
                     offset: field.offset, value: UInt32(truncatingIfNeeded: value), isBigEndian: layout.mpfIsBigEndian)
-            default:
+            case 18:
                 guard layout.gainMapFrame != nil else { continue }
                 let sides = frameSides + [60000]
                 return .gainMapFrameSize(
                     width: sides.randomElement(using: &random)!, height: sides.randomElement(using: &random)!)
+            case 19:
+                guard let value = layout.xmpValues.randomElement(using: &random) else { continue }
+                return .overwrite(
+                    what: "XMP value", offset: value.lowerBound,
+                    bytes: XMPValues.replacement(length: value.count, using: &random))
+            default:
+                // An Extended XMP chunk's GUID (one digit), the packet's length or the chunk's offset.
+                guard let chunk = layout.extendedXMP.randomElement(using: &random) else { continue }
+                let guid = chunk + ExtendedXMPLayout.signatureLength
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0:
+                    return .overwrite(
+                        what: "Extended XMP GUID", offset: guid + Int.random(in: 0..<32, using: &random),
+                        bytes: [Array("0F7a-".utf8).randomElement(using: &random)!])
+                default:
+                    let values: [UInt32] = [0, 1, 100, 0xFFFF, 16 << 20, (16 << 20) + 1, 0xFFFF_FFFF]
+                    let value = values.randomElement(using: &random)!
+                    return .overwrite(
+                        what: "Extended XMP length or offset",
+                        offset: guid + 32 + 4 * Int.random(in: 0...1, using: &random),
+                        bytes: (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) })
+                }
             }
         }
     }
@@ -177,6 +203,10 @@ enum JPEGMutation: CustomStringConvertible {
             bytes.replaceSubrange(
                 (frame + 5)..<(frame + 9),
                 with: [UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF)])
+        case .overwrite(_, let offset, let values):
+            for (index, value) in values.enumerated() where offset + index < bytes.count {
+                bytes[offset + index] = value
+            }
         }
         return bytes
     }
@@ -197,6 +227,8 @@ enum JPEGMutation: CustomStringConvertible {
         case .insertMarker(let offset, let marker): "FF \(String(marker, radix: 16)) 00 04 00 00 inserted at \(offset)"
         case .mpfField(let offset, let value, _): "MPF field at \(offset) set to \(value)"
         case .gainMapFrameSize(let width, let height): "gain map frame size set to \(width)x\(height)"
+        case .overwrite(let what, let offset, let values):
+            "\(what) at \(offset) set to " + values.map { String($0, radix: 16) }.joined(separator: " ")
         }
     }
 }
@@ -249,6 +281,12 @@ struct JPEGStructure {
     private(set) var mpfOrigin: Int?
     /// The gain map's SOF segment (the second MPF image's first frame header).
     private(set) var gainMapFrame: Int?
+    /// The payloads of the XMP APP1 segments, the primary's (Extended XMP too) and the gain map's.
+    private(set) var xmpRanges: [Range<Int>] = []
+    /// Each Extended XMP chunk's payload start (its signature).
+    private(set) var extendedXMP: [Int] = []
+    /// The values of the XMP properties a gain map is read by (`XMPValues`).
+    var xmpValues: [Range<Int>] { XMPValues.ranges(in: bytes, within: xmpRanges) }
     private let bytes: [UInt8]
 
     init(_ bytes: [UInt8]) {
@@ -272,6 +310,12 @@ struct JPEGStructure {
             }
             if marker == 0xE2, bytes[payload].starts(with: Array("ICC_PROFILE\0".utf8)), payload.count >= 14 {
                 iccChunks.append(payload.lowerBound + 12)
+            }
+            if marker == 0xE1, bytes[payload].starts(with: Array("http://ns.adobe.com/".utf8)) {
+                xmpRanges.append(payload)
+                if bytes[payload].starts(with: ExtendedXMPLayout.signature), payload.count >= 75 {
+                    extendedXMP.append(payload.lowerBound)
+                }
             }
             if marker == 0xE2, mpfOrigin == nil, bytes[payload].starts(with: Array("MPF\0".utf8)) {
                 findMPFFields(origin: payload.lowerBound + 4, end: payload.upperBound)
@@ -317,11 +361,13 @@ struct JPEGStructure {
             if image == 1, start + 4 < bytes.count, bytes[start] == 0xFF, bytes[start + 1] == 0xD8 {
                 var at = start + 2
                 while at + 4 < bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
+                    let end = min(bytes.count, at + 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])))
+                    if bytes[at + 1] == 0xE1, at + 4 <= end { xmpRanges.append((at + 4)..<end) }
                     if bytes[at + 1] == 0xC0 || bytes[at + 1] == 0xC2 {
                         gainMapFrame = at
                         break
                     }
-                    at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+                    at = end
                 }
             }
         }
@@ -430,4 +476,11 @@ struct SeededGenerator: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// Where an Extended XMP chunk's fields are (Adobe's XMP Specification Part 3, 1.1.3.1): the
+/// signature, then the GUID (32 digits), the packet's length and the chunk's offset.
+enum ExtendedXMPLayout {
+    static let signature = Array("http://ns.adobe.com/xmp/extension/\0".utf8)
+    static let signatureLength = signature.count
 }

@@ -7,8 +7,8 @@ import Testing
 struct MemoryBoundTests {
     static let time = "/usr/bin/time"
 
-    /// A 10000x10000 frame header (the default pixel limit exactly) and no image data: a 625-byte
-    /// file that, with `--accept-incomplete`, libjpeg decodes as all grey. Made from
+    /// A 10000x10000 frame header (100 million pixels) and no image data: a 625-byte file that,
+    /// with `--accept-incomplete`, libjpeg decodes as all grey. Made from
     /// `decode/ycc420-224x150.jpg`: its SOF0 size set to 10000x10000, everything after its scan
     /// header dropped, then EOI.
     static func header10000() throws -> Data {

@@ -8,7 +8,8 @@
 /// correctly assigned to image"), and iOS 26 adds auxiliary images (semantic mattes, a style
 /// delta map, a linear thumbnail) that are each an `auxl` of the primary and the `tmap` ("Too
 /// many auxiliary image references"). It also refuses an image larger than its limit, an
-/// auxiliary image without an `auxC`, and reads every item's data as it opens the file.
+/// auxiliary image without an `auxC`, and reads every item's data as it opens the file,
+/// inflating a `mime` item that says `deflate` with no limit on what it inflates to.
 ///
 /// So before libheif sees the file, the items it cannot handle are hidden from it (their type
 /// becomes one it does not know), and the references it would refuse are rewritten in place.
@@ -102,23 +103,27 @@ extension HEIFContainer {
 
     /// The file as libheif 1.15 may be given it: nil when it is, else a copy in which
     ///
-    /// - each hidden item (`itemsHiddenFromLibheif`), and each Exif or XMP item that declares
-    ///   more than `HEIFMetadata.maxExifItemSize` bytes, has a type libheif does not read, and
-    ///   lengths that end within the file (libheif reads every item's data as it opens a file,
-    ///   and refused a 300x200 photo as "larger than its limits" for an Exif length of
-    ///   0xFFFFFFF0; such an item should cost only the metadata);
+    /// - each hidden item (`itemsHiddenFromLibheif`), each Exif or XMP item that declares
+    ///   more than `HEIFMetadata.maxExifItemSize` bytes, and each `mime` item whose content is
+    ///   encoded (`Item.isEncoded`), has a type libheif does not read, and lengths that end
+    ///   within the file (libheif reads every item's data as it opens a file, and refused a
+    ///   300x200 photo as "larger than its limits" for an Exif length of 0xFFFFFFF0; such an item
+    ///   should cost only the metadata). libheif 1.15.1-1+deb12u1 inflates a deflated item
+    ///   whatever its size (a 1 MB item to 1 GB), deb12u2 up to 512 MB: given a type of its own,
+    ///   the item is read as the bytes it is, no more than the file;
     /// - the first `iref` box holds `referencesForLibheif`, written in the space the file's own
     ///   took, with a `free` box after it for the bytes it no longer needs.
     ///
     /// Where those bytes are too few for a `free` box (1 to 7, from a `cdsc`, `auxl` or `thmb`
-    /// that lost one or two items and no reference that went), each reference that would change
-    /// is given a type libheif does not know instead: its Exif, XMP or auxiliary image is then
-    /// not linked to its image (no phone writes such a file).
+    /// that lost one to three items and no reference that went), the thumbnails' `thmb`
+    /// references go too (a thumbnail is never read); without one, each reference that would
+    /// change is given a type libheif does not know instead: its Exif, XMP or auxiliary image is
+    /// then not linked to its image (no phone writes such a file).
     ///
     /// - Parameter extra: more images to hide (`gainMapOnlyItems` of a refused gain map, which
     ///   libheif would refuse the whole file for when it is larger than its limit).
     func bytesForLibheif(hiding extra: Set<ItemID> = []) -> [UInt8]? {
-        let unreadable = unreadableMetadataItems
+        let unreadable = unreadableMetadataItems + items.values.filter(\.isEncoded)
         let hidden = itemsHiddenFromLibheif(also: extra)
         let rewritten = referencesForLibheif(hiding: hidden)
         guard !unreadable.isEmpty || !hidden.isEmpty || rewritten != nil else { return nil }
@@ -136,7 +141,9 @@ extension HEIFContainer {
                 }
             }
         }
-        if let rewritten, let box = referenceBox, !write(rewritten, into: &copy, box: box) {
+        if let rewritten, let box = referenceBox, !write(rewritten, into: &copy, box: box),
+            !write(rewritten.filter { $0.type != FourCC("thmb") }, into: &copy, box: box)
+        {
             for reference in references where box.payload.contains(reference.typeOffset) {
                 let isKept = rewritten.contains {
                     $0.typeOffset == reference.typeOffset && $0.to == reference.to

@@ -67,6 +67,10 @@ struct HEIFContainer {
         var overlongLengths: [(offset: Int, size: Int, available: UInt64)] = []
         /// The bytes its extents declare, saturated: more than the file holds when it is cut short.
         var declaredLength = 0
+        /// Whether it is a `mime` item whose `infe` names a content encoding (`deflate`): its bytes
+        /// are not its content, and libheif 1.15 inflates a deflated item as it opens the file,
+        /// whatever it inflates to (1.15.1-1+deb12u1; deb12u2 stops at 512 MB).
+        var isEncoded = false
     }
 
     /// One property box: its type and payload, as a range of the file.
@@ -670,12 +674,18 @@ struct HEIFContainer {
         return found
     }
 
+    /// Reads the `meta` box's children. Of each box libheif 1.15 reads one of, the first, as it
+    /// does (`get_child_box`): what the walk checks and hides is then what libheif decodes, even
+    /// in a file that holds a second `iinf`, `iloc` or `iprp` box to show the walk.
     private mutating func readMeta(_ range: Range<Int>) throws(Problem) {
         var iloc: Range<Int>?
         var idat: Range<Int>?
-        var types: [ItemID: (type: FourCC, offset: Int)] = [:]
+        var types: [ItemID: ItemEntry] = [:]
         var associations: [ItemID: [Int]] = [:]
+        var seen: Set<FourCC> = []
         for box in try Self.boxes(in: range, of: bytes) {
+            // Every `iref` box is read, so that a loop is found over all of them.
+            guard box.type == FourCC("iref") || seen.insert(box.type).inserted else { continue }
             var reader = BigEndianReader(bytes, range: box.payload)
             switch box.type {
             case FourCC("pitm"):
@@ -701,31 +711,60 @@ struct HEIFContainer {
                 continue
             }
         }
-        for (id, entry) in types { items[id] = Item(type: entry.type, typeOffset: entry.offset) }
+        for (id, entry) in types {
+            items[id] = Item(type: entry.type, typeOffset: entry.offset, isEncoded: entry.isEncoded)
+        }
         if let iloc { try readLocations(iloc, idat: idat) }
         for (id, indexes) in associations where items[id] != nil { items[id]!.properties = indexes }
     }
 
-    /// Each item's type, and where in the file that type is written.
+    /// An item's `infe` entry: its type, where in the file that type is written, and whether it
+    /// names a content encoding (`Item.isEncoded`).
+    private struct ItemEntry {
+        let type: FourCC
+        let offset: Int
+        let isEncoded: Bool
+    }
+
+    /// Each item's entry. An item listed twice is the first entry's, as for libheif 1.15 (which
+    /// keeps the first of each number), whatever the version of either.
     private static func itemTypes(_ range: Range<Int>, of bytes: UnsafeRawBufferPointer) throws(Problem) -> [ItemID:
-        (type: FourCC, offset: Int)]
+        ItemEntry]
     {
         var reader = BigEndianReader(bytes, range: range)
         let version = try reader.fullBoxVersion()
         let count = try reader.read(version == 0 ? 2 : 4)
         guard count <= maxEntries else { throw .malformed("it lists far more items than a photo has") }
-        var types: [ItemID: (type: FourCC, offset: Int)] = [:]
+        var types: [ItemID: ItemEntry] = [:]
+        var listed: Set<ItemID> = []
         for entry in try boxes(in: reader.offset..<range.upperBound, of: bytes) where entry.type == FourCC("infe") {
             var entryReader = BigEndianReader(bytes, range: entry.payload)
             let entryVersion = try entryReader.fullBoxVersion()
+            let id = ItemID(try entryReader.read(entryVersion <= 2 ? 2 : 4))
             // Versions 0 and 1 come from before item types; nothing in them is an image.
-            guard entryVersion >= 2 else { continue }
-            let id = ItemID(try entryReader.read(entryVersion == 2 ? 2 : 4))
+            guard listed.insert(id).inserted, entryVersion >= 2 else { continue }
             _ = try entryReader.read(2)  // item_protection_index
             let offset = entryReader.offset
-            types[id] = (FourCC(value: UInt32(try entryReader.read(4))), offset)
+            let type = FourCC(value: UInt32(try entryReader.read(4)))
+            let isEncoded =
+                type == FourCC("mime")
+                && namesContentEncoding(
+                    UnsafeRawBufferPointer(rebasing: bytes[entryReader.offset..<entry.payload.upperBound]))
+            types[id] = ItemEntry(type: type, offset: offset, isEncoded: isEncoded)
         }
         return types
+    }
+
+    /// Whether the strings of a `mime` item's `infe` (item_name, content_type, then the optional
+    /// content_encoding, each ended by a NUL) name a content encoding. libheif 1.15 reads a
+    /// string cut short by the box's end as empty; one that is there, ended or not, counts here.
+    private static func namesContentEncoding(_ strings: UnsafeRawBufferPointer) -> Bool {
+        var rest = strings[...]
+        for _ in 0..<2 {
+            guard let end = rest.firstIndex(of: 0) else { return false }
+            rest = rest[(end + 1)...]
+        }
+        return rest.first.map { $0 != 0 } ?? false
     }
 
     // MARK: Metadata libheif cannot read
@@ -738,14 +777,22 @@ struct HEIFContainer {
         }
     }
 
-    /// Whether the file has such an item, whose metadata is then lost.
-    var hasUnreadableMetadata: Bool { !unreadableMetadataItems.isEmpty }
+    /// What is said of the metadata items that are hidden from libheif and not read, whose
+    /// metadata is then lost: one too large or cut short, one stored compressed (`Item.isEncoded`).
+    var unreadItemWarnings: [PhotoWarning] {
+        (unreadableMetadataItems.isEmpty ? [] : [HEIFMetadata.unreadableItemWarning])
+            + (items.values.contains(where: \.isEncoded) ? [HEIFMetadata.encodedItemWarning] : [])
+    }
 
-    /// `ipco`'s property boxes into `properties`; `ipma`'s associations, by item.
+    /// `ipco`'s property boxes into `properties`; `ipma`'s associations, by item. As libheif 1.15
+    /// reads them: the first `ipco` box, and of an item's associations the first entry's (it
+    /// joins every `ipma` box's entries and takes the first it finds).
     private mutating func readProperties(_ range: Range<Int>) throws(Problem) -> [ItemID: [Int]] {
         var associations: [ItemID: [Int]] = [:]
+        var hasReadProperties = false
         for box in try Self.boxes(in: range, of: bytes) {
-            if box.type == FourCC("ipco") {
+            if box.type == FourCC("ipco"), !hasReadProperties {
+                hasReadProperties = true
                 properties = try Self.boxes(in: box.payload, of: bytes).map {
                     Property(type: $0.type, payload: $0.payload)
                 }
@@ -766,7 +813,7 @@ struct HEIFContainer {
                         // Index 0 means "no property".
                         if index > 0 { indexes.append(index - 1) }
                     }
-                    associations[id, default: []] += indexes
+                    if associations[id] == nil { associations[id] = indexes }
                 }
             }
         }
@@ -793,7 +840,9 @@ struct HEIFContainer {
     }
 
     /// `iloc`: each item's extents, as ranges of the file (construction method 0) or of `idat` (1).
+    /// An item located twice is where the first entry says, as libheif 1.15 reads it.
     private mutating func readLocations(_ range: Range<Int>, idat: Range<Int>?) throws(Problem) {
+        var located: Set<ItemID> = []
         var reader = BigEndianReader(bytes, range: range)
         let version = try reader.fullBoxVersion()
         guard version <= 2 else { throw .unsupported("its item locations ('iloc' box) are of an unknown version") }
@@ -846,7 +895,7 @@ struct HEIFContainer {
                 }
                 extents.append(lower..<(length == 0 || length > remaining ? space.upperBound : lower + Int(length)))
             }
-            guard items[id] != nil else { continue }
+            guard items[id] != nil, located.insert(id).inserted else { continue }
             guard dataReference == 0, method <= 1, method == 0 || idat != nil else {
                 throw .unsupported(
                     "its image data is stored in a way libheif does not read (another file, or an item offset)")

@@ -64,7 +64,7 @@ enum HEIFMetadata {
             let (metadata, warnings) = try readable.withUnsafeBytes { bytes in
                 Result { () throws(ImagePrepError) in try readMetadata(bytes) }
             }.get()
-            return (metadata, (container.hasUnreadableMetadata ? [unreadableItemWarning] : []) + warnings)
+            return (metadata, container.unreadItemWarnings + warnings)
         } catch .heifUnavailable(_, let reason) {
             return unreadable(plan.storedSize, ImagePrepError.libheifNeeded + reason)
         } catch {
@@ -105,6 +105,12 @@ enum HEIFMetadata {
     static let unreadableItemWarning = PhotoWarning(
         .metadata,
         "the HEIF file's Exif or XMP item is cut short or far larger than a photo's, so no EXIF is read or carried.")
+
+    /// For an XMP item stored compressed (its `infe` names a content encoding such as `deflate`),
+    /// which neither libheif nor our walk inflates: a few kilobytes of it can inflate to
+    /// gigabytes (`HEIFContainer.bytesForLibheif`).
+    static let encodedItemWarning = PhotoWarning(
+        .metadata, "The HEIF file's XMP item is stored compressed, which is not read, so what it says is not used.")
 
     private static let unreadable = PhotoWarning(
         .metadata,

@@ -12,10 +12,13 @@ import Foundation
 /// HDR = SDR × (1 + (headroom − 1) × gainMap), all three in linear light, the gain map's samples
 /// linearized by Rec. 709's transfer function (the document: "encoded using the Rec.709 transfer
 /// function"). docs/library.md ("HDR gain maps") has the derivation of the Ultra HDR values.
+///
+/// A gain map of version 2 (`HDRGainMap:HDRGainMapVersion` 131072 or more, iOS 18 on) says its
+/// headroom itself, in its XMP's `HDRGainMap:HDRGainMapHeadroom`, which is then read instead: on
+/// the iPhone 15 Plus fixture both give 2.787 stops.
 struct AppleHDRHeadroom: Equatable, Sendable {
-    /// Key 33 and key 48, as the maker note stores them.
-    let maker33: Double
-    let maker48: Double
+    /// The stops of headroom over SDR: log2 of the headroom, positive.
+    let stops: Double
 
     static let makerNoteTag: UInt16 = 0x927C
     static let exifIFDPointer: UInt16 = 0x8769
@@ -29,14 +32,55 @@ struct AppleHDRHeadroom: Equatable, Sendable {
     /// documents, and only a negative key 48 gives more.
     static let maximumStops = 10.0
 
-    /// The stops of headroom, by Apple's code: for key 33 below 1, `-20 × maker48 + 1.8` up to a
-    /// key 48 of 0.01 and `-0.101 × maker48 + 1.601` above; else `-70 × maker48 + 3.0` and
-    /// `-0.303 × maker48 + 2.303`. Not clamped: `headroom` takes its maximum with 0.
-    var stops: Double {
+    /// The headroom of key 33 and key 48 of the maker note, by Apple's code: for key 33 below 1,
+    /// `-20 × maker48 + 1.8` stops up to a key 48 of 0.01 and `-0.101 × maker48 + 1.601` above;
+    /// else `-70 × maker48 + 3.0` and `-0.303 × maker48 + 2.303`. Not clamped: `headroom` takes
+    /// its maximum with 0, and `read` refuses what is not positive.
+    init(maker33: Double, maker48: Double) {
         if maker33 < 1.0 {
-            return maker48 <= 0.01 ? -20.0 * maker48 + 1.8 : -0.101 * maker48 + 1.601
+            stops = maker48 <= 0.01 ? -20.0 * maker48 + 1.8 : -0.101 * maker48 + 1.601
+        } else {
+            stops = maker48 <= 0.01 ? -70.0 * maker48 + 3.0 : -0.303 * maker48 + 2.303
         }
-        return maker48 <= 0.01 ? -70.0 * maker48 + 3.0 : -0.303 * maker48 + 2.303
+    }
+
+    /// The headroom a version 2 gain map's XMP says, as a ratio (`HDRGainMapHeadroom` 6.9025 is
+    /// 2.787 stops).
+    init(gainMapHeadroom: Double) {
+        stops = log2(gainMapHeadroom)
+    }
+
+    /// The headroom of an iPhone's gain map, from the XMP on it (`xmp`, which must say
+    /// `HDRGainMapVersion`, as Apple's document makes the first condition of a valid gain map):
+    /// its own `HDRGainMapHeadroom` from version 2 on, else the maker note of the photo's EXIF
+    /// (`tiff`, the TIFF block).
+    static func read(gainMapXMP xmp: [[UInt8]], tiff: [UInt8]?) -> Result<AppleHDRHeadroom, GainMapProblem> {
+        guard xmp.contains(where: { !XMPText.values(of: "HDRGainMap:HDRGainMapVersion", in: $0).isEmpty }) else {
+            return .failure(.metadata("its XMP does not say HDRGainMapVersion"))
+        }
+        if let said = xmp.lazy.compactMap({ read(gainMapXMP: $0) }).first { return said }
+        guard let tiff else { return .failure(.headroom("the photo has no EXIF")) }
+        return tiff.withUnsafeBytes { read(tiff: $0) }
+    }
+
+    /// The first `HDRGainMapVersion` of Apple's gain map XMP from which the XMP says the headroom.
+    static let versionWithHeadroom = 131_072
+
+    /// The headroom that Apple's gain map XMP says; nil when it says none, as version 1 does
+    /// (65536: the headroom is then the maker note's).
+    ///
+    /// - Returns: why it cannot be used: a version 2 or later whose `HDRGainMapHeadroom` is
+    ///   missing, no number, at most 1 (nothing to add) or more than `maximumStops`.
+    static func read(gainMapXMP xmp: [UInt8]) -> Result<AppleHDRHeadroom, GainMapProblem>? {
+        guard let version = XMPText.values(of: "HDRGainMap:HDRGainMapVersion", in: xmp).first.flatMap({ Int($0) }),
+            version >= versionWithHeadroom
+        else { return nil }
+        let said = XMPText.values(of: "HDRGainMap:HDRGainMapHeadroom", in: xmp)
+        guard let text = said.first, said.count == 1, text.utf8.count <= 32, let value = Double(text), value.isFinite
+        else {
+            return .failure(.headroom("its version 2 XMP lacks HDRGainMapHeadroom, or it is not a number"))
+        }
+        return checked(AppleHDRHeadroom(gainMapHeadroom: value), saying: "its HDRGainMapHeadroom gives")
     }
 
     /// Apple's `pow(2.0, max(stops, 0.0))`.
@@ -75,10 +119,17 @@ struct AppleHDRHeadroom: Equatable, Sendable {
                 .headroom("its Apple maker note lacks HDRHeadroom (0x0021) or HDRGain (0x0030), or one is not a number")
             )
         }
-        let found = AppleHDRHeadroom(maker33: maker33, maker48: maker48)
-        guard found.stops > 0 else { return .failure(.headroom("Apple's formula gives it no headroom over SDR")) }
+        return checked(AppleHDRHeadroom(maker33: maker33, maker48: maker48), saying: "Apple's formula gives")
+    }
+
+    /// `found` when its stops are positive and at most `maximumStops`; else why not, as what
+    /// `source` gives it.
+    private static func checked(_ found: AppleHDRHeadroom, saying source: String) -> Result<
+        AppleHDRHeadroom, GainMapProblem
+    > {
+        guard found.stops > 0 else { return .failure(.headroom("\(source) it no headroom over SDR")) }
         guard found.stops <= maximumStops else {
-            return .failure(.headroom("Apple's formula gives it more than \(Int(maximumStops)) stops of headroom"))
+            return .failure(.headroom("\(source) it more than \(Int(maximumStops)) stops of headroom"))
         }
         return .success(found)
     }

@@ -70,4 +70,45 @@ enum ISOGainMapMetadata {
             .metadata("its ISO 21496-1 values contradict each other")
         }
     }
+
+    /// The metadata of a HEIF tone-mapped image item (`tmap`, ISO/IEC 23008-12:2024 6.6.2.4.2):
+    /// a version byte (0), then the same block as the JPEG APP2 segment's, read by `read`.
+    static func read(toneMapItem data: [UInt8]) -> Result<ToneMap, GainMapProblem> {
+        guard let version = data.first else { return .failure(.metadata("its ISO 21496-1 'tmap' item is empty")) }
+        guard version == 0 else {
+            return .failure(.metadata("its ISO 21496-1 'tmap' item is of version \(version), which is not read"))
+        }
+        // The block as far as its values go: what follows them is no metadata, and is not carried.
+        let block = Array(data.dropFirst().prefix(data.count > 5 ? length(withFlags: data[5]) : 0))
+        return block.withUnsafeBytes { read($0) }.map { ToneMap(metadata: $0, block: block) }
+    }
+
+    /// How many bytes a block whose flags byte is `flags` holds: the versions and flags, a common
+    /// denominator if one, and the two headrooms and five values per channel as fractions.
+    static func length(withFlags flags: UInt8) -> Int {
+        let hasCommonDenominator = flags & 0x08 != 0
+        let fractions = 2 + 5 * (flags & 0x80 != 0 ? 3 : 1)
+        return 5 + (hasCommonDenominator ? 4 + 4 * fractions : 8 * fractions)
+    }
+
+    /// ISO 21496-1 metadata as a HEIF file's `tmap` item gives it: the values, and the block
+    /// itself, which the upload's gain map carries byte for byte.
+    struct ToneMap: Equatable, Sendable {
+        let metadata: GainMapMetadata
+        let block: [UInt8]
+
+        /// The gain map's APP2 segment: the signature and the block.
+        var gainMapSegment: Data { ISOGainMapMetadata.segment(UltraHDRSource.isoSignature + block) }
+    }
+
+    /// The primary's APP2 segment of a file whose gain map carries ISO 21496-1 metadata: the
+    /// signature and the version alone (minimum and writer version 0), as libultrahdr writes it.
+    static let primarySegment = segment(UltraHDRSource.isoSignature + [0, 0, 0, 0])
+
+    /// An APP2 segment holding `payload`, at most a segment's 65533 bytes (a block is at most 141).
+    private static func segment(_ payload: [UInt8]) -> Data {
+        precondition(payload.count + 2 <= 0xFFFF, "an ISO 21496-1 block is short")
+        return Data(
+            [0xFF, JPEGSegment.app2, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload)
+    }
 }

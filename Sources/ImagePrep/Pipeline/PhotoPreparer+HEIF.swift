@@ -55,9 +55,7 @@ extension PreparationRun {
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
             return try decodeHEIF(bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)
         }
-        if container.hasUnreadableMetadata {
-            warnings.append(HEIFMetadata.unreadableItemWarning)
-        }
+        warnings += container.unreadItemWarnings
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
                 try decodeHEIF(readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)

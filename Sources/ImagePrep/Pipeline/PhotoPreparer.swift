@@ -35,8 +35,10 @@ public struct PhotoPreparer: Sendable {
         /// Photos whose frame header declares more pixels than this are refused before anything
         /// is decoded (a decompression bomb is a small file that claims a huge image). For HEIF,
         /// every size the decode would allocate is held to it: the `ispe`, a grid's or overlay's
-        /// canvas, and each coded image's own sequence header.
-        public var maxPixels = 100_000_000
+        /// canvas, and each coded image's own sequence header. The default takes a 200 MP phone
+        /// photo (Samsung's 16320x12240 is 199.8 million pixels, a 16384x12288 sensor's 201.3
+        /// million), with a little room.
+        public var maxPixels = 210_000_000
         /// Whether to accept a JPEG whose data libjpeg-turbo could decode only by filling in
         /// missing pixels (a truncated or damaged file). Such a photo then carries an
         /// `.incompleteImageData` warning; by default it is refused. Damage that stopped the
@@ -52,9 +54,11 @@ public struct PhotoPreparer: Sendable {
         /// at once, which keeps every core busy without it.
         public var splitsWorkAcrossCores = false
         /// Whether the upload of an Ultra HDR JPEG keeps its HDR gain map, resized with the photo,
-        /// and the upload of an iPhone HDR HEIC is an Ultra HDR JPEG with its gain map (see
-        /// docs/library.md, "HDR gain maps"). Turn it off for an engine that cannot store one:
-        /// the upload is then the SDR photo alone, as it is for a damaged gain map.
+        /// and the upload of the other HDR forms phones write (an iPhone's or a Samsung's HDR
+        /// HEIC, an iPhone's JPEG) is an Ultra HDR JPEG with its gain map (see docs/library.md,
+        /// "HDR gain maps"). Turn it off for an engine that cannot store one: the upload is then
+        /// the SDR photo alone, with no warning; a gain map that cannot be carried gives the same
+        /// upload with a `.gainMap` warning that says why.
         public var carriesGainMap = true
 
         /// The defaults, which suit uploading phone and camera photos and are always valid.
@@ -263,6 +267,9 @@ struct PreparationRun {
     /// Raised when the task that asked for the photo is cancelled: checked between strips, tiles,
     /// encodes and before the gain map.
     let cancellation: PreparationCancellation
+    /// A gain map's run: for each 8-bit sample of its gray upload, the one it carries (an iPhone
+    /// gain map's remap to Ultra HDR's formula); nil to keep them.
+    var uploadSamples: [UInt8]?
 
     init(
         configuration: PhotoPreparer.Configuration, workspace: WorkspaceBuffers, file: String,
@@ -436,6 +443,11 @@ struct PreparationRun {
             timings.rotate += clock.now - start
         }
         let uploadSize = upload.size
+        if let uploadSamples, upload.isGray {
+            let start = clock.now
+            upload.planes[0].map(through: uploadSamples)
+            timings.color += clock.now - start
+        }
 
         // The display copy can share the upload's encoded data when it is the same picture.
         let start = clock.now

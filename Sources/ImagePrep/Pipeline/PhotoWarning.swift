@@ -12,8 +12,8 @@ public struct PhotoWarning: Sendable, Hashable, Codable, CustomStringConvertible
         case metadata
         /// The ICC profile could not be used; copies keep the original colour numbers.
         case colorProfile
-        /// The HDR gain map of an Ultra HDR JPEG or an iPhone HEIC could not be carried; the upload
-        /// is SDR only.
+        /// The photo holds an HDR gain map (an Ultra HDR JPEG's, an iPhone's or a Samsung's) that
+        /// could not be carried; the upload is SDR only.
         case gainMap
     }
 

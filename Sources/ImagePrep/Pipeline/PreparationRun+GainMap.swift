@@ -15,7 +15,8 @@ extension PreparationRun {
         var primarySegments: [Data]
     }
 
-    /// The gain map of the JPEG `bytes` for an upload of `uploadSize`, resized by the same ratio
+    /// The gain map of the JPEG `bytes` (an Ultra HDR JPEG's, or an iPhone JPEG's, whose samples
+    /// are remapped as a HEIC's) for an upload of `uploadSize`, resized by the same ratio
     /// as the photo (`baseSize` to `uploadSize`), with its metadata; nil when there is none, when
     /// `carriesGainMap` is off, or when it cannot be carried, which adds a `.gainMap` warning.
     /// The photo itself never fails because of its gain map.
@@ -50,6 +51,7 @@ extension PreparationRun {
         var run = PreparationRun(
             configuration: gainMapConfiguration, workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false),
             file: file, cancellation: cancellation)
+        run.uploadSamples = source.samples
         let prepared: PreparedPhoto
         do {
             prepared = try run.prepare(UnsafeRawBufferPointer(rebasing: bytes[source.range]))

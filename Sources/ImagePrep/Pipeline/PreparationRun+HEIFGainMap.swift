@@ -5,13 +5,28 @@ import Foundation
 #endif
 
 extension PreparationRun {
-    /// An iPhone HEIC's HDR gain map that our walk has checked: its item and what its decode takes.
+    /// A HEIC's HDR gain map that our walk has checked: its item, what its decode takes, and what
+    /// the file says of it (its auxiliary type, its XMP, the ISO 21496-1 metadata of a `tmap`).
     struct HEIFGainMapSource {
         let item: HEIFContainer.ItemID
         let plan: HEIFContainer.DecodePlan
+        /// Its `auxC`, as the container reads it; nil when it is no auxiliary image.
+        let auxiliaryType: String?
+        let xmp: [[UInt8]]
+        let toneMap: Result<ISOGainMapMetadata.ToneMap, GainMapProblem>?
     }
 
-    /// An iPhone HEIC's HDR gain map (`HEIFContainer.gainMapItem`), checked by our own walk before
+    /// What the upload's gain map says, and how the original's samples become its own.
+    struct GainMapMeaning {
+        var metadata: GainMapMetadata
+        /// For each 8-bit sample, the upload's; nil to carry the samples as they are.
+        var samples: [UInt8]?
+        /// The ISO 21496-1 segments of the upload's primary and of its gain map (none or one each).
+        var primarySegments: [Data] = []
+        var gainMapSegments: [Data] = []
+    }
+
+    /// A HEIC's HDR gain map (`HEIFContainer.gainMapItem`), checked by our own walk before
     /// libheif reads the file: its decode held to the photo's limits, no larger than the photo,
     /// in its proportions, turned as it is. Nil when the photo has none.
     ///
@@ -49,39 +64,78 @@ extension PreparationRun {
         guard let turn = photo.orientation, let own = plan.orientation, !plan.hasTransformations || own == turn else {
             return .failure(.undecodable("it is turned or cropped otherwise than the photo"))
         }
-        return .success(HEIFGainMapSource(item: item, plan: plan))
+        return .success(
+            HEIFGainMapSource(
+                item: item, plan: plan, auxiliaryType: container.auxiliaryTypeName(of: item),
+                xmp: container.xmpPackets(describing: item), toneMap: container.toneMapMetadata()))
     }
 
-    /// The upload's Ultra HDR gain map made from an iPhone HEIC's (`checkedGainMap`), for an
-    /// upload of `uploadSize` from a photo stored at `baseSize`, turned by `turn` as the upload is;
-    /// nil, with a `.gainMap` warning, when the headroom cannot be derived from Apple's metadata
-    /// or the gain map cannot be decoded. The photo never fails because of it.
+    /// What the gain map means, from the best source the file has: the ISO 21496-1 metadata of
+    /// its `tmap` item, carried as it is (its samples too); else by its type: Apple's headroom
+    /// (its version 2 XMP's, else the maker note's, in `tiff`) with its samples remapped, or the
+    /// `hdrgm` XMP on Samsung's gain map item, carried as it is.
     ///
-    /// Its samples are resampled by the photo's ratio, then each is mapped by
-    /// `AppleHDRHeadroom.ultraHDRSamples` (a 256-entry table) so that the Ultra HDR values
-    /// (`ultraHDRMetadata`) boost as Apple's formula does.
+    /// - Returns: why none can be used: the `tmap`'s problem when it has one, else the type's.
+    func gainMapMeaning(of source: HEIFGainMapSource, tiff: [UInt8]?) -> Result<GainMapMeaning, GainMapProblem> {
+        var toneMapProblem: GainMapProblem?
+        switch source.toneMap {
+        case .success(let toneMap) where toneMap.metadata.gainMapMax.count == 1:
+            return .success(
+                GainMapMeaning(
+                    metadata: toneMap.metadata, primarySegments: [ISOGainMapMetadata.primarySegment],
+                    gainMapSegments: [toneMap.gainMapSegment]))
+        case .success:
+            toneMapProblem = .metadata("its ISO 21496-1 metadata is for three channels, and it is carried as one")
+        case .failure(let problem): toneMapProblem = problem
+        case nil: break
+        }
+        let meaning: Result<GainMapMeaning, GainMapProblem>
+        switch source.auxiliaryType {
+        case HEIFContainer.appleGainMapType:
+            meaning = AppleHDRHeadroom.read(gainMapXMP: source.xmp, tiff: tiff).map {
+                GainMapMeaning(metadata: $0.ultraHDRMetadata, samples: $0.ultraHDRSamples)
+            }
+        case HEIFContainer.samsungGainMapType:
+            guard let packet = source.xmp.first(where: { !XMPText.values(of: "hdrgm:Version", in: $0).isEmpty }) else {
+                meaning = .failure(.metadata("it has no hdrgm XMP and no ISO 21496-1 metadata"))
+                break
+            }
+            meaning = GainMapMetadata.read(xmp: packet).flatMap { metadata in
+                metadata.gainMapMax.count == 1
+                    ? .success(GainMapMeaning(metadata: metadata))
+                    : .failure(.metadata("its hdrgm metadata is for three channels, and it is carried as one"))
+            }
+        default: meaning = .failure(toneMapProblem ?? .metadata("it is of no gain map type read here"))
+        }
+        if case .failure(let problem) = meaning, let toneMapProblem, problem != toneMapProblem {
+            return .failure(toneMapProblem)
+        }
+        return meaning
+    }
+
+    /// The upload's Ultra HDR gain map made from a HEIC's (`checkedGainMap`), for an upload of
+    /// `uploadSize` from a photo stored at `baseSize`, turned by `turn` as the upload is; nil,
+    /// with a `.gainMap` warning, when its metadata cannot be used (`gainMapMeaning`) or it
+    /// cannot be decoded. The photo never fails because of it.
+    ///
+    /// Its samples are resampled by the photo's ratio, then mapped as its meaning says (an
+    /// iPhone's without ISO 21496-1 metadata by `AppleHDRHeadroom.ultraHDRSamples`, a 256-entry
+    /// table, so that the Ultra HDR values boost as Apple's formula does).
     mutating func uploadGainMap(
         ofHEIF primary: borrowing HEIFImageHandle, source: HEIFGainMapSource, tiff: [UInt8]?, baseSize: PixelSize,
         uploadSize: PixelSize, turn: Orientation
     ) -> UploadGainMap? {
         let (item, plan) = (source.item, source.plan)
         let start = clock.now
-        let headroom: AppleHDRHeadroom
-        switch tiff.map({ $0.withUnsafeBytes { AppleHDRHeadroom.read(tiff: $0) } }) {
-        case .success(let found): headroom = found
+        let meaning: GainMapMeaning
+        switch gainMapMeaning(of: source, tiff: tiff) {
+        case .success(let found): meaning = found
         case .failure(let problem):
             warnings.append(problem.warning)
             return nil
-        case nil:
-            warnings.append(GainMapProblem.headroom("the photo has no EXIF").warning)
-            return nil
         }
-        guard let handle = primary.auxiliaryImage(item), handle.auxiliaryType == HEIFContainer.appleGainMapType else {
+        guard let handle = primary.auxiliaryImage(item), source.auxiliaryType == handle.auxiliaryType else {
             warnings.append(GainMapProblem.undecodable("libheif does not give it as the photo's gain map").warning)
-            return nil
-        }
-        guard handle.saysHDRGainMapVersion else {
-            warnings.append(GainMapProblem.metadata("its XMP does not say HDRGainMapVersion").warning)
             return nil
         }
         guard plan.codecs.allSatisfy(handle.libheif.hasDecoder) else {
@@ -95,13 +149,12 @@ extension PreparationRun {
                 1, Int((Double(plan.storedSize.height * uploadSize.height) / Double(baseSize.height)).rounded())))
         do {
             let copy = try encodedGainMap(
-                handle, plan: plan, size: target, turn: turn, samples: headroom.ultraHDRSamples,
-                carrying: CarriedSegments(segments: [headroom.ultraHDRMetadata.segment]))
+                handle, plan: plan, size: target, turn: turn, samples: meaning.samples,
+                carrying: CarriedSegments(segments: [meaning.metadata.segment] + meaning.gainMapSegments))
             return UploadGainMap(
                 copy: copy,
-                primarySegments: [
-                    GainMapMetadata.primarySegment(gainMapLength: copy.data.count), MPFIndex.emptyTwoImageSegment,
-                ])
+                primarySegments: [GainMapMetadata.primarySegment(gainMapLength: copy.data.count)]
+                    + meaning.primarySegments + [MPFIndex.emptyTwoImageSegment])
         } catch {
             warnings.append(
                 GainMapProblem.undecodable(Self.gainMapCause(of: error, otherwise: "libheif cannot decode it")).warning)
@@ -110,11 +163,11 @@ extension PreparationRun {
     }
 
     /// The gain map decoded by libheif into buffers of its own (the photo's hold its pixels),
-    /// one gray plane, resampled to `size`, mapped by `samples`, turned and encoded with the
-    /// `carried` XMP.
+    /// one gray plane, resampled to `size`, mapped by `samples` (when given), turned and encoded
+    /// with the `carried` metadata.
     private mutating func encodedGainMap(
         _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, size: PixelSize, turn: Orientation,
-        samples: [UInt8], carrying carried: CarriedSegments
+        samples: [UInt8]?, carrying carried: CarriedSegments
     ) throws(ImagePrepError) -> EncodedJPEG {
         var start = clock.now
         let buffers = WorkspaceBuffers(keepsBuffersBetweenPhotos: false)
@@ -138,16 +191,11 @@ extension PreparationRun {
         let resized = try resampled(
             gray, extent: extent, to: size, into: gray === buffers.upload ? buffers.decoded : buffers.upload,
             lanes: [lane], timings: &timings, file: file)
-        start = clock.now
-        // The whole plane, padding too: its edge copies map as the edges do.
-        let plane = resized.planes[0]
-        samples.withUnsafeBufferPointer { table in
-            for y in 0..<plane.height {
-                let row = plane.row(y)
-                for x in 0..<plane.width { row[x] = table[Int(row[x])] }
-            }
+        if let samples {
+            start = clock.now
+            resized.planes[0].map(through: samples)
+            timings.color += clock.now - start
         }
-        timings.color += clock.now - start
         var upright = resized
         if turn != .up {
             start = clock.now

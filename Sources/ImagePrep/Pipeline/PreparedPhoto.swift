@@ -29,8 +29,9 @@ public struct EncodedJPEG: Sendable, Hashable {
 ///   original's EXIF (Orientation, GPS and all), ICC profile and comment carried across. From a
 ///   HEIF original the pixels are turned upright and the carried Orientation is 1. From an
 ///   Ultra HDR JPEG it is one too: its HDR gain map, resized by the same ratio, follows the
-///   photo's EOI, indexed by MPF; from an iPhone HDR HEIC it is an Ultra HDR JPEG made from the
-///   HEIC's gain map (unless `carriesGainMap` is off).
+///   photo's EOI, indexed by MPF; from the other HDR forms phones write (an iPhone's or a
+///   Samsung's HDR HEIC, an iPhone's JPEG) it is an Ultra HDR JPEG made from the original's gain
+///   map (unless `carriesGainMap` is off).
 /// - `display` and `thumbnail` are safe to show or share anywhere: they keep only the JPEG
 ///   comment, their pixels are turned upright, and wide-gamut colour is converted to sRGB.
 public struct PreparedPhoto: Sendable, Hashable {

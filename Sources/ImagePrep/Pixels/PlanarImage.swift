@@ -44,6 +44,18 @@ final class PixelPlane {
     /// The first sample of row `y`.
     @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { pixels + y * width }
 
+    /// Replaces every sample, padding too, by its entry in `table` (256 entries): the padding
+    /// then maps as the edge it copies does.
+    func map(through table: [UInt8]) {
+        precondition(table.count == 256, "a table for every 8-bit sample")
+        table.withUnsafeBufferPointer { table in
+            for y in 0..<height {
+                let row = row(y)
+                for x in 0..<width { row[x] = table[Int(row[x])] }
+            }
+        }
+    }
+
     /// Copies the last real column and row into the padding that TurboJPEG's planar format
     /// asks for when a subsampled image has an odd size, so that the padding encodes as an
     /// invisible continuation of the edge instead of noise.

@@ -159,5 +159,8 @@ craft gps-altitude-ref-2.jpg -GPSLatitude=35.3606 -GPSLatitudeRef=N -GPSLongitud
 # The ISO 21496-1 one with every XMP taken out: only ISO describes its gain map.
 /usr/bin/python3 -B "$here/ultrahdr_iso_only.py"
 
+# An iPhone JPEG whose gain map's XMP is at version 2, from ../phones' version 1.
+/usr/bin/python3 -B "$here/apple_gainmap_v2.py"
+
 # exiftool's own reading of every file here, beside them.
 sh "$here/../exiftool-readings.sh" crafted

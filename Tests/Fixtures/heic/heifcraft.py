@@ -17,6 +17,8 @@ file with no image. See ../README.md, "heic/".
       [--gain-map IN.heic [--gain-map-xmp FILE] [--gain-map-type URN] [--gain-map-size WxH]
        [--gain-map-sps-size WxH] [--gain-map-item-type FOURCC] [--gain-map-loop]
        | --gain-map-grid COLUMNSxROWS --gain-map-tile IN.heic ... --gain-map-size WxH [--gain-map-xmp FILE]]
+      [--tmap HEX [--aux URN ...]] [--exif-also-describes primary|thumbnail]
+      [--xmp-deflate BYTES [--listed-twice]]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
   heifcraft.py annexb FILE.heic OUT.hevc   # the primary's coded tiles as one Annex B stream
   heifcraft.py mosaic IN.heic OUT.heic COPIESxCOPIES WxH  # IN's tiles named over and over, one grid
@@ -290,9 +292,12 @@ def full_box(kind, version, flags, payload):
     return box(kind, struct.pack(">I", (version << 24) | flags) + payload)
 
 
-def infe(item_id, kind, name, hidden=False):
-    # A 'mime' item names its content type after its name (ISO/IEC 14496-12 8.11.6): XMP's.
+def infe(item_id, kind, name, hidden=False, encoding=None):
+    # A 'mime' item names its content type after its name (ISO/IEC 14496-12 8.11.6): XMP's, and
+    # its content encoding after that when it has one.
     content_type = b"application/rdf+xml\0" if kind == "mime" else b""
+    if encoding:
+        content_type += encoding.encode() + b"\0"
     return full_box("infe", 2, 1 if hidden else 0,
                     struct.pack(">HH4s", item_id, 0, kind.encode("latin-1")) + name.encode() + b"\0" + content_type)
 
@@ -315,11 +320,19 @@ class Writer:
         self.references = []
         self.primary = None
         self.lengths = {}  # item id -> the length iloc declares, where it is not the data's
+        self.encodings = {}  # item id -> the content encoding its infe names
+        self.listed_again = []  # item ids whose infe is written a second time, without an encoding
 
     def add_item(self, kind, data, name="", hidden=False):
         item_id = len(self.items) + 1
         self.items.append((item_id, kind, name, data, hidden))
         return item_id
+
+    def item_type(self, item_id):
+        return next(kind for i, kind, _, _, _ in self.items if i == item_id)
+
+    def item_properties(self, item_id):
+        return [self.properties[index - 1] for index, _ in self.associations.get(item_id, [])]
 
     def associate(self, item_id, prop, essential=False):
         if prop not in self.properties:
@@ -336,7 +349,8 @@ class Writer:
         hdlr = full_box("hdlr", 0, 0, struct.pack(">I4s12x", 0, b"pict") + b"\0")
         pitm = full_box("pitm", 0, 0, struct.pack(">H", self.primary)) if self.primary else b""
         iinf = full_box("iinf", 0, 0, struct.pack(">H", len(self.items)) +
-                        b"".join(infe(i, k, n, h) for i, k, n, _, h in self.items))
+                        b"".join(infe(i, k, n, h, self.encodings.get(i)) for i, k, n, _, h in self.items) +
+                        b"".join(infe(i, k, n, h) for i, k, n, _, h in self.items if i in self.listed_again))
         iref = full_box("iref", 0, 0, b"".join(reference(*r) for r in self.references)) if self.references else b""
         ipma_entries = b""
         for item_id in sorted(self.associations):
@@ -379,6 +393,8 @@ def build(arguments):
             options["identity-loop"] = True
         elif name == "--alpha-identity-loop":
             options["alpha-identity-loop"] = True
+        elif name == "--listed-twice":
+            options["listed-twice"] = True
         elif name == "--gain-map-loop":
             options["gain-map-loop"] = True
             options.setdefault("gain-map", "")
@@ -386,6 +402,8 @@ def build(arguments):
             options["tile"].append(arguments.pop(0))
         elif name == "--gain-map-tile":
             options.setdefault("gain-map-tiles", []).append(arguments.pop(0))
+        elif name == "--aux":
+            options.setdefault("aux", []).append(arguments.pop(0))
         else:
             options[name[2:]] = arguments.pop(0)
 
@@ -465,9 +483,27 @@ def build(arguments):
         # Bytes after the TIFF block's end, which no offset in it reaches.
         payload += b"\0" * int(options.get("exif-padding", "0"))
         exif = writer.add_item("Exif", payload)
-        writer.references.append(("cdsc", exif, [primary]))
+        exif_reference = ("cdsc", exif, [primary])
+        # A second target, as libheif 1.15 refuses: the thumbnail, or the primary again.
+        if options.get("exif-also-describes") == "thumbnail":
+            exif_reference[2].append(thumbnail)
+        elif options.get("exif-also-describes") == "primary":
+            exif_reference[2].append(primary)
+        writer.references.append(exif_reference)
         if "exif-length" in options:
             writer.lengths[exif] = int(options["exif-length"], 0)
+    if "xmp-deflate" in options:
+        # An XMP item on the photo whose infe says content_encoding deflate: a packet padded with
+        # that many spaces, deflated by zlib (about a thousandth of its size). libheif 1.15
+        # inflates it as it opens the file. With --listed-twice, a second infe for the item
+        # follows without the encoding (libheif keeps the first).
+        import zlib
+        packet = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"/>' + b" " * int(options["xmp-deflate"])
+        xmp = writer.add_item("mime", zlib.compress(packet, 9))
+        writer.encodings[xmp] = "deflate"
+        if options.get("listed-twice"):
+            writer.listed_again.append(xmp)
+        writer.references.append(("cdsc", xmp, [primary]))
     if options.get("identity-loop"):
         # An identity-derived image whose source is itself.
         loop = writer.add_item("iden", b"")
@@ -483,7 +519,9 @@ def build(arguments):
         writer.associate(alpha, full_box("auxC", 0, 0, b"urn:mpeg:hevc:2015:auxid:1\0"), essential=True)
         writer.associate(alpha, ispe(*parse_size(options.get("size", "64x64"))))
     if "gain-map" in options or "gain-map-grid" in options:
-        add_gain_map(writer, primary, options)
+        gain_map = add_gain_map(writer, primary, options)
+        if "tmap" in options:
+            add_tone_map(writer, primary, gain_map, options)
     if not options.get("no-primary"):
         writer.primary = primary
     writer.write(output)
@@ -532,6 +570,30 @@ def add_gain_map(writer, primary, options):
         with open(options["gain-map-xmp"], "rb") as handle:
             xmp = writer.add_item("mime", handle.read())
         writer.references.append(("cdsc", xmp, [gain_map]))
+    return gain_map
+
+
+def add_tone_map(writer, primary, gain_map, options):
+    """An ISO 21496-1 tone-mapped image as iOS 18 writes one: a `tmap` item whose data is the
+    metadata (HEX: its version byte, then the block), derived (`dimg`) from the primary and the
+    gain map, and described by the Exif item too (its `cdsc` names the primary and the `tmap`).
+    Each --aux URN adds an auxiliary image as iOS 26 writes its mattes: the gain map's coded
+    image again, of that type, an `auxl` of the primary and the `tmap`."""
+    tone_map = writer.add_item("tmap", bytes.fromhex(options["tmap"]))
+    writer.references.append(("dimg", tone_map, [primary, gain_map]))
+    for prop in writer.item_properties(primary):
+        if prop[4:8] == b"ispe":
+            writer.associate(tone_map, prop)
+    for kind, source, targets in writer.references:
+        if kind == "cdsc" and primary in targets and writer.item_type(source) == "Exif":
+            targets.append(tone_map)
+    for urn in options.get("aux", []):
+        kind, data, props = HEIFFile(options["gain-map"]).coded_primary()
+        aux = writer.add_item(kind, data, hidden=True)
+        for prop in props:
+            writer.associate(aux, prop, essential=prop[4:8] == b"hvcC")
+        writer.associate(aux, full_box("auxC", 0, 0, urn.encode() + b"\0"), essential=True)
+        writer.references.append(("auxl", aux, [primary, tone_map]))
 
 
 def wrap_hevc(source, target, size):

@@ -189,6 +189,11 @@ craft hostile/overlay-50-layers.heic --overlay-layers 50 --tile no-exif.heic --s
 # An Exif item whose iloc length is 0xFFFFFFF0, which libheif refuses the whole file for.
 craft hostile/exif-length-fffffff0.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
     --exif-length 0xFFFFFFF0
+# An XMP item whose infe says content_encoding deflate, 16 KB that inflate to 16 MB, which
+# libheif 1.15 inflates as it opens the file, with no limit (1.15.1-1+deb12u1) or up to 512 MB
+# (deb12u2); and the same item listed twice, the first infe with the encoding, the second without.
+craft hostile/xmp-deflated-to-16mb.heic --image no-exif.heic --xmp-deflate 16777216
+craft hostile/xmp-deflated-listed-twice.heic --image no-exif.heic --xmp-deflate 16777216 --listed-twice
 # A coded picture of 40000x100 behind a 250x188 ispe: within --max-pixels, beyond the 32768 a side
 # that libheif 1.15.1-1+deb12u2 allows a coded size (its "Coded image size ... exceeds").
 craft hostile/sps-40000x100.heic --image no-exif.heic --sps-size 40000x100

@@ -69,6 +69,37 @@ craft iphone-hdr-grid.heic --image "$work/photo.heic" --exif-from "$work/exif.jp
 craft no-maker-note.heic --image "$work/photo.heic" --exif-from "$work/exif-without-maker-note.jpg" \
     "${gain_map[@]}"
 
+# iphone-hdr-v2.heic: a version 2 gain map (iOS 18's XMP) that says its headroom itself,
+# HDRGainMapHeadroom 4 (2 stops), where the maker note gives 1.8: the XMP's is carried.
+cat >"$work/gain-map-v2.xmp" <<'XMP'
+<x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 6.0.0"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:HDRGainMap="http://ns.apple.com/HDRGainMap/1.0/"><HDRGainMap:HDRGainMapVersion>131072</HDRGainMap:HDRGainMapVersion><HDRGainMap:HDRGainMapHeadroom>4.000000</HDRGainMap:HDRGainMapHeadroom></rdf:Description></rdf:RDF></x:xmpmeta>
+XMP
+craft iphone-hdr-v2.heic --image "$work/photo.heic" --exif-from "$work/exif.jpg" --gain-map "$work/gain-map.heic" \
+    --gain-map-xmp "$work/gain-map-v2.xmp"
+# iphone-hdr-tmap.heic: iOS 18's layout: the same with an ISO 21496-1 tmap item over the photo and
+# its gain map, which the Exif item describes too. Its metadata (a version byte, then the block:
+# versions 0, flags 0, each value over 1000000) says 2.5 stops, where the maker note gives 1.8
+# and the XMP nothing: the tmap's is carried. Headrooms 0 and 2.5; minimum 0, maximum 2.5,
+# gamma 1, offsets 1/64.
+tmap=$(python3 -c 'import struct; values = [0, 2500000, 0, 2500000, 1000000, 15625, 15625]
+print((bytes(6) + b"".join(struct.pack(">iI", v, 1000000) for v in values)).hex())')
+craft iphone-hdr-tmap.heic --image "$work/photo.heic" --exif-from "$work/exif.jpg" "${gain_map[@]}" --tmap "$tmap"
+# iphone-ios26-like.heic: the same with three more auxiliary images as iOS 26 adds (mattes, a
+# style delta map, a linear thumbnail), each an auxl of the photo and the tmap, which libheif
+# 1.15 refuses ("Too many auxiliary image references"). Their types are Apple's form; the last
+# two are of our making.
+craft iphone-ios26-like.heic --image "$work/photo.heic" --exif-from "$work/exif.jpg" "${gain_map[@]}" \
+    --tmap "$tmap" --aux urn:com:apple:photo:2020:aux:semanticskymatte \
+    --aux urn:com:apple:photo:2025:aux:styledeltamap --aux urn:com:apple:photo:2025:aux:linearthumbnail
+# cdsc-primary-and-thumbnail.heic, cdsc-primary-twice.heic: an Exif item whose cdsc names the photo
+# and its thumbnail, or the photo twice, which libheif 1.15 refuses ("Metadata not correctly
+# assigned to image"); the second has no thumbnail whose reference could go instead.
+convert -quiet "$work/photo.png" -resize '80x60!' "$work/thumbnail.png"
+encode 45 "$work/thumbnail.png" "$work/thumbnail.heic"
+craft cdsc-primary-and-thumbnail.heic --image "$work/photo.heic" --thumbnail "$work/thumbnail.heic" \
+    --exif-from "$work/exif.jpg" --exif-also-describes thumbnail
+craft cdsc-primary-twice.heic --image "$work/photo.heic" --exif-from "$work/exif.jpg" --exif-also-describes primary
+
 # hostile/: gain maps an attacker makes, each left out with a warning, the photo prepared.
 craft hostile/aux-ispe-40000x40000.heic --image "$work/photo.heic" --exif-from "$work/exif.jpg" \
     "${gain_map[@]}" --gain-map-size 40000x40000
