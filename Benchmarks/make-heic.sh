@@ -11,6 +11,9 @@
 # profile (the iPhones' Display P3) and the irot that says its EXIF Orientation (6 for six of the
 # eight iPhone photos). Not committed: about 30 MB.
 #
+# Beside each NAME.heic it writes NAME.hevc, the photo's tiles as one Annex B stream (heifcraft.py
+# annexb): what prep-bench's HEVC floor (libde265's dec265 alone) decodes.
+#
 # Needs heif-enc (apt-get install libheif-examples), ImageMagick's convert and exiftool, and a
 # Python 3. Takes about six minutes on 2 cores; photos already made are kept.
 set -euo pipefail
@@ -39,7 +42,10 @@ for photo in "$photos"/*.jpg "$photos"/*.jpeg; do
   [[ -f "$photo" ]] || continue
   stem="$(basename "${photo%.*}")"
   result="$outdir/$stem.heic"
-  [[ -f "$result" ]] && continue
+  if [[ -f "$result" ]]; then
+    [[ -f "$outdir/$stem.hevc" ]] || python3 -B "$craft" annexb "$result" "$outdir/$stem.hevc"
+    continue
+  fi
   read -r width height orientation <<<"$(exiftool -n -s3 -ImageWidth -ImageHeight -Orientation "$photo" | tr '\n' ' ')"
   orientation=${orientation:-1}
   columns=$(((width + 511) / 512))
@@ -57,6 +63,7 @@ for photo in "$photos"/*.jpg "$photos"/*.jpeg; do
   # shellcheck disable=SC2086
   python3 -B "$craft" build "$work/out.heic" --grid "${columns}x${rows}" "${tiles[@]}" --size "${width}x${height}" \
     ${transforms[orientation - 1]} "${icc[@]}" --exif-from "$photo" --exif-offset apple
+  python3 -B "$craft" annexb "$work/out.heic" "$outdir/$stem.hevc"
   mv "$work/out.heic" "$result"
   echo "$result"
 done

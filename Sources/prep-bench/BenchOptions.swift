@@ -33,6 +33,10 @@ struct BenchOptions {
     var skipsQuality = false
     /// A folder of HEIC files (`Benchmarks/make-heic.sh`) for the HEIC rows; nil for none.
     var heicFolder: String?
+    /// libde265's own decoder command, for the HEVC floor beside the HEIC rows; nil for none.
+    var dec265Path: String? = BenchOptions.searchPath(for: "dec265") ?? BenchOptions.searchPath(for: "libde265-dec265")
+    /// Photos of about 200 MP (`Benchmarks/make-200mp.sh`), timed with their peak memory alone.
+    var hugePhotos: [String] = []
 
     static let usage = "prep-bench [options] <folder-of-jpegs>"
 
@@ -68,6 +72,16 @@ struct BenchOptions {
             "heic", value: .required(placeholder: "folder"),
             help:
                 "Add HEIC rows: prep-photo and vipsthumbnail on the .heic files that Benchmarks/make-heic.sh makes (time and RSS; no SSIM)."
+        ),
+        Option(
+            "dec265", value: .required(placeholder: "path|none"),
+            help:
+                "libde265's decoder, for the HEVC floor beside the HEIC rows: it decodes each HEIC's tiles alone, from the .hevc beside it. (default: dec265 or libde265-dec265 from PATH)"
+        ),
+        Option(
+            "huge", value: .required(placeholder: "file"),
+            help:
+                "A photo of about 200 MP (JPEG or HEIC, Benchmarks/make-200mp.sh makes both): prep-photo and vipsthumbnail on it alone, with their peak memory. Repeatable."
         ),
         Option(
             "report", value: .required(placeholder: "file.json"),
@@ -131,6 +145,8 @@ struct BenchOptions {
         options.workFolder = try parsed.string("work")
         options.skipsQuality = parsed.has("no-quality")
         options.heicFolder = try parsed.string("heic")
+        if let dec265 = try parsed.string("dec265") { options.dec265Path = dec265 == "none" ? nil : dec265 }
+        options.hugePhotos = try parsed.strings("huge")
         options.reportPath = try parsed.string("report")
 
         let folders = parsed.arguments

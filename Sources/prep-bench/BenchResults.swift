@@ -39,6 +39,8 @@ struct BenchResults: Codable, Sendable {
     var edgeMemory: [EdgeMemoryResult]?
     /// The HEIC rows, when `--heic` was given.
     var heic: HEICResults?
+    /// The 200 MP rows, when `--huge` was given.
+    var huge: HugePhotoResults?
 }
 
 extension BenchResults {

@@ -1,3 +1,6 @@
+import Foundation
+import ImagePrep
+
 /// A command-line tool timed as a subprocess, with the exact arguments each run uses.
 struct CommandTool: Sendable {
     enum Kind: Sendable, Equatable {
@@ -5,6 +8,9 @@ struct CommandTool: Sendable {
         case vipsthumbnail
         /// Our command making the whole job; `isFast` adds `--fast`.
         case prepPhoto(isFast: Bool)
+        /// libde265's own decoder on a HEIC's tiles alone (the `.hevc` beside it): the CPU that
+        /// the HEIC rows' whole job cannot go below.
+        case hevcFloor
     }
 
     let kind: Kind
@@ -20,7 +26,7 @@ struct CommandTool: Sendable {
 
     /// The tool that `name` names, as saved in `BenchResults.toolNames`.
     init?(name: String, executable: String, jobs: Int) {
-        let kinds: [Kind] = [.vipsthumbnail, .prepPhoto(isFast: false), .prepPhoto(isFast: true)]
+        let kinds: [Kind] = [.vipsthumbnail, .prepPhoto(isFast: false), .prepPhoto(isFast: true), .hevcFloor]
         guard let kind = kinds.first(where: { CommandTool(kind: $0, executable: "", jobs: 0).name == name }) else {
             return nil
         }
@@ -34,6 +40,7 @@ struct CommandTool: Sendable {
         switch kind {
         case .vipsthumbnail: "vipsthumbnail"
         case .prepPhoto(let isFast): isFast ? "prep-photo --fast" : "prep-photo"
+        case .hevcFloor: "dec265 -t 0"
         }
     }
 
@@ -42,6 +49,7 @@ struct CommandTool: Sendable {
         switch kind {
         case .vipsthumbnail: "2048 only"
         case .prepPhoto: "whole job"
+        case .hevcFloor: "the HEVC floor: its tiles decoded alone"
         }
     }
 
@@ -54,8 +62,23 @@ struct CommandTool: Sendable {
             // An absolute -o path: a relative one would land next to the input, in the read-only set.
             [executable, photo.path, "--size", "2048", "-o", "\(folder)/\(photo.stem).jpg[Q=85]"]
         case .prepPhoto(let isFast):
-            [executable] + (isFast ? ["--fast"] : []) + ["--overwrite", "--out", folder, photo.path]
+            [executable] + (isFast ? ["--fast"] : []) + pixelLimit(for: [photo])
+                + ["--overwrite", "--out", folder, photo.path]
+        case .hevcFloor:
+            // One process, no worker threads: libde265 alone, as ImagePrep drives it.
+            [executable, "-q", "-t", "0", Self.hevcStream(of: photo)]
         }
+    }
+
+    /// The Annex B stream of a HEIC's tiles, beside it (`Benchmarks/make-heic.sh` writes it).
+    static func hevcStream(of photo: BenchPhoto) -> String {
+        URL(fileURLWithPath: photo.path).deletingPathExtension().appendingPathExtension("hevc").path
+    }
+
+    /// `--max-pixels` for photos above prep-photo's default limit, which it would refuse.
+    private func pixelLimit(for photos: [BenchPhoto]) -> [String] {
+        let largest = photos.map { $0.width * $0.height }.max() ?? 0
+        return largest > PhotoPreparer.Configuration().maxPixels ? ["--max-pixels", "\(largest)"] : []
     }
 
     /// All photos in one process: `vipsthumbnail FILES --size 2048 -o 'FOLDER/%s.jpg[Q=85]'`
@@ -65,8 +88,11 @@ struct CommandTool: Sendable {
         case .vipsthumbnail:
             [executable] + photos.map(\.path) + ["--size", "2048", "-o", "\(folder)/%s.jpg[Q=85]"]
         case .prepPhoto(let isFast):
-            [executable] + (isFast ? ["--fast"] : []) + ["--overwrite", "--jobs", "\(jobs)", "--out", folder]
-                + photos.map(\.path)
+            [executable] + (isFast ? ["--fast"] : []) + pixelLimit(for: photos)
+                + ["--overwrite", "--jobs", "\(jobs)", "--out", folder] + photos.map(\.path)
+        case .hevcFloor:
+            // dec265 decodes one stream; the floor is a single photo's CPU.
+            preconditionFailure("the HEVC floor is timed one photo at a time")
         }
     }
 

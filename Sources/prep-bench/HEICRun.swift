@@ -13,6 +13,8 @@ struct HEICResults: Codable, Sendable {
     var meanKB: [String: Double] = [:]
     /// ImagePrep in this process on one thread, for the stage breakdown.
     var inProcessOneThread: [InProcessPhotoResult] = []
+    /// The HEVC floor's tool name (`dec265 -t 0`), when it ran: its rows are in `processes`.
+    var floorTool: String?
 }
 
 enum HEICRun {
@@ -29,17 +31,13 @@ enum HEICRun {
         }
         guard !names.isEmpty else { throw .noPhotos(folder: folder) }
         return try names.map { name throws(BenchError) in
-            let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw .unreadable(path: path, reason: "it cannot be read")
-            }
-            let size = PhotoMetadata.read(from: data).metadata.originalSize
-            return BenchPhoto(path: path, width: size.width, height: size.height, byteCount: data.count)
+            try BenchPhoto.read(URL(fileURLWithPath: folder).appendingPathComponent(name).path)
         }
     }
 
     /// One photo per process, the tools interleaved (a warm-up round, then `runs`), then
-    /// `batchRuns` batches of the whole set per tool, as for the JPEGs.
+    /// `batchRuns` batches of the whole set per tool, as for the JPEGs. The HEVC floor, when
+    /// given, is timed with the photos one at a time, never as a batch.
     static func measure(
         _ photos: [BenchPhoto], tools: [CommandTool], runs: Int, batchRuns: Int, launcher: SpawnHelperPool,
         work: String, progress: (String) -> Void
@@ -67,7 +65,7 @@ enum HEICRun {
         results.processes = try SubprocessRun.timePhotos(
             photos, tools: tools, runs: runs, launcher: launcher, folder: singleFolder,
             progress: { progress("HEIC, \($0)") })
-        for tool in tools {
+        for tool in tools where tool.kind != .hevcFloor {
             let sizes = photos.compactMap { photo in
                 (try? FileManager.default.attributesOfItem(
                     atPath: tool.uploadPath(for: photo, in: singleFolder(tool, photo))))?[
@@ -75,8 +73,9 @@ enum HEICRun {
             }
             results.meanKB[tool.name] = sizes.map { Double($0) / 1024 }.mean
         }
+        results.floorTool = tools.first { $0.kind == .hevcFloor }?.name
         for round in 1...batchRuns {
-            for tool in tools {
+            for tool in tools where tool.kind != .hevcFloor {
                 results.batches[tool.name, default: []].append(
                     try SubprocessRun.timeBatch(
                         photos, tool: tool, launcher: launcher,
@@ -99,15 +98,31 @@ enum HEICRun {
             p90MS: walls.percentile(90) ?? .nan, cpuMS: chosen.map(\.medianCPUMS).median ?? .nan, stageMS: stageMS)
     }
 
+    /// Whether every photo has the Annex B stream of its tiles beside it, for the HEVC floor.
+    static func haveStreams(_ photos: [BenchPhoto]) -> Bool {
+        photos.allSatisfy { FileManager.default.fileExists(atPath: CommandTool.hevcStream(of: $0)) }
+    }
+
+    /// The whole job's CPU over the HEVC floor's, each the median over photos of each photo's
+    /// median: what the whole job costs beyond the decode it cannot avoid.
+    static func floorRatio(_ results: HEICResults, tool: String) -> Double? {
+        guard let floor = results.floorTool else { return nil }
+        func cpu(_ name: String) -> Double? {
+            results.photos.compactMap { results.processes[name]?[$0.path]?.map(\.cpuMS).median }.median
+        }
+        guard let ours = cpu(tool), let theirs = cpu(floor), theirs > 0 else { return nil }
+        return ours / theirs
+    }
+
     /// A row of the main table per tool, the figures made as for the JPEG rows.
     static func rows(_ results: HEICResults, toolNames: [String], jobs: [String: String]) -> [ToolSummary] {
-        toolNames.compactMap { name in
+        (toolNames + (results.floorTool.map { [$0] } ?? [])).compactMap { name in
             guard let runs = results.processes[name] else { return nil }
             let perPhoto = results.photos.compactMap { runs[$0.path] }
             let batches = results.batches[name] ?? []
             let count = Double(results.photos.count)
             return ToolSummary(
-                name: name, job: jobs[name] ?? "",
+                name: name, job: jobs[name] ?? CommandTool(kind: .hevcFloor, executable: "", jobs: 0).job,
                 batchPhotosPerSecond: batches.map(\.wallMS).median.map { count / ($0 / 1e3) },
                 batchCPUMSPerPhoto: batches.map(\.cpuMS).median.map { $0 / count },
                 singleMedianMS: perPhoto.compactMap { $0.map(\.wallMS).median }.median,

@@ -1,4 +1,5 @@
 import Foundation
+import ImagePrep
 
 /// One benchmark input.
 struct BenchPhoto: Sendable, Codable {
@@ -11,6 +12,15 @@ struct BenchPhoto: Sendable, Codable {
     /// The file name without its extension: what prep-photo names its copies after.
     var stem: String { URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent }
     var megapixels: Double { Double(width * height) / 1e6 }
+
+    /// The photo at `path`, JPEG or HEIF, sized as stored (what ImagePrep reads).
+    static func read(_ path: String) throws(BenchError) -> BenchPhoto {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .unreadable(path: path, reason: "it cannot be read")
+        }
+        let size = PhotoMetadata.read(from: data).metadata.originalSize
+        return BenchPhoto(path: path, width: size.width, height: size.height, byteCount: data.count)
+    }
 }
 
 /// The benchmark's inputs, split by size: the goals speak of 12–16 MP photos and of a 48 MP one

@@ -33,13 +33,32 @@ enum Report {
             let label = photo.map { "\(format($0.megapixels, 0)) MP (\($0.width)x\($0.height))" } ?? large.photo
             lines += tableRows(large.rows.filter(\.isSubprocess), sizeTolerance: sizeTolerance, label: label)
         }
-        if let heic = results.heic {
+        if let heic = results.heic, let heicSummary = summary.heic {
             // The same photos as HEIC: --fast changes nothing there (no DCT scale).
-            let jobs = Dictionary(uniqueKeysWithValues: summary.regular.map { ($0.name, $0.job) })
-            let rows = HEICRun.rows(heic, toolNames: results.toolNames, jobs: jobs)
-            lines += tableRows(rows, sizeTolerance: sizeTolerance, label: "HEIC (\(heic.photos.count) photos)")
+            lines += tableRows(
+                heicSummary.rows, sizeTolerance: sizeTolerance, label: "HEIC (\(heic.photos.count) photos)")
         }
 
+        if let floorRatio = summary.heic?.floorRatio {
+            lines.append("")
+            lines.append(
+                "HEIC: prep-photo's whole job takes \(format(floorRatio, 2))× the CPU of libde265 alone decoding the same "
+                    + "tiles (dec265 -t 0 on the Annex B stream of each photo's tiles), median over photos.")
+        }
+        if !summary.huge.isEmpty {
+            lines.append("")
+            lines.append(
+                "200 MP: one process per run, median of \(results.runs) runs after a warm-up; peak RSS the largest of them."
+            )
+            lines.append("")
+            lines.append("| tool, photo | ms | CPU ms | peak RSS MB |")
+            lines.append("|---|---|---|---|")
+            for row in summary.huge {
+                lines.append(
+                    "| \(row.tool), \(row.photo.stem) (\(row.photo.width)x\(row.photo.height)) | \(format(row.wallMS, 0)) | "
+                        + "\(format(row.cpuMS, 0)) | \(format(row.peakRSSMB, 0)) |")
+            }
+        }
         if !summary.sizeGroups.isEmpty {
             let names = summary.regular.filter(\.isSubprocess).map(\.name)
             let vipsName = Summary.vips(in: summary.regular)?.name

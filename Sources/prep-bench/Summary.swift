@@ -65,6 +65,13 @@ struct SizeGroupSummary: Sendable, Codable {
     var meanSSIM: [String: Double]
 }
 
+/// The HEIC rows (`--heic`): the tools and the HEVC floor on the same HEIC files.
+struct HEICSummary: Sendable, Codable {
+    var rows: [ToolSummary]
+    /// prep-photo's CPU over the HEVC floor's (`HEICRun.floorRatio`); nil without the floor.
+    var floorRatio: Double?
+}
+
 /// The figures the report prints and the checks judge, computed from `BenchResults`.
 struct Summary: Sendable, Codable {
     /// The 12–16 MP photos.
@@ -76,6 +83,10 @@ struct Summary: Sendable, Codable {
     var sizeGroups: [SizeGroupSummary] = []
     /// Every batch form, photos per second and CPU ms per photo.
     var batches: [BatchSummary] = []
+    /// The HEIC rows, when the run has them.
+    var heic: HEICSummary?
+    /// The 200 MP rows (`--huge`).
+    var huge: [HugePhotoRow] = []
 
     /// The vipsthumbnail row of a set, the baseline of every ratio.
     static func vips(in rows: [ToolSummary]) -> ToolSummary? { rows.first { $0.name == "vipsthumbnail" } }
@@ -92,6 +103,13 @@ struct Summary: Sendable, Codable {
                     peakRSSMB: measurements.compactMap(\.peakRSSMB).max()))
         }
         regular = rows(for: results.regularPhotos, results: results, tools: tools, withBatches: true)
+        if let heicResults = results.heic {
+            let jobs = Dictionary(uniqueKeysWithValues: regular.map { ($0.name, $0.job) })
+            heic = HEICSummary(
+                rows: HEICRun.rows(heicResults, toolNames: results.toolNames, jobs: jobs),
+                floorRatio: HEICRun.floorRatio(heicResults, tool: CommandTool.checkedName))
+        }
+        huge = results.huge.map { HugePhotoRun.rows($0, toolNames: results.toolNames) } ?? []
         for photo in results.largePhotos {
             large.append(
                 LargePhotoSummary(

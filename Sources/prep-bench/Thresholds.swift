@@ -15,6 +15,14 @@ struct Thresholds: Codable, Sendable {
     var maximumSSIMDeficit: Double
     /// How far a side of prep-photo's upload copy may differ from vipsthumbnail's output, at most.
     var maximumSizeDeviation: Double
+    /// prep-photo's CPU on a HEIC over libde265's alone decoding its tiles (the HEVC floor),
+    /// median over photos, at most; judged when the run has HEIC rows (`--heic`).
+    var maximumHEICFloorRatio: Double?
+    /// prep-photo's HEIC batch rate over vipsthumbnail's, at least; judged with the HEIC rows.
+    var minimumHEICBatchRatio: Double?
+    /// prep-photo's peak RSS on each photo of about 200 MP, in MiB, at most; judged when the run
+    /// has such photos (`--huge`).
+    var maximumHugePhotoPeakRSSMB: Double?
 
     static func load(_ path: String) throws(BenchError) -> Thresholds {
         do {
@@ -97,6 +105,34 @@ struct Thresholds: Codable, Sendable {
         judge(
             "output size within ±\(format(maximumSizeDeviation * 100, 0)) % of vipsthumbnail's",
             sizes.max(), { $0 <= maximumSizeDeviation }, { "worst side \(format($0 * 100, 1)) % off" }, missing: noVips)
+        if let heic = summary.heic {
+            if let maximumHEICFloorRatio {
+                judge(
+                    "HEIC whole job CPU ≤ \(maximumHEICFloorRatio)× the HEVC floor", heic.floorRatio,
+                    { $0 <= maximumHEICFloorRatio }, { "\(format($0, 2))×" },
+                    missing: "no dec265 (see --dec265), or no .hevc beside the HEIC files")
+            }
+            if let minimumHEICBatchRatio {
+                let heicOurs = heic.rows.first { $0.name == tool }
+                let heicVips = Summary.vips(in: heic.rows)
+                judge(
+                    "HEIC batch throughput ≥ \(minimumHEICBatchRatio)× vipsthumbnail",
+                    ratio(heicOurs?.batchPhotosPerSecond, heicVips?.batchPhotosPerSecond),
+                    { $0 >= minimumHEICBatchRatio },
+                    {
+                        "\(format($0, 2))× (\(format(heicOurs?.batchPhotosPerSecond, 2)) vs \(format(heicVips?.batchPhotosPerSecond, 2)) photos/s)"
+                    }, missing: noVips)
+            }
+        }
+        if let maximumHugePhotoPeakRSSMB, !summary.huge.isEmpty {
+            let peaks = summary.huge.filter { $0.tool == tool }
+            judge(
+                "peak RSS ≤ \(format(maximumHugePhotoPeakRSSMB, 0)) MB on every 200 MP photo",
+                peaks.map(\.peakRSSMB).max(),
+                { $0 <= maximumHugePhotoPeakRSSMB },
+                { _ in peaks.map { "\($0.photo.stem): \(format($0.peakRSSMB, 0)) MB" }.joined(separator: ", ") },
+                missing: "prep-photo did not run on them")
+        }
         return verdicts
     }
 

@@ -127,19 +127,36 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
 
     // 4. The same photos as HEIC, prep-photo beside vipsthumbnail.
     if let heicFolder = options.heicFolder {
-        let heicTools = tools.filter { $0.kind != .prepPhoto(isFast: true) }
+        let heicPhotos = try HEICRun.loadPhotos(folder: heicFolder)
+        var heicTools = tools.filter { $0.kind != .prepPhoto(isFast: true) }
+        // The HEVC floor: libde265 alone on the tiles of each photo.
+        if let dec265 = options.dec265Path, HEICRun.haveStreams(heicPhotos) {
+            heicTools.append(CommandTool(kind: .hevcFloor, executable: dec265, jobs: options.jobs))
+        } else {
+            say(
+                "no HEVC floor: no dec265 (--dec265), or a HEIC without its .hevc (Benchmarks/make-heic.sh writes them)"
+            )
+        }
         results.heic = try HEICRun.measure(
-            try HEICRun.loadPhotos(folder: heicFolder), tools: heicTools, runs: options.runs,
-            batchRuns: options.batchRuns, launcher: launcher, work: work, progress: say)
+            heicPhotos, tools: heicTools, runs: options.runs, batchRuns: options.batchRuns, launcher: launcher,
+            work: work, progress: say)
+    }
+
+    // 5. The photos of about 200 MP, each alone, with peak memory.
+    if !options.hugePhotos.isEmpty {
+        results.huge = try HugePhotoRun.measure(
+            try HugePhotoRun.loadPhotos(options.hugePhotos),
+            tools: tools.filter { $0.kind != .prepPhoto(isFast: true) },
+            runs: options.runs, launcher: launcher, work: work, progress: say)
     }
     results.loadAverageAtEnd = loadAverage()
 
-    // 5. prep-photo's peak memory at every edge, on a photo at the pixel limit.
+    // 6. prep-photo's peak memory at every edge, on a photo at the pixel limit.
     results.edgeMemory = try EdgeMemoryRun.measure(
         prepPhoto: options.prepPhotoPath, launcher: launcher, folder: try folder("edges"))
     say("memory at every edge: done")
 
-    // 6. Bytes, sizes and SSIM of the last single-photo outputs.
+    // 7. Bytes, sizes and SSIM of the last single-photo outputs.
     var outputs: [String: [String: String]] = [:]
     for photo in photos.all {
         for tool in tools {

@@ -177,15 +177,22 @@ struct HEIFMetadataTests {
         }
         #expect(Array(UnsafeBufferPointer(start: plane.row(0), count: 3)) == [25, 45, 60])
         #expect(Array(UnsafeBufferPointer(start: plane.row(1), count: 3)) == [105, 125, 141])
-        // With more than twice the samples the upload needs, the copy holds a quarter of them.
-        // (display-p3-gps.heic is 600x400 and needs no turn, which would reuse the planes.)
+        // With more than twice the samples the upload needs, the resampler takes a quarter of
+        // them: averaged row by row in the direct decode (display-p3-gps.heic, 600x400), and in
+        // the copy of libheif's decode (gray.heic, 224x150, monochrome, which libheif decodes).
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 250
         let workspace = PreparationWorkspace()
         let photo = try? PhotoPreparer(configuration: configuration).prepare(
             Fixtures.data("heic/display-p3-gps.heic"), name: "x", workspace: workspace)
         #expect(photo?.upload.size == PixelSize(width: 250, height: 167))
-        #expect(workspace.inspectKeptBuffers { $0.decoded.size } == PixelSize(width: 300, height: 200))
+        #expect(workspace.lastDecode.size == PixelSize(width: 300, height: 200) && workspace.lastDecode.isStripWise)
+        configuration.maxEdge = 100
+        let gray = try? PhotoPreparer(configuration: configuration).prepare(
+            Fixtures.data("heic/gray.heic"), name: "x", workspace: workspace)
+        #expect(gray?.upload.size == PixelSize(width: 100, height: 67))
+        #expect(workspace.inspectKeptBuffers { $0.decoded.size } == PixelSize(width: 112, height: 75))
+        #expect(!workspace.lastDecode.isStripWise)
     }
 
     @Test("an AVIF file prepares through libheif's AV1 decoder, turned by its irot")

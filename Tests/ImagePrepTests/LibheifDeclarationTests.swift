@@ -57,10 +57,7 @@ struct LibheifDeclarationTests {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 guard trimmed.hasPrefix("heif_"), let equals = trimmed.firstIndex(of: "=") else { return nil }
                 return trimmed[..<equals].trimmingCharacters(in: .whitespaces)
-            } + [
-                "heif_color_primaries_unspecified", "heif_transfer_characteristic_unspecified",
-                "heif_matrix_coefficients_unspecified",
-            ]
+            }
         try #require(enumerators.count > 100, "\(enumerators.count) enumerators read from Libheif.h")
         let fields: [(type: String, names: [String])] = [
             ("struct heif_error", ["code", "subcode", "message"]),
@@ -102,6 +99,62 @@ struct LibheifDeclarationTests {
                 program(including: "\"\(Self.ourHeader.path)\""), in: folder, name: "ours")
             let differences = zip(theirs.split(separator: "\n"), ours.split(separator: "\n")).filter { $0 != $1 }
             #expect(differences.isEmpty, "libheif's, then ours: \(differences)")
+            #expect(theirs.split(separator: "\n").count == lines.count)
+        }
+    }
+}
+
+/// `Sources/CHeif/include/Libde265.h` declares the part of libde265's API that the direct HEVC
+/// decode uses, as `Libheif.h` does libheif's; these tests hold it to libde265 1.0's own header
+/// (libde265-dev), which only the tests need.
+@Suite("Our libde265 declarations are libde265's")
+struct Libde265DeclarationTests {
+    static let ourHeader = LibheifDeclarationTests.repository.appendingPathComponent("Sources/CHeif/include/Libde265.h")
+
+    /// libde265's header folder, where Debian puts it.
+    static func realHeaderFolder() throws -> String {
+        try #require(
+            ["/usr/include", "/usr/local/include"].first {
+                FileManager.default.fileExists(atPath: $0 + "/libde265/de265.h")
+            }, "libde265's header (apt-get install libde265-dev) is needed to check our declarations")
+    }
+
+    @Test("every prototype agrees with libde265's: the compiler refuses a conflicting redeclaration")
+    func prototypesAgree() async throws {
+        let real = try Self.realHeaderFolder()
+        try await withTemporaryFolder(label: "libde265-declarations") { folder in
+            let source = """
+                #include <libde265/de265.h>
+                #define CDE265_PROTOTYPES_ONLY
+                #include "\(Self.ourHeader.path)"
+                int main(void) { return 0; }
+
+                """
+            _ = try LibheifDeclarationTests.compileAndRun(source, in: folder, name: "prototypes", flags: ["-I", real])
+        }
+    }
+
+    @Test("every enumerator has libde265's value")
+    func valuesAgree() async throws {
+        let real = try Self.realHeaderFolder()
+        let header = try String(contentsOf: Self.ourHeader, encoding: .utf8)
+        let enumerators = header.split(separator: "\n").compactMap { line -> String? in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.lowercased().hasPrefix("de265_"), let equals = trimmed.firstIndex(of: "=") else { return nil }
+            return trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+        }
+        try #require(enumerators.count == 6, "\(enumerators) read from Libde265.h")
+        let lines = enumerators.map { #"    printf("%s %lld\n", "\#($0)", (long long)\#($0));"# }
+        func program(including header: String) -> String {
+            "#include <stdio.h>\n#include \(header)\nint main(void) {\n" + lines.joined(separator: "\n")
+                + "\n    return 0;\n}\n"
+        }
+        try await withTemporaryFolder(label: "libde265-declarations") { folder in
+            let theirs = try LibheifDeclarationTests.compileAndRun(
+                program(including: "<libde265/de265.h>"), in: folder, name: "theirs", flags: ["-I", real])
+            let ours = try LibheifDeclarationTests.compileAndRun(
+                program(including: "\"\(Self.ourHeader.path)\""), in: folder, name: "ours")
+            #expect(theirs == ours, "libde265's, then ours")
             #expect(theirs.split(separator: "\n").count == lines.count)
         }
     }

@@ -77,7 +77,8 @@ struct WarningFormTests {
             GainMapProblem.malformedIndex("its first entry is short"), .tooManyImages(9), .noGainMapItem, .pastEnd,
             .overlapsPrimary, .notJPEG, .tooLarge(size, base: size), .metadata("its XMP is unreadable"),
             .undecodable("libheif cannot decode it"), .headroom("the photo's EXIF has no maker note"),
-            .notAppleGainMap, .mismatchedAspect(size, base: size),
+            .notGainMapType, .noGainMapImage, .extendedXMP("its chunks do not add up"), .unlistedGainMap,
+            .mismatchedAspect(size, base: size),
         ].map(\.warning)
         // The colour warnings: an nclx curve for HDR, primaries no one knows, a profile LittleCMS
         // cannot read, for an RGB and for a CMYK photo.

@@ -99,4 +99,70 @@ import Testing
         noLarge.largePhotos = []
         #expect(missed(noLarge) == ["peak RSS < 100 MB on 48 MP"])
     }
+
+    /// `run` with HEIC rows on one photo: prep-photo's CPU `floor` times the HEVC floor's, and
+    /// its batch `batch` times vips'.
+    func withHEIC(_ run: BenchResults, floor: Double, batch: Double) -> BenchResults {
+        var run = run
+        let photo = BenchPhoto(path: "/heic/a.heic", width: 4032, height: 3024, byteCount: 1)
+        func once(_ milliseconds: Double) -> [ProcessMeasurement] {
+            [ProcessMeasurement(wallMS: milliseconds, cpuMS: milliseconds, peakRSSMB: 50)]
+        }
+        var heic = HEICResults(photos: [photo])
+        heic.floorTool = "dec265 -t 0"
+        heic.processes = [
+            "vipsthumbnail": [photo.path: once(1000)], "prep-photo": [photo.path: once(460 * floor)],
+            "dec265 -t 0": [photo.path: once(460)],
+        ]
+        heic.batches = [
+            "vipsthumbnail": [BatchMeasurement(photoCount: 16, wallMS: 16000, cpuMS: 0)],
+            "prep-photo": [BatchMeasurement(photoCount: 16, wallMS: 16000 / batch, cpuMS: 0)],
+        ]
+        run.heic = heic
+        return run
+    }
+
+    var heicThresholds: Thresholds {
+        var thresholds = thresholds
+        thresholds.maximumHEICFloorRatio = 1.25
+        thresholds.minimumHEICBatchRatio = 1.8
+        thresholds.maximumHugePhotoPeakRSSMB = 400
+        return thresholds
+    }
+
+    @Test func theHEICGoalsAreJudgedOnlyWithHEICRows() {
+        let summary = Summary(results(speed: 3, rss: 50, ssim: 0.968), tools: tools)
+        #expect(heicThresholds.verdicts(for: "prep-photo", in: summary).allSatisfy { $0.isMet })
+        let met = Summary(withHEIC(results(speed: 3, rss: 50, ssim: 0.968), floor: 1.2, batch: 2), tools: tools)
+        let verdicts = heicThresholds.verdicts(for: "prep-photo", in: met)
+        #expect(verdicts.count == 8 && verdicts.allSatisfy { $0.isMet })
+        #expect(verdicts.contains { $0.goal == "HEIC whole job CPU ≤ 1.25× the HEVC floor" && $0.measured == "1.20×" })
+        let missed = Summary(withHEIC(results(speed: 3, rss: 50, ssim: 0.968), floor: 2, batch: 1.27), tools: tools)
+        #expect(
+            heicThresholds.verdicts(for: "prep-photo", in: missed).filter { !$0.isMet }.map { $0.goal } == [
+                "HEIC whole job CPU ≤ 1.25× the HEVC floor", "HEIC batch throughput ≥ 1.8× vipsthumbnail",
+            ])
+    }
+
+    @Test func aHEICRunWithoutTheFloorMissesTheFloorGoal() {
+        var run = withHEIC(results(speed: 3, rss: 50, ssim: 0.968), floor: 1.2, batch: 2)
+        run.heic?.floorTool = nil
+        let verdicts = heicThresholds.verdicts(for: "prep-photo", in: Summary(run, tools: tools))
+        #expect(verdicts.filter { !$0.isMet }.map { $0.goal } == ["HEIC whole job CPU ≤ 1.25× the HEVC floor"])
+    }
+
+    @Test func every200MegapixelPhotoIsHeldToItsPeakMemory() {
+        var run = results(speed: 3, rss: 50, ssim: 0.968)
+        let jpeg = BenchPhoto(path: "/huge/a.jpg", width: 16320, height: 12240, byteCount: 1)
+        let heic = BenchPhoto(path: "/huge/b.heic", width: 16320, height: 12240, byteCount: 1)
+        func once(_ rss: Double) -> [ProcessMeasurement] { [ProcessMeasurement(wallMS: 1, cpuMS: 1, peakRSSMB: rss)] }
+        var huge = HugePhotoResults(photos: [jpeg, heic])
+        huge.processes = [
+            "prep-photo": [jpeg.path: once(90), heic.path: once(450)], "vipsthumbnail": [heic.path: once(900)],
+        ]
+        run.huge = huge
+        let verdicts = heicThresholds.verdicts(for: "prep-photo", in: Summary(run, tools: tools))
+        let memory = verdicts.first { $0.goal == "peak RSS ≤ 400 MB on every 200 MP photo" }
+        #expect(memory?.isMet == false && memory?.measured == "a: 90 MB, b: 450 MB")
+    }
 }

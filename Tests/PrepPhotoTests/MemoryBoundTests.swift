@@ -67,4 +67,47 @@ struct MemoryBoundTests {
             #expect(defaults <= 100, "the defaults: \(defaults) MB")
         }
     }
+
+    /// A 16320x12240 baseline JPEG (the size of a 200 MP phone sensor's photo) of mid grey, made
+    /// here: under Huffman tables of one 1-bit code each, every block is a zero DC difference and
+    /// an end of block, one bit each, so its 780,300 MCUs of four luma and two chroma blocks are
+    /// 1.2 MB of zero bytes, which libjpeg decodes strip by strip like any photo's data.
+    static func grey200MegapixelJPEG() -> Data {
+        func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
+        }
+        let (width, height) = (16320, 12240)
+        var bytes: [UInt8] = [0xFF, 0xD8]
+        bytes += segment(0xDB, [0] + [UInt8](repeating: 1, count: 64))  // table 0: every step 1
+        bytes += segment(
+            0xC0,
+            [8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF), 3]
+                + [1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0])  // Y 2x2, Cb and Cr 1x1 (4:2:0)
+        // DC table 0 and AC table 0, each one code of one bit: symbol 0 (DC: no difference; AC:
+        // end of block).
+        let oneCode: [UInt8] = [1] + [UInt8](repeating: 0, count: 15) + [0]
+        bytes += segment(0xC4, [0x00] + oneCode + [0x10] + oneCode)
+        bytes += segment(0xDA, [3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 63, 0])
+        let mcus = (width / 16) * ((height + 15) / 16)
+        bytes += [UInt8](repeating: 0, count: mcus * 6 * 2 / 8)  // six blocks of two bits an MCU
+        return Data(bytes + [0xFF, 0xD9])
+    }
+
+    /// What a 200 MP photo may take: the bound, a sixth of its pixels' 1.2 GB as RGB.
+    static let bound200Megapixels = 400.0
+
+    @Test("a 200 MP JPEG and a 200 MP HEIC each prepare within 400 MB, decoded a strip or a row of tiles at a time")
+    func twoHundredMegapixels() throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.time), "\(Self.time) (Debian package time) is missing")
+        try TemporaryFolder.with { folder in
+            try folder.write(Self.grey200MegapixelJPEG(), to: "grey.jpg")
+            let limit = ["--max-pixels", "200000000"]
+            let jpeg = try Self.peakMegabytes(limit, input: "grey.jpg", in: folder)
+            let heic = try Self.peakMegabytes(
+                limit, input: Fixtures.url("heic/large/mosaic-16320x12240.heic").path, in: folder)
+            #expect(jpeg <= Self.bound200Megapixels, "the 200 MP JPEG: \(jpeg) MB")
+            #expect(heic <= Self.bound200Megapixels, "the 200 MP HEIC: \(heic) MB")
+        }
+    }
 }

@@ -2,6 +2,7 @@
 #define CHEIF_H
 #include <stdbool.h>
 #include <stddef.h>
+#include "Libde265.h"
 #include "Libheif.h"
 #if defined(__GLIBC__)
 // mallopt(M_PERTURB): libheif's decoders leave what they never write as malloc gave it
@@ -9,7 +10,8 @@
 #include <malloc.h>
 #endif
 
-/// libheif, loaded when the first HEIF file is decoded rather than when the process starts.
+/// libheif, and libde265 for the HEVC images ImagePrep decodes itself, loaded when the first HEIF
+/// file is decoded rather than when the process starts.
 ///
 /// Linking libheif maps it and what it needs (libde265 and its static initialisers, libx265,
 /// dav1d, libaom, libstdc++) into every process: about 9 ms a start, paid by every JPEG. So
@@ -74,6 +76,43 @@ const cheif_functions *_Nullable cheif_library(const char *_Nullable *_Nonnull r
 /// is closed again). A library loaded stays loaded for the process. `cheif_library` tries the
 /// platform's names with it; tests try names of their own.
 bool cheif_load(const char *name, cheif_functions *table, char *reason, size_t capacity);
+
+/// Every libde265 function ImagePrep's direct HEVC decode calls (libde265 1.0.7 and later have
+/// them all). libheif links libde265, so loading it maps nothing that libheif had not mapped.
+#define CDE265_FUNCTIONS(X)                                                                                          \
+    X(de265_init)                                                                                                    \
+    X(de265_new_decoder)                                                                                             \
+    X(de265_start_worker_threads)                                                                                    \
+    X(de265_free_decoder)                                                                                            \
+    X(de265_push_NAL)                                                                                                \
+    X(de265_flush_data)                                                                                              \
+    X(de265_decode)                                                                                                  \
+    X(de265_get_next_picture)                                                                                        \
+    X(de265_release_next_picture)                                                                                    \
+    X(de265_get_image_width)                                                                                         \
+    X(de265_get_image_height)                                                                                        \
+    X(de265_get_chroma_format)                                                                                       \
+    X(de265_get_bits_per_pixel)                                                                                      \
+    X(de265_get_image_plane)                                                                                         \
+    X(de265_get_image_full_range_flag)                                                                               \
+    X(de265_get_image_colour_primaries)                                                                              \
+    X(de265_get_image_transfer_characteristics)                                                                      \
+    X(de265_get_image_matrix_coefficients)
+
+/// libde265's functions, each field named and typed as the function in `de265.h`.
+typedef struct {
+#define CDE265_FIELD(name) __typeof__(name) *name;
+    CDE265_FUNCTIONS(CDE265_FIELD)
+#undef CDE265_FIELD
+} cde265_functions;
+
+/// The process's libde265, loaded and started (`de265_init`) by the first call, as `cheif_library`
+/// loads libheif; null, with the reasons, when it cannot be loaded (ImagePrep then decodes HEVC
+/// through libheif).
+const cde265_functions *_Nullable cde265_library(const char *_Nullable *_Nonnull reason);
+
+/// Loads the library `name` into `table`, as `cheif_load` does libheif.
+bool cde265_load(const char *name, cde265_functions *table, char *reason, size_t capacity);
 
 #pragma clang assume_nonnull end
 #endif

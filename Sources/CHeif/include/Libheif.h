@@ -155,10 +155,56 @@ enum heif_color_profile_type {
     heif_color_profile_type_prof = 0x70726F66,
 };
 
-// The nclx fields are read as numbers; only their types are needed, so one value each.
-enum heif_color_primaries { heif_color_primaries_unspecified = 2 };
-enum heif_transfer_characteristics { heif_transfer_characteristic_unspecified = 2 };
-enum heif_matrix_coefficients { heif_matrix_coefficients_unspecified = 2 };
+// Every code point libheif 1.15 knows: its decoder plugin warns of any other in a stream's VUI.
+enum heif_color_primaries {
+    heif_color_primaries_ITU_R_BT_709_5 = 1,
+    heif_color_primaries_unspecified = 2,
+    heif_color_primaries_ITU_R_BT_470_6_System_M = 4,
+    heif_color_primaries_ITU_R_BT_470_6_System_B_G = 5,
+    heif_color_primaries_ITU_R_BT_601_6 = 6,
+    heif_color_primaries_SMPTE_240M = 7,
+    heif_color_primaries_generic_film = 8,
+    heif_color_primaries_ITU_R_BT_2020_2_and_2100_0 = 9,
+    heif_color_primaries_SMPTE_ST_428_1 = 10,
+    heif_color_primaries_SMPTE_RP_431_2 = 11,
+    heif_color_primaries_SMPTE_EG_432_1 = 12,
+    heif_color_primaries_EBU_Tech_3213_E = 22,
+};
+enum heif_transfer_characteristics {
+    heif_transfer_characteristic_ITU_R_BT_709_5 = 1,
+    heif_transfer_characteristic_unspecified = 2,
+    heif_transfer_characteristic_ITU_R_BT_470_6_System_M = 4,
+    heif_transfer_characteristic_ITU_R_BT_470_6_System_B_G = 5,
+    heif_transfer_characteristic_ITU_R_BT_601_6 = 6,
+    heif_transfer_characteristic_SMPTE_240M = 7,
+    heif_transfer_characteristic_linear = 8,
+    heif_transfer_characteristic_logarithmic_100 = 9,
+    heif_transfer_characteristic_logarithmic_100_sqrt10 = 10,
+    heif_transfer_characteristic_IEC_61966_2_4 = 11,
+    heif_transfer_characteristic_ITU_R_BT_1361 = 12,
+    heif_transfer_characteristic_IEC_61966_2_1 = 13,
+    heif_transfer_characteristic_ITU_R_BT_2020_2_10bit = 14,
+    heif_transfer_characteristic_ITU_R_BT_2020_2_12bit = 15,
+    heif_transfer_characteristic_ITU_R_BT_2100_0_PQ = 16,
+    heif_transfer_characteristic_SMPTE_ST_428_1 = 17,
+    heif_transfer_characteristic_ITU_R_BT_2100_0_HLG = 18,
+};
+enum heif_matrix_coefficients {
+    heif_matrix_coefficients_RGB_GBR = 0,
+    heif_matrix_coefficients_ITU_R_BT_709_5 = 1,
+    heif_matrix_coefficients_unspecified = 2,
+    heif_matrix_coefficients_US_FCC_T47 = 4,
+    heif_matrix_coefficients_ITU_R_BT_470_6_System_B_G = 5,
+    heif_matrix_coefficients_ITU_R_BT_601_6 = 6,
+    heif_matrix_coefficients_SMPTE_240M = 7,
+    heif_matrix_coefficients_YCgCo = 8,
+    heif_matrix_coefficients_ITU_R_BT_2020_2_non_constant_luminance = 9,
+    heif_matrix_coefficients_ITU_R_BT_2020_2_constant_luminance = 10,
+    heif_matrix_coefficients_SMPTE_ST_2085 = 11,
+    heif_matrix_coefficients_chromaticity_derived_non_constant_luminance = 12,
+    heif_matrix_coefficients_chromaticity_derived_constant_luminance = 13,
+    heif_matrix_coefficients_ICtCp = 14,
+};
 
 struct heif_color_profile_nclx {
     uint8_t version;

@@ -1,5 +1,6 @@
-/// The picture sizes that an HEVC image's sequence parameter sets declare (ITU-T H.265 7.3.2.2),
-/// which is what libde265 allocates, whatever the HEIF file's `ispe` says.
+/// The picture sizes, chroma format and bit depths that an HEVC image's sequence parameter sets
+/// declare (ITU-T H.265 7.3.2.2), which is what libde265 allocates and decodes, whatever the HEIF
+/// file's `ispe` and `hvcC` say.
 enum HEVCParameterSets {
     /// NAL unit type 33.
     static let sequenceParameterSet = 33
@@ -16,8 +17,40 @@ enum HEVCParameterSets {
         configuration: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer, cropped: Bool = false
     ) -> [PixelSize]? {
         var sizes: [PixelSize] = []
+        let isRead = forEachNALUnit(configuration: configuration, data: data) { unit in
+            if let size = size(ofNALUnit: unit, cropped: cropped) { sizes.append(size) }
+        }
+        return isRead ? sizes : nil
+    }
+
+    /// What every SPS in the `hvcC` box and in the item's data declares; nil when one does not
+    /// read to its bit depths, or when the data holds more than `maxNALUnits`: what the decoder
+    /// would be given is then not known.
+    static func declarations(
+        configuration: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer
+    ) -> [SequenceDeclaration]? {
+        var declarations: [SequenceDeclaration] = []
+        var isUnread = false
+        let isRead = forEachNALUnit(configuration: configuration, data: data) { unit in
+            guard isSequenceParameterSet(unit) else { return }
+            if let declaration = declaration(ofNALUnit: unit) {
+                declarations.append(declaration)
+            } else {
+                isUnread = true
+            }
+        }
+        return isRead && !isUnread ? declarations : nil
+    }
+
+    /// Hands `body` each NAL unit of the `hvcC` box's arrays, then of the data, whose units are
+    /// behind the length size `hvcC` gives (none with a length size of 3, which no encoder
+    /// writes); false when the data holds more than `maxNALUnits`, which would leave some unread.
+    private static func forEachNALUnit(
+        configuration: UnsafeRawBufferPointer, data: UnsafeRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer) -> Void
+    ) -> Bool {
         // 22 bytes of profile and format, then lengthSizeMinusOne, then the NAL unit arrays.
-        guard configuration.count >= 23 else { return sizes }
+        guard configuration.count >= 23 else { return true }
         let lengthSize = Int(configuration[21] & 3) + 1
         var offset = 23
         for _ in 0..<configuration[22] {
@@ -29,40 +62,77 @@ enum HEVCParameterSets {
                 let length = Int(configuration[offset]) << 8 | Int(configuration[offset + 1])
                 offset += 2
                 guard offset + length <= configuration.count else { break }
-                if let size = size(
-                    ofNALUnit: UnsafeRawBufferPointer(rebasing: configuration[offset..<(offset + length)]),
-                    cropped: cropped)
-                {
-                    sizes.append(size)
-                }
+                body(UnsafeRawBufferPointer(rebasing: configuration[offset..<(offset + length)]))
                 offset += length
             }
         }
-        guard lengthSize != 3 else { return sizes }
+        guard lengthSize != 3 else { return true }
         offset = 0
         var units = 0
         while offset + lengthSize <= data.count {
-            guard units < maxNALUnits else { return nil }
+            guard units < maxNALUnits else { return false }
             var length = 0
             for index in 0..<lengthSize { length = length << 8 | Int(data[offset + index]) }
             offset += lengthSize
             let end = min(data.count, offset + length)
-            if let size = size(ofNALUnit: UnsafeRawBufferPointer(rebasing: data[offset..<end]), cropped: cropped) {
-                sizes.append(size)
-            }
+            body(UnsafeRawBufferPointer(rebasing: data[offset..<end]))
             offset = end
             units += 1
         }
-        return sizes
+        return true
+    }
+
+    private static func isSequenceParameterSet(_ unit: UnsafeRawBufferPointer) -> Bool {
+        unit.count > 2 && Int(unit[0] >> 1 & 0x3F) == sequenceParameterSet
     }
 
     /// An SPS's pic_width_in_luma_samples and pic_height_in_luma_samples, less its conformance
     /// window when `cropped`; nil for other NAL units, and for a window wider than the picture.
     static func size(ofNALUnit unit: UnsafeRawBufferPointer, cropped: Bool = false) -> PixelSize? {
-        guard unit.count > 2, Int(unit[0] >> 1 & 0x3F) == sequenceParameterSet else { return nil }
-        // The size is within the first hundred bytes, whatever follows.
-        var bits = BitReader(
-            removingEmulationPrevention: UnsafeRawBufferPointer(rebasing: unit[2..<min(unit.count, 256)]))
+        guard isSequenceParameterSet(unit) else { return nil }
+        var bits = rbsp(of: unit)
+        let picture = readThroughPictureSize(&bits)
+        var (width, height) = (picture.width, picture.height)
+        if cropped, bits.read(1) == 1 {
+            guard let window = readConformanceWindow(&bits, chromaFormat: picture.chromaFormat) else { return nil }
+            width -= window.width
+            height -= window.height
+            guard width > 0, height > 0 else { return nil }
+        }
+        guard !bits.isPastEnd else { return nil }
+        return PixelSize(width: width, height: height)
+    }
+
+    /// What an SPS declares, read to its bit depths; nil for other NAL units and for one that ends
+    /// before them.
+    static func declaration(ofNALUnit unit: UnsafeRawBufferPointer) -> SequenceDeclaration? {
+        guard isSequenceParameterSet(unit) else { return nil }
+        var bits = rbsp(of: unit)
+        let (chromaFormat, width, height) = readThroughPictureSize(&bits)
+        var window = (width: 0, height: 0)
+        if bits.read(1) == 1 {  // conformance_window_flag
+            guard let read = readConformanceWindow(&bits, chromaFormat: chromaFormat) else { return nil }
+            window = read
+        }
+        let lumaBitDepth = bits.readExpGolomb() + 8
+        let chromaBitDepth = bits.readExpGolomb() + 8
+        guard !bits.isPastEnd else { return nil }
+        return SequenceDeclaration(
+            codedSize: PixelSize(width: width, height: height),
+            outputSize: width > window.width && height > window.height
+                ? PixelSize(width: width - window.width, height: height - window.height) : nil,
+            chromaFormat: chromaFormat, lumaBitDepth: lumaBitDepth, chromaBitDepth: chromaBitDepth)
+    }
+
+    /// The unit's payload after its 2-byte header, without emulation prevention; the fields read
+    /// here are within its first hundred bytes, whatever follows.
+    private static func rbsp(of unit: UnsafeRawBufferPointer) -> BitReader {
+        BitReader(removingEmulationPrevention: UnsafeRawBufferPointer(rebasing: unit[2..<min(unit.count, 256)]))
+    }
+
+    /// Reads an SPS (H.265 7.3.2.2.1) from its start through pic_height_in_luma_samples.
+    private static func readThroughPictureSize(_ bits: inout BitReader) -> (chromaFormat: Int, width: Int, height: Int)
+    {
         bits.skip(4)  // sps_video_parameter_set_id
         let subLayers = bits.read(3)  // sps_max_sub_layers_minus1
         bits.skip(1)
@@ -82,20 +152,38 @@ enum HEVCParameterSets {
         _ = bits.readExpGolomb()  // sps_seq_parameter_set_id
         let chromaFormat = bits.readExpGolomb()
         if chromaFormat == 3 { bits.skip(1) }  // separate_colour_plane_flag
-        var width = bits.readExpGolomb()
-        var height = bits.readExpGolomb()
-        if cropped, bits.read(1) == 1 {
-            // conf_win_left, right, top and bottom offsets, in chroma samples (H.265 7.4.3.2.1);
-            // each below 2^32, so the sums cannot overflow.
-            let (left, right, top, bottom) = (
-                bits.readExpGolomb(), bits.readExpGolomb(), bits.readExpGolomb(), bits.readExpGolomb()
-            )
-            width -= (chromaFormat == 1 || chromaFormat == 2 ? 2 : 1) * (left + right)
-            height -= (chromaFormat == 1 ? 2 : 1) * (top + bottom)
-            guard width > 0, height > 0 else { return nil }
-        }
+        let width = bits.readExpGolomb()
+        let height = bits.readExpGolomb()
+        return (chromaFormat, width, height)
+    }
+
+    /// conf_win_left, right, top and bottom offsets, in chroma samples (H.265 7.4.3.2.1), as the
+    /// luma samples they take off the width and the height; each offset is below 2^32, so the
+    /// sums cannot overflow. Nil when they run past the end.
+    private static func readConformanceWindow(
+        _ bits: inout BitReader, chromaFormat: Int
+    ) -> (width: Int, height: Int)? {
+        let (left, right, top, bottom) = (
+            bits.readExpGolomb(), bits.readExpGolomb(), bits.readExpGolomb(), bits.readExpGolomb()
+        )
         guard !bits.isPastEnd else { return nil }
-        return PixelSize(width: width, height: height)
+        return (
+            (chromaFormat == 1 || chromaFormat == 2 ? 2 : 1) * (left + right),
+            (chromaFormat == 1 ? 2 : 1) * (top + bottom)
+        )
+    }
+
+    /// What one SPS declares of the pictures it codes.
+    struct SequenceDeclaration: Equatable {
+        /// pic_width_in_luma_samples by pic_height_in_luma_samples: what the decoder allocates.
+        var codedSize: PixelSize
+        /// The pictures it gives out, after the conformance window; nil for a window as wide or
+        /// as tall as the picture.
+        var outputSize: PixelSize?
+        /// chroma_format_idc: 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4.
+        var chromaFormat: Int
+        var lumaBitDepth: Int
+        var chromaBitDepth: Int
     }
 }
 

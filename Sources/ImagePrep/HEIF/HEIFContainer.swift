@@ -475,7 +475,7 @@ struct HEIFContainer {
     }
 
     /// The grid's declared size (ISO/IEC 23008-12 6.6.2.3.2), columns and rows.
-    private func grid(of item: Item) throws(Problem) -> (size: PixelSize, columns: Int, rows: Int) {
+    func grid(of item: Item) throws(Problem) -> (size: PixelSize, columns: Int, rows: Int) {
         let data = try smallData(of: item, named: "grid")
         guard data.count >= 8 else { throw .malformed("its grid description is cut short") }
         let isLarge = data[1] & 1 == 1

@@ -148,7 +148,9 @@ struct NCLXColour: Equatable, Sendable {
 
     /// Whether the samples are JPEG's YCbCr: full range, BT.601's matrix (5 and 6 are the same
     /// matrix; libheif reads "unspecified", 2, as BT.601 too).
-    var isJPEGYCbCr: Bool { isFullRange && [2, 5, 6].contains(matrix) }
+    var isJPEGYCbCr: Bool { isFullRange && Self.jpegMatrices.contains(matrix) }
+
+    static let jpegMatrices: Set<Int> = [2, 5, 6]
 }
 
 /// Decodes the primary image of a HEIF file through libheif into the planes the JPEG path makes.
@@ -350,35 +352,14 @@ enum HEIFDecoder {
         return output
     }
 
-    /// Each `factor` x `factor` block of the source as one sample (the blocks at the right and
-    /// bottom edges average the samples they have): what a DCT scale of 1/`factor` does for a
-    /// JPEG, so that a large HEIF photo is resampled from a quarter of its samples, or fewer.
+    /// Each `factor` x `factor` block of the source as one sample (`RowAverager`).
     static func average(
         _ source: UnsafePointer<UInt8>, stride: Int, size: PixelSize, by factor: Int, into plane: PixelPlane
     ) {
-        let width = (size.width + factor - 1) / factor
-        let height = (size.height + factor - 1) / factor
-        var sums = [UInt32](repeating: 0, count: width)
-        for y in 0..<height {
-            let firstRow = y * factor
-            let rowCount = min(factor, size.height - firstRow)
-            for index in sums.indices { sums[index] = 0 }
-            for row in firstRow..<(firstRow + rowCount) {
-                let samples = source + row * stride
-                for x in 0..<(size.width / factor) {
-                    var total: UInt32 = 0
-                    for dx in 0..<factor { total &+= UInt32(samples[x * factor + dx]) }
-                    sums[x] &+= total
-                }
-                if size.width % factor != 0 {
-                    for dx in (size.width / factor * factor)..<size.width { sums[width - 1] &+= UInt32(samples[dx]) }
-                }
-            }
-            let output = plane.row(y)
-            for x in 0..<width {
-                let columns = min(factor, size.width - x * factor)
-                let count = UInt32(columns * rowCount)
-                output[x] = UInt8((sums[x] + count / 2) / count)
+        let averager = RowAverager(width: size.width, height: size.height, factor: factor)
+        for y in 0..<size.height {
+            averager.add(source + y * stride, at: y) { row, index in
+                plane.row(index).update(from: row, count: averager.averagedWidth)
             }
         }
     }

@@ -102,6 +102,13 @@ struct UltraHDRSource: Sendable {
     ///   8x8), or a marker walk that stopped before the scan (which warns by itself); else the
     ///   gain map, or why it cannot be carried.
     static func find(in bytes: UnsafeRawBufferPointer, layout: JPEGLayout) -> Result<UltraHDRSource, GainMapProblem>? {
+        // The MPF index first: most photos have none, and then their XMP need not be read.
+        let mpf = layout.segments.first {
+            $0.marker == JPEGSegment.app2 && bytes.hasPrefix(MPFIndex.signature, at: $0.payload)
+        }
+        guard let mpf, let scan = layout.segments.last, scan.marker == JPEGSegment.startOfScan,
+            let baseSize = layout.frame?.size
+        else { return nil }
         var xmp = layout.xmpPacket(in: bytes)
         var extendedProblem: GainMapProblem?
         if let standard = xmp, !XMPText.values(of: "xmpNote:HasExtendedXMP", in: standard).isEmpty {
@@ -119,12 +126,6 @@ struct UltraHDRSource: Sendable {
         }
         let saysUltraHDR =
             !primaryISO.isEmpty || (xmp.map { !XMPText.values(of: "hdrgm:Version", in: $0).isEmpty } ?? false)
-        let mpf = layout.segments.first {
-            $0.marker == JPEGSegment.app2 && bytes.hasPrefix(MPFIndex.signature, at: $0.payload)
-        }
-        guard let mpf, let scan = layout.segments.last, scan.marker == JPEGSegment.startOfScan,
-            let baseSize = layout.frame?.size
-        else { return nil }
         let index: MPFIndex
         switch MPFIndex.read(mpf, in: bytes) {
         case .success(let read): index = read

@@ -51,24 +51,29 @@ extension PreparationRun {
             warnings.append(sign.warning)
         }
         let gainMapToCarry = gainMap.flatMap { try? $0.get() }
+        let tiles = container.hevcTileLayout(plan: plan)
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
-            return try decodeHEIF(bytes, plan: plan, gainMap: gainMapToCarry, since: start)
+            return try decodeHEIF(bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)
         }
         warnings += container.unreadItemWarnings
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
-                try decodeHEIF(readable, plan: plan, gainMap: gainMapToCarry, since: start)
+                try decodeHEIF(readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)
             }
         }
         return try decoded.get()
     }
 
-    /// The decode itself, through libheif, of a file whose plan holds to the limits.
+    /// The decode itself, of a file whose plan holds to the limits: by libde265 straight into the
+    /// upload where the direct decode covers the primary image, else through libheif.
     ///
     /// - Parameters:
-    /// - Parameter gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
+    ///   - tiles: the primary's HEVC tiles, when the direct decode covers it (of the file itself,
+    ///     not of the copy made for libheif).
+    ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
     private mutating func decodeHEIF(
-        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, gainMap: HEIFGainMapSource?,
+        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
+        gainMap: HEIFGainMapSource?,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -98,26 +103,41 @@ extension PreparationRun {
         let reduction = JPEGDecoder.scaleDenominator(
             from: stored, to: uploadSize, tolerance: configuration.dctScaleTolerance)
         try cancellation.check(file: file)
-        let decoded: HEIFDecoder.Result
-        do {
-            decoded = try HEIFDecoder.decode(
-                handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
-        } catch {
-            try cancellation.check(file: file)  // libheif's error for the data it was refused
-            throw error
+        let turn: Orientation
+        let reducedBy: Int
+        var stripUpload: PlanarImage?
+        // As after libheif's decode: speed mode keeps a reduced size short of the upload's.
+        let reducedSize = JPEGDecoder.scaled(stored, by: reduction)
+        let directSize = reducedSize.longEdge < uploadSize.longEdge ? reducedSize : uploadSize
+        if let tiles, let direct = try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction) {
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, reduction, direct.image)
+            uploadSize = direct.size
+            workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
+            timings.decode += direct.decodeTime
+            timings.resample += direct.resampleTime
+        } else {
+            let decoded: HEIFDecoder.Result
+            do {
+                decoded = try HEIFDecoder.decode(
+                    handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)
+            } catch {
+                try cancellation.check(file: file)  // libheif's error for the data it was refused
+                throw error
+            }
+            try cancellation.check(file: file)
+            (turn, reducedBy) = (decoded.orientation, decoded.reduction)
+            warnings += decoded.warnings
+            let decodedSize = workspace.decoded.size
+            workspace.lastDecode = .init(size: decodedSize)
+            if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
+            timings.decode += clock.now - start
         }
-        try cancellation.check(file: file)
-        warnings += decoded.warnings
-        let decodedSize = workspace.decoded.size
-        workspace.lastDecode = .init(size: decodedSize)
-        if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
-        timings.decode += clock.now - start
 
         start = clock.now
         warnings += profileWarning.map { [$0] } ?? []
         var uploadSegments: [Data] = []
         if let tiff {
-            let upright = decoded.orientation.swapsWidthAndHeight ? uploadSize.transposed : uploadSize
+            let upright = turn.swapsWidthAndHeight ? uploadSize.transposed : uploadSize
             let (segment, warning) = tiff.withUnsafeBytes {
                 EXIFPatcher.segment(carrying: $0, settingPixelSize: upright)
             }
@@ -129,8 +149,7 @@ extension PreparationRun {
         try cancellation.check(file: file)
         if let gainMap {
             uploadGainMap = self.uploadGainMap(
-                ofHEIF: handle, source: gainMap, tiff: tiff, baseSize: stored, uploadSize: uploadSize,
-                turn: decoded.orientation)
+                ofHEIF: handle, source: gainMap, tiff: tiff, baseSize: stored, uploadSize: uploadSize, turn: turn)
             try cancellation.check(file: file)  // A gain map stopped by it is a warning, not the photo's end.
         }
         uploadSegments += uploadGainMap?.primarySegments ?? []
@@ -145,10 +164,11 @@ extension PreparationRun {
             }
         }
         timings.metadata += clock.now - start
-        let factor = Double(decoded.reduction)
+        let factor = Double(reducedBy)
         return DecodedPhoto(
             metadata: metadata, uploadSize: uploadSize,
-            extent: (Double(stored.width) / factor, Double(stored.height) / factor), uploadTurn: decoded.orientation,
-            profile: profile, uploadSegments: uploadSegments, comments: [], gainMap: uploadGainMap)
+            extent: (Double(stored.width) / factor, Double(stored.height) / factor), uploadTurn: turn,
+            profile: profile, uploadSegments: uploadSegments, comments: [], stripUpload: stripUpload,
+            gainMap: uploadGainMap)
     }
 }

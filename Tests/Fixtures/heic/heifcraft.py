@@ -20,6 +20,8 @@ file with no image. See ../README.md, "heic/".
       [--tmap HEX [--aux URN ...]] [--exif-also-describes primary|thumbnail]
       [--xmp-deflate BYTES [--listed-twice]]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
+  heifcraft.py annexb FILE.heic OUT.hevc   # the primary's coded tiles as one Annex B stream
+  heifcraft.py mosaic IN.heic OUT.heic COPIESxCOPIES WxH  # IN's tiles named over and over, one grid
   heifcraft.py wrap-hevc IN.hevc OUT.heic WxH  # one Annex B HEVC picture (x265's) as a HEIF image
   heifcraft.py bt709-limited IN.ppm OUT.y4m  # 4:2:0 YCbCr with BT.709's matrix in video range
 
@@ -675,6 +677,83 @@ def dump(path):
         print("reference", *ref)
 
 
+def primary_tiles(source):
+    """The primary's coded tiles, row by row, with its grid's columns and rows (1x1 for an image)."""
+    primary = source.primary
+    if source.types[primary] != "grid":
+        return [primary], 1, 1
+    tiles = next(targets for kind, item, targets in source.references if kind == "dimg" and item == primary)
+    data = source.item_data(primary)
+    return tiles, data[3] + 1, data[2] + 1
+
+
+def hvcc_units(prop):
+    """The NAL units of an hvcC box (its whole bytes), and the size of the data's NAL lengths."""
+    payload = prop[8:]
+    offset, units = 23, []
+    for _ in range(payload[22]):
+        count = read_uint(payload, offset + 1, 2)
+        offset += 3
+        for _ in range(count):
+            length = read_uint(payload, offset, 2)
+            units.append(payload[offset + 2:offset + 2 + length])
+            offset += 2 + length
+    return units, (payload[21] & 3) + 1
+
+
+def annexb(path, target):
+    """Each tile's parameter sets and NAL units behind start codes, tile after tile: what an HEVC
+    decoder alone (libde265's dec265) decodes, for the benchmark's floor."""
+    source = HEIFFile(path)
+    stream = bytearray()
+    for tile in primary_tiles(source)[0]:
+        hvcc = next(p for p in source.item_properties(tile) if p[4:8] == b"hvcC")
+        units, size = hvcc_units(hvcc)
+        data = source.item_data(tile)
+        offset = 0
+        while offset + size <= len(data):
+            length = read_uint(data, offset, size)
+            units.append(data[offset + size:offset + size + length])
+            offset += size + length
+        for unit in units:
+            stream += b"\0\0\0\1" + unit
+    with open(target, "wb") as handle:
+        handle.write(stream)
+
+
+def mosaic(path, target, copies, size):
+    """A grid that names IN's coded tiles over and over, COPIES across and down, each coded tile
+    stored once: a photo of any size from a few tiles (the 200 MP tests and benchmark), with IN's
+    colour, rotation and Exif."""
+    source = HEIFFile(path)
+    tiles, columns, rows = primary_tiles(source)
+    across, down = parse_size(copies)
+    width, height = parse_size(size)
+    writer = Writer()
+    stored = []
+    for tile in tiles:
+        tile_id = writer.add_item(source.types[tile], source.item_data(tile), hidden=True)
+        for prop in source.item_properties(tile):
+            if prop[4:8] in (b"hvcC", b"ispe", b"pixi"):
+                writer.associate(tile_id, prop, essential=prop[4:8] == b"hvcC")
+        stored.append(tile_id)
+    named = [stored[(y % rows) * columns + x % columns] for y in range(rows * down) for x in range(columns * across)]
+    large = width > 0xFFFF or height > 0xFFFF
+    grid_data = struct.pack(">BBBB", 0, 1 if large else 0, rows * down - 1, columns * across - 1)
+    grid_data += struct.pack(">II" if large else ">HH", width, height)
+    primary = writer.add_item("grid", grid_data)
+    writer.references.append(("dimg", primary, named))
+    writer.associate(primary, ispe(width, height))
+    for prop in source.item_properties(source.primary):
+        if prop[4:8] in (b"colr", b"irot", b"imir"):
+            writer.associate(primary, prop, essential=prop[4:8] != b"colr")
+    exif = source.exif()
+    if exif is not None:
+        writer.references.append(("cdsc", writer.add_item("Exif", exif), [primary]))
+    writer.primary = primary
+    writer.write(target)
+
+
 def main():
     command, arguments = sys.argv[1], sys.argv[2:]
     if command == "dump":
@@ -685,6 +764,10 @@ def main():
         bt709_limited(arguments[0], arguments[1])
     elif command == "wrap-hevc":
         wrap_hevc(arguments[0], arguments[1], arguments[2])
+    elif command == "annexb":
+        annexb(arguments[0], arguments[1])
+    elif command == "mosaic":
+        mosaic(*arguments)
     elif command == "exif":
         payload = HEIFFile(arguments[0]).exif()
         if payload is None:

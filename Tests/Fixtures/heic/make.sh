@@ -206,6 +206,30 @@ hvcc = data.find(b"hvcC") + 4
 data[hvcc + 17] = data[hvcc + 18] = 0xFA  # bitDepthLumaMinus8 and bitDepthChromaMinus8: 2
 open(sys.argv[2], "wb").write(data)
 PYTHON
+# Issue 42's direct HEVC decode, which libheif's checks do not watch, holds to them before it
+# decodes (each is also what libheif 1.15.1-1+deb12u2 refuses):
+# no-exif.jpg coded at 10 bits, its hvcC and pixi saying 8 (the reverse of hvcc-says-10-bits).
+convert -quiet "$corpus/no-exif.jpg" -resize '250x188!' -depth 16 -define png:bit-depth=16 "$work/no-exif16.png"
+encode 50 "$work/no-exif16.png" "$work/ten-bits.heic" -b 10
+python3 - "$work/ten-bits.heic" hostile/stream-10-bits-hvcc-says-8.heic <<'PYTHON'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+hvcc = data.find(b"hvcC") + 4
+data[hvcc + 17] = data[hvcc + 18] = 0xF8  # bitDepthLumaMinus8 and bitDepthChromaMinus8: 0
+pixi = data.find(b"pixi") + 4  # version and flags, the channel count, a depth per channel
+for channel in range(data[pixi + 4]):
+    data[pixi + 5 + channel] = 8
+open(sys.argv[2], "wb").write(data)
+PYTHON
+# One 64x64 tile named by a grid 2000 times (40x50), the fewest deb12u2 refuses ("Too many
+# derived-image decode operations"), and 1998 times (54x37), which it decodes (1999 tiles make no
+# grid: a grid has at most 256 columns).
+convert -quiet "$corpus/no-exif.jpg" -resize '64x64!' "$work/tile64.png"
+encode 20 "$work/tile64.png" "$work/tile64.heic"
+python3 -B "$here/heifcraft.py" mosaic "$work/tile64.heic" hostile/grid-2000-tiles.heic 40x50 2560x3200
+python3 -B "$here/heifcraft.py" mosaic "$work/tile64.heic" hostile/grid-1998-tiles.heic 54x37 3456x2368
+# An image of 40000x100, ispe and SPS alike: beyond the 32768 a side libheif reads.
+craft hostile/ispe-40000x100.heic --image no-exif.heic --size 40000x100 --sps-size 40000x100
 # av1-orientation-6.avif with three bytes of its AV1 data changed, which dav1d decodes past with
 # two warnings (libheif 1.15 writes every warning whatever room it is given).
 python3 - av1-orientation-6.avif hostile/av1-two-decoding-warnings.avif <<'PYTHON'
@@ -270,6 +294,16 @@ for index in 0 1 2 3; do
 done
 craft monochrome/gray-grid.heic --grid 2x2 "${gray_tiles[@]}" --size 224x150
 sh "$here/../exiftool-readings.sh" heic/monochrome
+
+# --- large/mosaic-16320x12240.heic: a 200 MP photo (a 200 MP phone sensor's size) in a 10 KB
+# file, for the memory tests: a 32x24 grid of 512x512 tiles that names one coded tile, the iPhone
+# 5 photo scaled to 512x512 without its metadata, 768 times (heifcraft.py mosaic). Its decode is
+# a real one, tile after tile; its canvas alone would be 300 MB as YCbCr 4:2:0.
+mkdir -p large
+convert -quiet "$corpus/gps-north-west-iphone5-orientation3.jpg" -strip -resize '512x512!' "$work/mosaic-tile.png"
+encode 20 "$work/mosaic-tile.png" "$work/mosaic-tile.heic"
+python3 -B "$here/heifcraft.py" mosaic "$work/mosaic-tile.heic" large/mosaic-16320x12240.heic 32x24 16320x12240
+sh "$here/../exiftool-readings.sh" heic/large
 
 # --- gainmap/: iPhone-like HDR HEICs, their gain map an auxiliary image (issue 34).
 bash "$here/gainmap/make.sh"

@@ -1,0 +1,198 @@
+/// The primary image's HEVC tiles, as ImagePrep decodes them itself with libde265
+/// (`PreparationRun.directHEVCUpload`): a grid of `hvc1` tiles, as phones write, or one `hvc1`
+/// image, a grid of one tile.
+///
+/// The direct decode covers what phones write and libheif 1.15 decodes the same way: 8-bit
+/// 4:2:0 tiles of one size that cover the canvas, with no rotation, mirror or crop of their own,
+/// no alpha, their data's NAL units behind 4-byte lengths. For anything else the layout is nil
+/// and libheif decodes the photo, as before.
+struct HEVCTileLayout {
+    struct Tile {
+        /// The NAL units of its `hvcC` box, in order, as libheif reads them (empty ones left out).
+        let parameterSets: [Range<Int>]
+        /// Its data, in the order of its extents.
+        let data: [Range<Int>]
+        /// Whether libheif reads its samples' matrix and range from the stream's VUI, the tile
+        /// having no nclx `colr` box of its own (one that says anything but JPEG's full-range
+        /// BT.601 YCbCr leaves the photo to libheif).
+        let followsStreamColour: Bool
+    }
+
+    /// The file the ranges are of, which must outlive the layout.
+    let bytes: UnsafeRawBufferPointer
+    /// The image's size: the grid's canvas, or the single image's `ispe`.
+    let canvas: PixelSize
+    /// Every tile's size, which its coded pictures are too.
+    let tileSize: PixelSize
+    let columns: Int
+    let rows: Int
+    /// Row by row; a tile the grid names twice is here twice.
+    let tiles: [Tile]
+    /// Whether the primary is one coded image rather than a grid: libheif then keeps the
+    /// decoder's own warnings with the image.
+    var isSingleImage: Bool { tiles.count == 1 && canvas == tileSize }
+
+    /// libheif 1.15 refuses an image or a grid canvas this wide or tall (its default
+    /// `maximum_image_size_limit`).
+    static let libheifMaximumSide = 32768
+    /// libheif 1.15.1-1+deb12u2 refuses a grid of this many tiles or more (its bound on the images
+    /// one decode composes: a grid of 1998 tiles decodes, one of 2000 does not, and no grid has
+    /// 1999, a prime above its 256 columns).
+    static let libheifMaximumTiles = 2000
+
+    /// Whether libde265 would decode, with what `declaration` says, the picture the item
+    /// declares: 8-bit 4:2:0 of `size` (its `ispe`), coded within one largest coding block (64)
+    /// of it.
+    ///
+    /// libheif 1.15.1-1+deb12u2 refuses a coded size beyond its largest image and a decoded bit
+    /// depth that is not the `hvcC`'s; the direct decode, which libheif does not watch, holds to
+    /// this tighter rule before a byte is decoded, so that libde265 never allocates or decodes
+    /// another picture than the one the plan counted.
+    static func declares(_ size: PixelSize, in declaration: HEVCParameterSets.SequenceDeclaration) -> Bool {
+        declaration.chromaFormat == 1 && declaration.lumaBitDepth == 8 && declaration.chromaBitDepth == 8
+            && declaration.outputSize == size && declaration.codedSize.width - size.width < 64
+            && declaration.codedSize.height - size.height < 64
+    }
+}
+
+extension HEIFContainer {
+    /// The primary image's tiles when the direct decode covers it (`HEVCTileLayout`), else nil.
+    ///
+    /// - Parameter plan: the primary's plan, held to the limits; its turn must be known
+    ///   (no crop), since the direct decode leaves the turn to ImagePrep.
+    func hevcTileLayout(plan: DecodePlan) -> HEVCTileLayout? {
+        guard let primary, let item = items[primary], plan.orientation != nil, plan.tilesCoverGrids,
+            !hasAlpha(primary)
+        else { return nil }
+        if item.type == FourCC("hvc1") {
+            guard let tile = hevcTile(item), plan.storedSize.width < HEVCTileLayout.libheifMaximumSide,
+                plan.storedSize.height < HEVCTileLayout.libheifMaximumSide
+            else { return nil }
+            return HEVCTileLayout(
+                bytes: bytes, canvas: plan.storedSize, tileSize: plan.storedSize, columns: 1, rows: 1, tiles: [tile])
+        }
+        guard item.type == FourCC("grid"), let grid = try? grid(of: item), grid.size == plan.storedSize,
+            grid.size.width < HEVCTileLayout.libheifMaximumSide, grid.size.height < HEVCTileLayout.libheifMaximumSide,
+            hasEightBitPixelInformation(item)
+        else { return nil }
+        let ids = derivedImageSources()[primary] ?? []
+        guard ids.count == grid.columns * grid.rows, ids.count < HEVCTileLayout.libheifMaximumTiles,
+            let first = ids.first.flatMap({ items[$0] }), let tileSize = size(of: first),
+            tileSize.width < HEVCTileLayout.libheifMaximumSide, tileSize.height < HEVCTileLayout.libheifMaximumSide
+        else { return nil }
+        // libheif places each tile after those before it and refuses one that starts past the canvas.
+        guard (grid.columns - 1) * tileSize.width < grid.size.width,
+            (grid.rows - 1) * tileSize.height < grid.size.height
+        else { return nil }
+        var tiles: [HEVCTileLayout.Tile] = []
+        tiles.reserveCapacity(ids.count)
+        var known: [ItemID: HEVCTileLayout.Tile] = [:]
+        for id in ids {
+            if let tile = known[id] {
+                tiles.append(tile)
+                continue
+            }
+            guard let tileItem = items[id], tileItem.type == FourCC("hvc1"), size(of: tileItem) == tileSize,
+                !hasTransformations(tileItem),
+                !references.contains(where: { $0.type == FourCC("auxl") && $0.to.contains(id) }),
+                let tile = hevcTile(tileItem)
+            else { return nil }
+            known[id] = tile
+            tiles.append(tile)
+        }
+        return HEVCTileLayout(
+            bytes: bytes, canvas: grid.size, tileSize: tileSize, columns: grid.columns, rows: grid.rows, tiles: tiles)
+    }
+
+    /// A coded image the direct decode reads: 8-bit 4:2:0 of an even size, as its `hvcC`, its
+    /// `pixi` and every sequence parameter set it holds say (`HEVCTileLayout.declares`), with NAL
+    /// units behind 4-byte lengths, its data wholly in the file, and samples in JPEG's YCbCr or
+    /// described only by its stream.
+    private func hevcTile(_ item: Item) -> HEVCTileLayout.Tile? {
+        guard let configuration = property(FourCC("hvcC"), of: item), configuration.count >= 23,
+            let size = size(of: item), size.width > 0, size.height > 0, size.width % 2 == 0, size.height % 2 == 0,
+            !item.isTruncated, item.extents.reduce(0, { $0 + $1.count }) == item.declaredLength,
+            hasEightBitPixelInformation(item)
+        else { return nil }
+        let config = bytes[configuration]
+        let base = configuration.lowerBound
+        // chroma_format_idc 1 (4:2:0), 8-bit luma and chroma, lengthSizeMinusOne 3.
+        guard config[base + 16] & 3 == 1, config[base + 17] & 7 == 0, config[base + 18] & 7 == 0,
+            config[base + 21] & 3 == 3, let parameterSets = parameterSets(in: configuration),
+            let declarations = sequenceDeclarations(of: item, configuration: configuration), !declarations.isEmpty,
+            declarations.allSatisfy({ HEVCTileLayout.declares(size, in: $0) })
+        else { return nil }
+        var followsStreamColour = true
+        for index in item.properties where properties[index].type == FourCC("colr") {
+            let payload = properties[index].payload
+            guard payload.count >= 4, Array(bytes[payload.prefix(4)]) == Array("nclx".utf8) else { continue }
+            // colour_primaries, transfer_characteristics, matrix_coefficients, full_range_flag;
+            // libheif keeps the last nclx box of an item.
+            guard payload.count >= 11 else { return nil }
+            let matrix = Int(bytes[payload.lowerBound + 8]) << 8 | Int(bytes[payload.lowerBound + 9])
+            let isFullRange = bytes[payload.lowerBound + 10] & 0x80 != 0
+            followsStreamColour = false
+            guard isFullRange, NCLXColour.jpegMatrices.contains(matrix) else { return nil }
+        }
+        return HEVCTileLayout.Tile(
+            parameterSets: parameterSets, data: item.extents, followsStreamColour: followsStreamColour)
+    }
+
+    /// The NAL units of an `hvcC` box's arrays (ISO/IEC 14496-15 8.3.3.1), as libheif 1.15 reads
+    /// them: empty ones left out; nil when one runs past the box.
+    private func parameterSets(in configuration: Range<Int>) -> [Range<Int>]? {
+        var offset = configuration.lowerBound + 23
+        var units: [Range<Int>] = []
+        for _ in 0..<bytes[configuration.lowerBound + 22] {
+            guard configuration.upperBound - offset >= 3 else { return nil }
+            let count = Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            offset += 3
+            for _ in 0..<count {
+                guard configuration.upperBound - offset >= 2 else { return nil }
+                let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+                offset += 2
+                guard length <= configuration.upperBound - offset else { return nil }
+                if length > 0 { units.append(offset..<(offset + length)) }
+                offset += length
+            }
+        }
+        return units
+    }
+
+    /// What every SPS of the image says, in its `hvcC` and in its data (which libde265 reads too);
+    /// nil when one cannot be read.
+    private func sequenceDeclarations(
+        of item: Item, configuration: Range<Int>
+    ) -> [HEVCParameterSets.SequenceDeclaration]? {
+        let config = UnsafeRawBufferPointer(rebasing: bytes[configuration])
+        // Phones write a tile's data in one extent: read in place.
+        if item.extents.count == 1 {
+            return HEVCParameterSets.declarations(
+                configuration: config, data: UnsafeRawBufferPointer(rebasing: bytes[item.extents[0]]))
+        }
+        return item.extents.flatMap { bytes[$0] }.withUnsafeBytes { data in
+            HEVCParameterSets.declarations(configuration: config, data: data)
+        }
+    }
+
+    /// Whether an image has an alpha plane, which libheif decodes with it.
+    private func hasAlpha(_ id: ItemID) -> Bool {
+        references.contains { $0.type == FourCC("auxl") && $0.to.contains(id) && isAlpha($0.from) }
+    }
+
+    /// Whether a tile has a rotation, mirror or crop of its own, which libheif applies to it.
+    private func hasTransformations(_ item: Item) -> Bool {
+        item.properties.contains { [FourCC("irot"), FourCC("imir"), FourCC("clap")].contains(properties[$0].type) }
+    }
+
+    /// Whether the image's `pixi`, if it has one, says 8 bits in every channel: libheif makes a
+    /// grid's canvas at that depth and refuses tiles of another.
+    private func hasEightBitPixelInformation(_ item: Item) -> Bool {
+        guard let pixi = property(FourCC("pixi"), of: item) else { return true }
+        // Version and flags, the channel count, then a depth per channel.
+        guard pixi.count >= 6 else { return false }
+        let channels = Int(bytes[pixi.lowerBound + 4])
+        guard channels >= 1, pixi.count >= 5 + channels else { return false }
+        return (0..<channels).allSatisfy { bytes[pixi.lowerBound + 5 + $0] == 8 }
+    }
+}
