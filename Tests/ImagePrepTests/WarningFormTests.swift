@@ -70,7 +70,7 @@ struct WarningFormTests {
     static let constructed: [PhotoWarning] = {
         let size = PixelSize(width: 100, height: 100)
         var warnings: [PhotoWarning] = [
-            HEIFMetadata.unreadableItemWarning,
+            HEIFMetadata.unreadableItemWarning, HEIFMetadata.encodedItemWarning,
             LibjpegMessage.scanLimit.warning,
         ]
         warnings += [
