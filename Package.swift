@@ -67,12 +67,13 @@ let package = Package(
             ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),
-        // Linux's sync_file_range, which Swift's Glibc module leaves out: prep-photo starts the
-        // write-back of a photo's copies together, so that their fsyncs share one journal commit.
-        .target(name: "CWriteBack"),
+        // The C library calls Swift's Glibc module leaves out: Linux's sync_file_range (prep-photo
+        // starts the write-back of a photo's copies together, so that their fsyncs share one
+        // journal commit) and glibc's mallopt (the commands keep the blocks libde265 frees).
+        .target(name: "CLibcExtras"),
         // The one place that names the C library (Glibc, Darwin) and holds the calls that differ
         // between Linux and Apple's platforms, for every module; not a product.
-        .target(name: "PlatformLayer", dependencies: ["CWriteBack"]),
+        .target(name: "PlatformLayer", dependencies: ["CLibcExtras"]),
         // The package's version, once, for both libraries (and so every `--version`); not a product.
         .target(name: "PackageVersion"),
         .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser", "PlatformLayer"]),

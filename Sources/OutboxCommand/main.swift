@@ -46,6 +46,9 @@ func describe(_ error: OutboxError) -> String {
     }
 }
 
+// `outbox add` prepares photo after photo, as prep-photo does: keep freed blocks (Platform).
+Platform.keepFreedMemoryForReuse()
+
 let action = CommandLineOptions.parseOrExit(CommandLineArgument.processArguments)
 
 switch action {

@@ -61,6 +61,9 @@ func findInputs(
     return discovery.found
 }
 
+// Photo after photo, libde265 frees and allocates the same blocks: keep them (Platform).
+Platform.keepFreedMemoryForReuse()
+
 let action: CommandLineOptions.Action
 do {
     action = try CommandLineOptions.parse(CommandLineArgument.processArguments)
