@@ -121,7 +121,9 @@ struct MemoryBoundTests {
     /// 3,300 page faults here (Debian 12, transparent huge pages on), where glibc's defaults gave
     /// each tile's blocks back to the kernel and took fresh zeroed pages, 153,000 faults and 0.9 s
     /// of system time. The bound leaves room for a kernel without huge pages.
-    @Test("prep-photo reuses the memory each HEIC tile's decoder frees: the 200 MP HEIC's 768 tiles in under 30,000 page faults")
+    @Test(
+        "prep-photo reuses the memory each HEIC tile's decoder frees: the 200 MP HEIC's 768 tiles in under 30,000 page faults"
+    )
     func freedMemoryIsReused() throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.time), "\(Self.time) (Debian package time) is missing")
