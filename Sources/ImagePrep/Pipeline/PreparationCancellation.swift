@@ -51,6 +51,9 @@ final class PreparationCancellation: Sendable {
         return isRaised
     }
 
+    /// Whether the flag was raised, without counting a check: for after the run.
+    var wasRaised: Bool { state.withLock { $0.isRaised } }
+
     /// Throws `cancelledError` when the flag is raised.
     func check(file: String) throws(ImagePrepError) {
         if isRaised { throw Self.cancelledError(file: file) }
@@ -96,7 +99,7 @@ extension PhotoPreparer {
             do {
                 return try work(cancellation)
             } catch {
-                if cancellation.checksPassed.afterRaise != nil { throw CancellationError() }
+                if cancellation.wasRaised { throw CancellationError() }
                 throw error
             }
         } onCancel: {
