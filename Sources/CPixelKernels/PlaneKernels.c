@@ -78,6 +78,13 @@ int pk_lanczos3_weights(
     double taps[maxTaps];
     int largest = 0;
     memset(weights, 0, sizeof(float) * (size_t)(outputCount * stride));
+    // The taps are evenly spaced, so sin(πx) and sin(πx/3) advance by a rotation each: two
+    // sincos per output sample instead of two sin per tap, which made the weights of one
+    // photo's filters cost milliseconds. The rotation is the same for every output, so it is
+    // computed once here (per output it was four more calls into libm, 14 % of the time).
+    const double step = 1 / filterScale;
+    const double stepSine = sin(M_PI * step), stepCosine = cos(M_PI * step);
+    const double stepSineThird = sin(M_PI * step / 3), stepCosineThird = cos(M_PI * step / 3);
     for (ptrdiff_t output = 0; output < outputCount; output++) {
         double center = ((double)output + 0.5) * scale;
         ptrdiff_t first = (ptrdiff_t)floor(center - support);
@@ -86,15 +93,9 @@ int pk_lanczos3_weights(
         if (end > inputCount) end = inputCount;
         double total = 0;
         int count = 0;
-        // The taps are evenly spaced, so sin(πx) and sin(πx/3) advance by a rotation each: two
-        // sincos per output sample instead of two sin per tap, which made the weights of one
-        // photo's filters cost milliseconds.
         double x = ((double)first + 0.5 - center) / filterScale;
-        double step = 1 / filterScale;
         double sine = sin(M_PI * x), cosine = cos(M_PI * x);
         double sineThird = sin(M_PI * x / 3), cosineThird = cos(M_PI * x / 3);
-        const double stepSine = sin(M_PI * step), stepCosine = cos(M_PI * step);
-        const double stepSineThird = sin(M_PI * step / 3), stepCosineThird = cos(M_PI * step / 3);
         for (ptrdiff_t input = first; input < end && count < maxTaps; input++) {
             double weight;
             if (fabs(x) < 1e-9) {
