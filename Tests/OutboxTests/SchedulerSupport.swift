@@ -109,11 +109,14 @@ final class EventLog: Sendable {
     }
 
     /// Waits, polling, until `condition` holds for the events so far: generously, because the machine
-    /// is shared and a parallel test run keeps the cooperative pool busy with blocking fsyncs.
+    /// is shared and a parallel test run keeps the cooperative pool busy with blocking fsyncs. In
+    /// the whole suite a scheduler's pass waits its turn behind every other test: a test with two
+    /// waits took 187 s in a passing run, and a run 30 % slower ran out of 120 s on its first
+    /// wait. Only a broken scheduler waits the whole time (`livenessWait`).
     ///
     /// - Returns: Whether it held before the time ran out.
     @discardableResult
-    func wait(seconds: Double = 120, until condition: ([OutboxEvent]) -> Bool) async -> Bool {
+    func wait(seconds: Double = livenessWait, until condition: ([OutboxEvent]) -> Bool) async -> Bool {
         let end = ContinuousClock.now + .seconds(seconds)
         while ContinuousClock.now < end {
             if condition(all) { return true }
@@ -129,9 +132,13 @@ final class EventLog: Sendable {
     }
 }
 
+/// How long the scheduler's tests wait for what must happen before they call it lost: the whole
+/// suite's span on a slow machine, since a pass may wait that long for a thread.
+let livenessWait: Double = 600
+
 /// Waits, polling, until `condition` holds (generously: the machine is shared).
 @discardableResult
-func eventually(seconds: Double = 120, _ condition: () async throws -> Bool) async rethrows -> Bool {
+func eventually(seconds: Double = livenessWait, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let end = ContinuousClock.now + .seconds(seconds)
     while ContinuousClock.now < end {
         if try await condition() { return true }
