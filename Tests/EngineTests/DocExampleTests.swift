@@ -171,11 +171,18 @@ struct DocExampleTests {
                 for (index, step) in steps.enumerated() {
                     // The marker keeps the last command's status, for an `echo $?` after it.
                     script += "status=$?; echo '@@step \(index)'; (exit $status)\n"
-                    script += step.1.replacingOccurrences(of: "8080", with: port) + "\n"
-                    if step.1.hasSuffix("&") {
-                        // A server started in the background: its first line, and then its port, before the next step.
+                    let command = step.1.replacingOccurrences(of: "8080", with: port)
+                    if command.hasSuffix("&") {
+                        // A server started in the background: its first line before the next step. It
+                        // listens before it prints, so its port alone let a slow start print its line
+                        // after the next step's marker: it writes to a file, shown once a line is whole.
+                        let log = ".doc-background-\(index).out"
+                        script += "\(command.dropLast()) > \(log) 2>&1 &\n"
                         script +=
-                            "for _ in $(seq 300); do (exec 3<>/dev/tcp/127.0.0.1/\(port)) 2>/dev/null && break; sleep 0.1; done\n"
+                            "for _ in $(seq 300); do [ -s \(log) ] && [ -z \"$(tail -c 1 \(log))\" ] && break; sleep 0.1; done\n"
+                        script += "head -n 1 \(log)\n"
+                    } else {
+                        script += command + "\n"
                     }
                 }
                 var environment = ProcessInfo.processInfo.environment
