@@ -69,7 +69,8 @@ let package = Package(
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),
         // The C library calls Swift's Glibc module leaves out: Linux's sync_file_range (prep-photo
         // starts the write-back of a photo's copies together, so that their fsyncs share one
-        // journal commit) and glibc's mallopt (the commands keep the blocks libde265 frees).
+        // journal commit) and glibc's mallopt (the commands keep the blocks libde265 frees; a HEIF
+        // decode has malloc fill what it hands out).
         .target(name: "CLibcExtras"),
         // The one place that names the C library (Glibc, Darwin) and holds the calls that differ
         // between Linux and Apple's platforms, for every module; not a product.

@@ -19,9 +19,13 @@ void cle_keep_freed_memory(int mmapThreshold, int trimThreshold) {
     mallopt(M_MMAP_THRESHOLD, mmapThreshold);
     mallopt(M_TRIM_THRESHOLD, trimThreshold);
 }
+
+void cle_set_malloc_perturb(int fill) { mallopt(M_PERTURB, fill); }
 #else
 void cle_keep_freed_memory(int mmapThreshold, int trimThreshold) {
     (void)mmapThreshold;
     (void)trimThreshold;
 }
+
+void cle_set_malloc_perturb(int fill) { (void)fill; }
 #endif

@@ -4,11 +4,6 @@
 #include <stddef.h>
 #include "Libde265.h"
 #include "Libheif.h"
-#if defined(__GLIBC__)
-// mallopt(M_PERTURB): libheif's decoders leave what they never write as malloc gave it
-// (FreshMemory in HEIFDecoder.swift).
-#include <malloc.h>
-#endif
 
 /// libheif, and libde265 for the HEVC images ImagePrep decodes itself, loaded when the first HEIF
 /// file is decoded rather than when the process starts.

@@ -16,4 +16,8 @@ int cle_start_write_back(int descriptor);
 /// and up to `trimThreshold` bytes free at a heap's top stay in the process.
 void cle_keep_freed_memory(int mmapThreshold, int trimThreshold);
 
+/// glibc's `mallopt(M_PERTURB, fill)` (`malloc.h`): while `fill` is not 0, every block malloc hands
+/// out is filled with `fill ^ 0xFF` (and every freed block with `fill`); 0 stops it.
+void cle_set_malloc_perturb(int fill);
+
 #endif

@@ -379,18 +379,16 @@ enum FreshMemory {
     private static let decodes = Locked(0)
 
     static func filled<Result>(_ body: () -> Result) -> Result {
-        #if os(Linux)  // glibc's M_PERTURB, through CHeif's header (malloc.h)
         decodes.withLock { count in
-            if count == 0 { _ = mallopt(M_PERTURB, 0x7F) }  // Allocated bytes are set to ~0x7F.
+            if count == 0 { Platform.setMallocFill(0x7F) }  // Allocated bytes are set to ~0x7F.
             count += 1
         }
         defer {
             decodes.withLock { count in
                 count -= 1
-                if count == 0 { _ = mallopt(M_PERTURB, 0) }
+                if count == 0 { Platform.setMallocFill(0) }
             }
         }
-        #endif
         return body()
     }
 }
