@@ -33,6 +33,42 @@ struct FilterWeightTests {
         #expect(largestError < 1e-6)
     }
 
+    /// Where the scale repeats every few outputs (4000 to 2048 is 125 inputs per 64 outputs),
+    /// the kernel copies one period's weights along instead of working each out: they must be
+    /// the ones it works out, bit for bit, at every output, edges included; and where it cannot
+    /// repeat them (a scale that is no multiple of 2^-20, or a period longer than the filter),
+    /// it works them all out.
+    @Test(
+        "weights copied along the scale's period are those worked out, bit for bit",
+        arguments: [
+            (4000, 2048), (3000, 1536), (2000, 1024), (1500, 768), (4032, 2048), (3024, 1536), (4608, 2048),
+            (3456, 1536), (2304, 1152), (8000, 2048), (16320, 2048), (2048, 400), (4096, 2048), (1024, 2048),
+            (64, 48), (12, 7), (3001, 1536),
+        ])
+    func periodicWeightsAreExact(input: Int, output: Int) {
+        let scale = Double(input) / Double(output)
+        let copied = FilterBank(inputCount: input, outputCount: output, scale: scale)
+        let workedOut = FilterBank(inputCount: input, outputCount: output, scale: scale, reusesPeriod: false)
+        #expect(copied.starts == workedOut.starts)
+        #expect(copied.counts == workedOut.counts)
+        #expect(copied.weights.map(\.bitPattern) == workedOut.weights.map(\.bitPattern))
+        #expect(copied.fixedWeights == workedOut.fixedWeights)
+    }
+
+    /// The copying must happen where it pays: the uploads of the bench's 12 and 16 MP photos
+    /// (and their chroma) repeat, a scale with no short period or no exact multiple does not.
+    @Test("the uploads' filters repeat with the period of their scale; others are worked out whole")
+    func periodsOfCommonScales() {
+        #expect(FilterBank.period(scale: 4000.0 / 2048, outputCount: 2048) == 64)
+        #expect(FilterBank.period(scale: 1500.0 / 768, outputCount: 768) == 64)
+        #expect(FilterBank.period(scale: 4032.0 / 2048, outputCount: 2048) == 32)
+        #expect(FilterBank.period(scale: 4608.0 / 2048, outputCount: 2048) == 4)
+        #expect(FilterBank.period(scale: 2.0, outputCount: 2048) == 1)
+        #expect(FilterBank.period(scale: 2048.0 / 400, outputCount: 400) == nil)
+        #expect(FilterBank.period(scale: 3001.0 / 1536, outputCount: 1536) == nil)
+        #expect(FilterBank.period(scale: 4000.0 / 2048, outputCount: 40) == nil)
+    }
+
     /// The vertical pass over bytes sums with the weights in 2^14 fixed point: each output's
     /// must still sum to exactly 2^14, or a flat picture would drift by a level. Each weight is
     /// its float weight rounded, but for the largest, which takes what the rounding left over.

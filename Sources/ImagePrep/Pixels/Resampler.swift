@@ -36,7 +36,9 @@ struct FilterBank: Sendable {
 
     /// - Parameters:
     ///   - scale: input samples per output sample (greater than 1 when shrinking).
-    init(inputCount: Int, outputCount: Int, scale: Double) {
+    ///   - reusesPeriod: whether outputs that repeat an earlier one's taps copy its weights (the
+    ///     same, bit for bit) rather than work them out; false only to check that they are.
+    init(inputCount: Int, outputCount: Int, scale: Double, reusesPeriod: Bool = true) {
         let support = 3 * max(scale, 1)
         let maxTaps = Int((2 * support).rounded(.up)) + 1
         let stride = (maxTaps + 1) / 2 * 2
@@ -47,8 +49,8 @@ struct FilterBank: Sendable {
             counts.withUnsafeMutableBufferPointer { counts in
                 weights.withUnsafeMutableBufferPointer { weights in
                     _ = pk_lanczos3_weights(
-                        inputCount, outputCount, scale, Int32(stride), starts.baseAddress!, counts.baseAddress!,
-                        weights.baseAddress!)
+                        inputCount, outputCount, scale, Int32(stride), reusesPeriod, starts.baseAddress!,
+                        counts.baseAddress!, weights.baseAddress!)
                 }
             }
         }
@@ -65,6 +67,14 @@ struct FilterBank: Sendable {
         self.counts = counts
         self.weights = weights
         self.fixedWeights = fixedWeights
+    }
+
+    /// How many outputs apart a filter at `scale` repeats its taps, which the weights are then
+    /// copied along (`pk_filter_period`); nil when it does not.
+    static func period(scale: Double, outputCount: Int) -> Int? {
+        var shift = 0
+        let period = pk_filter_period(scale, outputCount, &shift)
+        return period > 0 ? period : nil
     }
 
     /// The input samples that output `index` reads.
