@@ -156,10 +156,15 @@ int pk_lanczos3_weights(
     return largest;
 }
 
-void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, int16_t *fixed) {
+void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, ptrdiff_t period, int16_t *fixed) {
     for (ptrdiff_t output = 0; output < outputCount; output++) {
         const float *row = weights + output * stride;
         int16_t *fixedRow = fixed + output * stride;
+        // A row the same as one a period before rounds the same.
+        if (period > 0 && output >= period && memcmp(row, row - period * stride, sizeof(float) * (size_t)stride) == 0) {
+            memcpy(fixedRow, fixedRow - period * stride, sizeof(int16_t) * (size_t)stride);
+            continue;
+        }
         int32_t total = 0;
         int largest = 0;
         for (int k = 0; k < stride; k++) {

@@ -97,8 +97,9 @@ void pk_orient_plane(
 #define PK_SUM_ONE (1 << PK_SUM_BITS)
 
 /// `fixed[i * stride + k]` is `weights[i * stride + k]` in 2^14 fixed point, rounded so that each
-/// output's weights still sum to exactly `PK_FIXED_ONE` (a flat picture stays flat).
-void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, int16_t *fixed);
+/// output's weights still sum to exactly `PK_FIXED_ONE` (a flat picture stays flat). With a
+/// `period` (`pk_filter_period`, else 0), a row equal to the one `period` before is copied.
+void pk_fixed_weights(const float *weights, ptrdiff_t outputCount, int stride, ptrdiff_t period, int16_t *fixed);
 
 /// The fractional bits of an encoding step in a folded product's fields.
 #define PK_FOLD_BITS 7

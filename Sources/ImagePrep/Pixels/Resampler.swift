@@ -58,7 +58,8 @@ struct FilterBank: Sendable {
         weights.withUnsafeBufferPointer { weights in
             fixedWeights.withUnsafeMutableBufferPointer { fixed in
                 if let weights = weights.baseAddress, let fixed = fixed.baseAddress {
-                    pk_fixed_weights(weights, outputCount, Int32(stride), fixed)
+                    let period = reusesPeriod ? Self.period(scale: scale, outputCount: outputCount) ?? 0 : 0
+                    pk_fixed_weights(weights, outputCount, Int32(stride), period, fixed)
                 }
             }
         }
