@@ -134,14 +134,23 @@ struct ResumableUploadTests {
                 to: engine, cutAfter: Self.attachment.count * 45 / 100,
                 dataFolder: folder.appendingPathComponent("proxy"))
             let transport = HTTPTransport(engineURL: proxy.url)
-            for _ in 0..<3 { #expect(try await outbox.drainNow(using: transport).synced.isEmpty) }
+            var reports: [DrainReport] = []
+            for _ in 0..<3 {
+                let report = try await outbox.drainNow(using: transport)
+                #expect(report.synced.isEmpty)
+                reports.append(report)
+            }
             #expect(try await engine.state().uploads.isEmpty)
             // The creation refused (405), then one PUT cut a drain; the engine logs a cut PUT
             // only once it has read to the cut, which can come after the drain ended, and on a
             // loaded machine well after: the wait is generous, and costs nothing when all is there.
             let log = proxy.dataFolder.appendingPathComponent("connections.jsonl")
-            #expect(try await waitUntil(seconds: 120) { try await engine.state().requests.count == 4 })
-            #expect(try await waitUntil(seconds: 120) { try Self.bytesSent(through: log).connections == 4 })
+            #expect(
+                try await waitUntil(seconds: 120) { try await engine.state().requests.count == 4 },
+                "the drains: \(reports)")
+            #expect(
+                try await waitUntil(seconds: 120) { try Self.bytesSent(through: log).connections == 4 },
+                "the drains: \(reports)")
             let (bytes, connections) = try Self.bytesSent(through: log)
             print(
                 "no resumption, cut at 45 %: nothing arrived in 3 drains, \(bytes) bytes sent on \(connections) connections"
