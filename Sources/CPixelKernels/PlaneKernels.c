@@ -68,7 +68,7 @@ void pk_apply_table(uint8_t *samples, ptrdiff_t count, const uint8_t *table) {
     for (ptrdiff_t index = 0; index < count; index++) samples[index] = table[samples[index]];
 }
 
-ptrdiff_t pk_filter_period(double scale, ptrdiff_t outputCount, ptrdiff_t *shift) {
+ptrdiff_t pk_filter_period(double scale, ptrdiff_t outputCount) {
     double fixedScale = scale * 1048576.0;
     // Centres are (2i + 1) * fixedScale / 2^21: exact while that product stays under 2^53.
     if (!(scale > 0) || fixedScale != floor(fixedScale) || fixedScale * (2.0 * (double)outputCount + 1) > 0x1p52) {
@@ -76,16 +76,13 @@ ptrdiff_t pk_filter_period(double scale, ptrdiff_t outputCount, ptrdiff_t *shift
     }
     for (ptrdiff_t period = 1; period <= 1024 && period < outputCount; period++) {
         double inputs = (double)period * scale;
-        if (inputs == floor(inputs)) {
-            *shift = (ptrdiff_t)inputs;
-            return period;
-        }
+        if (inputs == floor(inputs)) return period;
     }
     return 0;
 }
 
 int pk_lanczos3_weights(
-    ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, bool reusesPeriod, int32_t *starts,
+    ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, ptrdiff_t period, int32_t *starts,
     int32_t *counts, float *weights) {
     double filterScale = scale > 1 ? scale : 1;
     double support = 3 * filterScale;
@@ -101,11 +98,9 @@ int pk_lanczos3_weights(
     const double step = 1 / filterScale;
     const double stepSine = sin(M_PI * step), stepCosine = cos(M_PI * step);
     const double stepSineThird = sin(M_PI * step / 3), stepCosineThird = cos(M_PI * step / 3);
-    // An upload's scale is often such a multiple (4000 to 2048 is 125/64): then only one period
-    // of outputs and the edges are computed, the rest copied (a 12 MP photo's upload filters
-    // were 1.6 ms of sin and cos before its decode could start).
-    ptrdiff_t shift = 0;
-    ptrdiff_t period = reusesPeriod ? pk_filter_period(scale, outputCount, &shift) : 0;
+    // An upload's scale often has a period (4000 to 2048 is 125/64): then only one period of
+    // outputs and the edges are computed, the rest copied, `shift` inputs on each period.
+    const ptrdiff_t shift = (ptrdiff_t)((double)period * scale);
     for (ptrdiff_t output = 0; output < outputCount; output++) {
         double center = ((double)output + 0.5) * scale;
         ptrdiff_t first = (ptrdiff_t)floor(center - support);

@@ -1,6 +1,5 @@
 #ifndef PIXEL_KERNELS_H
 #define PIXEL_KERNELS_H
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -131,19 +130,19 @@ void pk_apply_table(uint8_t *samples, ptrdiff_t count, const uint8_t *table);
 
 /// The period of a filter whose scale is a multiple of 2^-20 small enough that every centre,
 /// tap position and distance in `pk_lanczos3_weights` is exact in a double: the smallest `q`
-/// (up to 1024) for which `q * scale` is a whole number `*shift`, so that output `i + q` has
-/// output `i`'s taps, bit for bit, `*shift` inputs further on, wherever neither reaches past an
+/// (up to 1024) for which `q * scale` is a whole number, so that output `i + q` has output
+/// `i`'s taps, bit for bit, `q * scale` inputs further on, wherever neither reaches past an
 /// edge. 0 when there is none.
-ptrdiff_t pk_filter_period(double scale, ptrdiff_t outputCount, ptrdiff_t *shift);
+ptrdiff_t pk_filter_period(double scale, ptrdiff_t outputCount);
 
 /// The weights of a Lanczos3 filter along one axis: for output `i`, `starts[i]` and `counts[i]`
 /// give its taps in the input, `weights[i * stride ...]` their weights, normalised to a sum of 1,
-/// zero past `counts[i]`. `scale` is input samples per output sample. With `reusesPeriod`, an
-/// output that repeats an earlier one's taps further on (a scale such as 125/64) copies them
-/// instead of working them out again: the same weights, bit for bit.
+/// zero past `counts[i]`. `scale` is input samples per output sample. With the scale's
+/// `period` (`pk_filter_period`, else 0), an output that repeats the taps of the one a period
+/// before copies them instead of working them out again: the same weights, bit for bit.
 /// Returns the largest count.
 int pk_lanczos3_weights(
-    ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, bool reusesPeriod, int32_t *starts,
+    ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, ptrdiff_t period, int32_t *starts,
     int32_t *counts, float *weights);
 #pragma clang assume_nonnull end
 #endif

@@ -42,6 +42,7 @@ struct FilterBank: Sendable {
         let support = 3 * max(scale, 1)
         let maxTaps = Int((2 * support).rounded(.up)) + 1
         let stride = (maxTaps + 1) / 2 * 2
+        let period = reusesPeriod ? Self.period(scale: scale, outputCount: outputCount) ?? 0 : 0
         var starts = [Int32](repeating: 0, count: outputCount)
         var counts = [Int32](repeating: 0, count: outputCount)
         var weights = [Float](repeating: 0, count: outputCount * stride)
@@ -49,7 +50,7 @@ struct FilterBank: Sendable {
             counts.withUnsafeMutableBufferPointer { counts in
                 weights.withUnsafeMutableBufferPointer { weights in
                     _ = pk_lanczos3_weights(
-                        inputCount, outputCount, scale, Int32(stride), reusesPeriod, starts.baseAddress!,
+                        inputCount, outputCount, scale, Int32(stride), period, starts.baseAddress!,
                         counts.baseAddress!, weights.baseAddress!)
                 }
             }
@@ -58,7 +59,6 @@ struct FilterBank: Sendable {
         weights.withUnsafeBufferPointer { weights in
             fixedWeights.withUnsafeMutableBufferPointer { fixed in
                 if let weights = weights.baseAddress, let fixed = fixed.baseAddress {
-                    let period = reusesPeriod ? Self.period(scale: scale, outputCount: outputCount) ?? 0 : 0
                     pk_fixed_weights(weights, outputCount, Int32(stride), period, fixed)
                 }
             }
@@ -73,8 +73,7 @@ struct FilterBank: Sendable {
     /// How many outputs apart a filter at `scale` repeats its taps, which the weights are then
     /// copied along (`pk_filter_period`); nil when it does not.
     static func period(scale: Double, outputCount: Int) -> Int? {
-        var shift = 0
-        let period = pk_filter_period(scale, outputCount, &shift)
+        let period = pk_filter_period(scale, outputCount)
         return period > 0 ? period : nil
     }
 
