@@ -1,4 +1,5 @@
 import Foundation
+import PlatformLayer
 import Testing
 
 @testable import ImagePrep
@@ -135,27 +136,36 @@ struct ParallelPreparationTests {
     }
 
     /// The pipeline hands every item over once, in order, and never lets the producer refill a
-    /// slot before the consumer is done with it.
-    @Test("a pipeline's consumer sees every item in order, its slot untouched")
-    func pipelineKeepsOrderAndSlots() {
-        let slots = 3
-        let count = 2000
+    /// slot before the consumer is done with it. Items go over a batch at a time (the last ones
+    /// when the producer ends), so that the producer wakes the consumer once per batch.
+    @Test(
+        "a pipeline's consumer sees every item in order, its slot untouched, once its batch is made",
+        arguments: [(slots: 3, batch: 1), (slots: 3, batch: 3), (slots: 8, batch: 4), (slots: 5, batch: 3)])
+    func pipelineKeepsOrderAndSlots(slots: Int, batch: Int) {
+        // Not a multiple of the batches of 3 or 4: the last items go over when the producer ends.
+        let count = 2001
         // What each slot holds, written by the producer and read by the consumer.
         var contents = [Int](repeating: -1, count: slots)
         var seen: [Int] = []
-        var made = 0
+        let made = Locked(0)
+        // How many items were made when the consumer took each one.
+        var madeWhenTaken: [Int] = []
         contents.withUnsafeMutableBufferPointer { contents in
-            Parallel.pipeline(slots: slots) { slot -> (slot: Int, value: Int)? in
-                guard made < count else { return nil }
-                contents[slot] = made
-                made += 1
-                return (slot, made - 1)
+            Parallel.pipeline(slots: slots, batch: batch) { slot -> (slot: Int, value: Int)? in
+                let value = made.withLock { $0 }
+                guard value < count else { return nil }
+                contents[slot] = value
+                made.withLock { $0 += 1 }
+                return (slot, value)
             } consume: { item in
                 // Slow down now and then, so that the producer runs ahead and waits.
                 if item.value % 97 == 0 { usleep(200) }
+                madeWhenTaken.append(made.withLock { $0 })
                 seen.append(contents[item.slot] == item.value ? item.value : -1)
             }
         }
         #expect(seen == Array(0..<count))
+        let firstTakenEarly = madeWhenTaken.indices.first { madeWhenTaken[$0] < min(count, ($0 / batch + 1) * batch) }
+        #expect(firstTakenEarly == nil, "an item was taken before its whole batch was made")
     }
 }
