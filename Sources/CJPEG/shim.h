@@ -129,7 +129,7 @@ static inline void cjpeg_survey_decode(
 
 /// How many strips a decoder can hold at once, so that one thread can decode the next strips
 /// while another still reads the earlier ones.
-enum { CJPEG_STRIP_SLOTS = 8 };
+enum { CJPEG_STRIP_SLOTS = 16 };
 
 /// A source of JPEG bytes in two parts, read one after the other: the headers made for the
 /// bottom of a photo cut at a restart marker, then the original's entropy-coded data from the

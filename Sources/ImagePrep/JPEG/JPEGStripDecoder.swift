@@ -3,8 +3,8 @@ internal import CJPEG
 /// A YCbCr or gray JPEG decoded through libjpeg's own API one strip at a time (an iMCU row: 8 or
 /// 16 rows of luma at full size), each strip's rows handed on as they come, so that the image
 /// never exists at full size: the resampler makes the upload copy from the rows while they are
-/// still in cache. Only a few strips (about 100 KB each at 12 MP) are ever held: one, or
-/// `slotCount` (8) when one thread decodes the next strips while another resamples the earlier
+/// still in cache. Only a few strips (50–100 KB each at 12 MP) are ever held: one, or up to
+/// `slotCount` (16) when one thread decodes the next strips while another resamples the earlier
 /// ones.
 ///
 /// libjpeg reports a fatal error by `longjmp`; every call that can make one is a C function in

@@ -159,10 +159,11 @@ extension PreparationRun {
         var resampling = Duration.zero
         var encoding = Duration.zero
         let hasChroma = decoder.components.count > 1
-        // Strips go over half the slots at a time: a 12 MP photo's 188 strips wake the resampling
-        // thread 47 times, not 188, and the decoder still has the other half to fill meanwhile.
-        let slotCount = JPEGStripDecoder.slotCount
-        Parallel.pipeline(slots: slotCount, batch: slotCount / 2) { slot -> JPEGStripDecoder.Strip? in
+        // Strips go over 64 rows of luma at a time (8 strips of a 4:2:2 photo, 4 of a 4:2:0
+        // one), and as many slots again are the decoder's to fill meanwhile: a 4000x3000 4:2:2
+        // photo's 375 strips wake the resampling thread 47 times, not 375.
+        let batch = min(JPEGStripDecoder.slotCount / 2, max(1, 64 / max(1, decoder.components[0].stripRows)))
+        Parallel.pipeline(slots: 2 * batch, batch: batch) { slot -> JPEGStripDecoder.Strip? in
             if cancellation.isRaised { return nil }
             let start = clock.now
             defer { reading += clock.now - start }
