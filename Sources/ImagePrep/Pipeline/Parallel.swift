@@ -52,7 +52,7 @@ enum Parallel {
     ///
     /// Items are handed over `batch` at a time (and the last ones when the producer ends), so
     /// that the producer wakes the waiting consumer once per batch: a wake is a system call and,
-    /// in a virtual machine, an interrupt to the other core, about 20 µs that the producer, the
+    /// in a virtual machine, an interrupt to the other core, 20–40 µs that the producer, the
     /// slower stage, would otherwise pay for every item. `batch` must be at most `slots`, or the
     /// producer could wait for a slot that only an item it has not handed over would free.
     ///
