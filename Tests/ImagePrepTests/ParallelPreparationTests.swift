@@ -143,7 +143,7 @@ struct ParallelPreparationTests {
         arguments: [(slots: 3, batch: 1), (slots: 3, batch: 3), (slots: 8, batch: 4), (slots: 5, batch: 3)])
     func pipelineKeepsOrderAndSlots(slots: Int, batch: Int) {
         // Not a multiple of the batches of 3 or 4: the last items go over when the producer ends.
-        let count = 2001
+        let count = 2002
         // What each slot holds, written by the producer and read by the consumer.
         var contents = [Int](repeating: -1, count: slots)
         var seen: [Int] = []
