@@ -222,7 +222,7 @@ struct BadInputTests {
         "The default pixel limit takes the 200 MP photos phones take (16320x12240, 16384x12288) and refuses more than 210 million pixels"
     )
     func defaultLimitTakesPhonePhotos() throws {
-        let run = PreparationRun(
+        let run = PreparationContext(
             configuration: PhotoPreparer.Configuration(), workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false),
             file: "200mp.jpg")
         for size in [PixelSize(width: 16320, height: 12240), PixelSize(width: 16384, height: 12288)] {

@@ -26,8 +26,9 @@ struct HEVCDirectDecodeTests {
     static func directPlanes(_ bytes: UnsafeRawBufferPointer) throws -> (HEVCTileLayout, [[UInt8]]) {
         let container = try HEIFContainer(bytes)
         let layout = try #require(container.hevcTileLayout(plan: try container.decodePlan()))
-        let run = PreparationRun(
-            configuration: .init(), workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false), file: "direct")
+        let run = HEIFSource(
+            context: PreparationContext(
+                configuration: .init(), workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false), file: "direct"))
         let upload = try #require(try run.directHEVCUpload(layout, uploadSize: layout.canvas, reduction: 1))
         #expect(upload.size == layout.canvas && upload.decodedSize == layout.canvas)
         let planes = (0..<3).map { index in

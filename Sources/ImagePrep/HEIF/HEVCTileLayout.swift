@@ -1,5 +1,5 @@
 /// The primary image's HEVC tiles, as ImagePrep decodes them itself with libde265
-/// (`PreparationRun.directHEVCUpload`): a grid of `hvc1` tiles, as phones write, or one `hvc1`
+/// (`HEIFSource.directHEVCUpload`): a grid of `hvc1` tiles, as phones write, or one `hvc1`
 /// image, a grid of one tile.
 ///
 /// The direct decode covers what phones write and libheif 1.15 decodes the same way: 8-bit

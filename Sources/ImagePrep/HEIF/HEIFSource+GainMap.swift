@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension PreparationRun {
+extension HEIFSource {
     /// A HEIC's HDR gain map that our walk has checked: its item, what its decode takes, and what
     /// the file says of it (its auxiliary type, its XMP, the ISO 21496-1 metadata of a `tmap`).
     struct HEIFGainMapSource {
@@ -121,7 +121,7 @@ extension PreparationRun {
     /// Its samples are resampled by the photo's ratio, then mapped as its meaning says (an
     /// iPhone's without ISO 21496-1 metadata by `AppleHDRHeadroom.ultraHDRSamples`, a 256-entry
     /// table, so that the Ultra HDR values boost as Apple's formula does).
-    mutating func uploadGainMap(
+    func uploadGainMap(
         ofHEIF primary: borrowing HEIFImageHandle, source: HEIFGainMapSource, tiff: [UInt8]?, baseSize: PixelSize,
         uploadSize: PixelSize, turn: Orientation
     ) -> UploadGainMap? {
@@ -157,7 +157,8 @@ extension PreparationRun {
                     + meaning.primarySegments + [MPFIndex.emptyTwoImageSegment])
         } catch {
             warnings.append(
-                GainMapProblem.undecodable(Self.gainMapCause(of: error, otherwise: "libheif cannot decode it")).warning)
+                GainMapProblem.undecodable(GainMapProblem.cause(of: error, otherwise: "libheif cannot decode it"))
+                    .warning)
             return nil
         }
     }
@@ -165,7 +166,7 @@ extension PreparationRun {
     /// The gain map decoded by libheif into buffers of its own (the photo's hold its pixels),
     /// one gray plane, resampled to `size`, mapped by `samples` (when given), turned and encoded
     /// with the `carried` metadata.
-    private mutating func encodedGainMap(
+    private func encodedGainMap(
         _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, size: PixelSize, turn: Orientation,
         samples: [UInt8]?, carrying carried: CarriedSegments
     ) throws(ImagePrepError) -> EncodedJPEG {
@@ -188,8 +189,8 @@ extension PreparationRun {
         let factor = Double(decoded.reduction)
         let extent = (Double(plan.storedSize.width) / factor, Double(plan.storedSize.height) / factor)
         let lane = buffers.lanes[0]
-        let resized = try resampled(
-            gray, extent: extent, to: size, into: gray === buffers.upload ? buffers.decoded : buffers.upload,
+        let resized = try gray.resampled(
+            extent: extent, to: size, into: gray === buffers.upload ? buffers.decoded : buffers.upload,
             lanes: [lane], timings: &timings, file: file)
         if let samples {
             start = clock.now

@@ -1,6 +1,6 @@
 internal import CHeif
 
-extension PreparationRun {
+extension HEIFSource {
     /// The upload made by libde265 straight from the primary's HEVC tiles (`HEVCTileLayout`), a
     /// row of tiles at a time into the resamplers, so that no full-size image is ever held; nil
     /// when libheif is to decode the photo instead: libde265 cannot be loaded, a picture is not

@@ -15,7 +15,7 @@ struct StripDecodedUpload {
     let streamTime: Duration
 }
 
-extension PreparationRun {
+extension JPEGSource {
     /// The upload copy made from the strips of a `JPEGStripDecoder`, resampled as they come;
     /// nil when the photo cannot go this way or libjpeg had anything to say about it. It is
     /// then decoded whole (`JPEGDecoder`), which reports in our words what was lost; a strip

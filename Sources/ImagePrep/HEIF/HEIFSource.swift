@@ -4,7 +4,13 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension PreparationRun {
+/// A HEIF file (HEIC, AVIF): its walk checked by our own reader (`HEIFContainer`), its primary
+/// decoded by libde265 a row of tiles at a time (`HEIFSource+HEVCDecode`) or by libheif.
+struct HEIFSource: PhotoSource {
+    let context: PreparationContext
+
+    static func recognizes(_ bytes: UnsafeRawBufferPointer) -> Bool { HEIFContainer.hasSignature(bytes) }
+
     /// A HEIF file's (HEIC's, AVIF's) primary image, decoded through libheif, with the metadata
     /// its upload carries.
     ///
@@ -12,7 +18,7 @@ extension PreparationRun {
     /// applied, by libheif or, after the resample, by ImagePrep, and the carried Orientation is
     /// set to 1, so the upload is upright in every viewer and the stripped copies need no turn.
     /// `metadata.orientation` stays what the Exif item says, as exiftool reads it.
-    mutating func decodeHEIF(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {
+    func decode(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {
         let start = clock.now
         let container: HEIFContainer
         let plan: HEIFContainer.DecodePlan
@@ -71,7 +77,7 @@ extension PreparationRun {
     ///   - tiles: the primary's HEVC tiles, when the direct decode covers it (of the file itself,
     ///     not of the copy made for libheif).
     ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
-    private mutating func decodeHEIF(
+    private func decodeHEIF(
         _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
         gainMap: HEIFGainMapSource?,
         since metadataStart: ContinuousClock.Instant

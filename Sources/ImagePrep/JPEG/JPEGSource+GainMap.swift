@@ -4,23 +4,13 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension PreparationRun {
-    /// An Ultra HDR upload's gain map, made before the photo's upload is encoded: the primary's
-    /// XMP holds the gain map's length, so it must be known first.
-    struct UploadGainMap {
-        /// The gain map's JPEG, to follow the upload's EOI.
-        var copy: EncodedJPEG
-        /// What the upload's primary carries for it, in order: the container XMP, the original's
-        /// ISO 21496-1 version segment if any, and the MPF index to fill in once it is encoded.
-        var primarySegments: [Data]
-    }
-
+extension JPEGSource {
     /// The gain map of the JPEG `bytes` (an Ultra HDR JPEG's, or an iPhone JPEG's, whose samples
     /// are remapped as a HEIC's) for an upload of `uploadSize`, resized by the same ratio
     /// as the photo (`baseSize` to `uploadSize`), with its metadata; nil when there is none, when
     /// `carriesGainMap` is off, or when it cannot be carried, which adds a `.gainMap` warning.
     /// The photo itself never fails because of its gain map.
-    mutating func uploadGainMap(
+    func uploadGainMap(
         of bytes: UnsafeRawBufferPointer, layout: JPEGLayout, baseSize: PixelSize, uploadSize: PixelSize
     ) -> UploadGainMap? {
         guard configuration.carriesGainMap else { return nil }
@@ -48,17 +38,17 @@ extension PreparationRun {
         gainMapConfiguration.dctScaleTolerance = 0
         gainMapConfiguration.splitsWorkAcrossCores = false
         gainMapConfiguration.carriesGainMap = false
-        var run = PreparationRun(
+        let run = PreparationContext(
             configuration: gainMapConfiguration, workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false),
             file: file, cancellation: cancellation)
         run.uploadSamples = source.samples
         let prepared: PreparedPhoto
         do {
-            prepared = try run.prepare(UnsafeRawBufferPointer(rebasing: bytes[source.range]))
+            prepared = try PhotoPipeline(context: run).prepare(UnsafeRawBufferPointer(rebasing: bytes[source.range]))
         } catch {
             warnings.append(
                 GainMapProblem.undecodable(
-                    Self.gainMapCause(of: error, otherwise: "it is not a JPEG that can be decoded")
+                    GainMapProblem.cause(of: error, otherwise: "it is not a JPEG that can be decoded")
                 )
                 .warning)
             return nil
@@ -70,20 +60,5 @@ extension PreparationRun {
             copy: EncodedJPEG(data: copy, size: prepared.upload.size),
             primarySegments: [GainMapMetadata.primarySegment(gainMapLength: copy.count)] + source.primaryISOSegments
                 + [MPFIndex.emptyTwoImageSegment])
-    }
-
-    /// What stopped a gain map's decode (a JPEG's or a HEIF's), without the file's name (the
-    /// warning is already the photo's) and without a library's own text; `otherwise` for the rest.
-    static func gainMapCause(of error: ImagePrepError, otherwise: String) -> String {
-        switch error {
-        case .unsupportedJPEG(_, let detail), .corruptJPEG(_, let detail), .incompleteImageData(_, let detail),
-            .tooManyScans(_, let detail), .encodingFailed(_, let detail), .corruptHEIF(_, let detail),
-            .unsupportedHEIF(_, let detail):
-            detail
-        case .tooManyPixels(_, let size, let limit): "it declares \(size) pixels, more than the limit of \(limit)"
-        case .outOfMemory: "the system would not give the memory to decode it"
-        case .heifSecurityLimit(_, let limit): "libheif refuses it at one of its security limits (\(limit.clause))"
-        default: otherwise
-        }
     }
 }
