@@ -32,14 +32,15 @@ enum EXIFPatcher {
         return (copy, warning)
     }
 
-    /// A new APP1 segment that carries a HEIF file's TIFF block (from `II` or `MM` on) byte for
-    /// byte, with the dimensions set to `size` and IFD0's Orientation set to 1, because the
-    /// upload's pixels are already turned the way the file's `irot` and `imir` say.
+    /// A new APP1 segment that carries a TIFF block (from `II` or `MM` on: a HEIF file's Exif
+    /// item, a PNG's `eXIf`, a WebP's `EXIF`) byte for byte, with the dimensions set to `size`;
+    /// and IFD0's Orientation set to 1 when `settingOrientationUp` (a HEIF file's upload, whose
+    /// pixels are already turned the way its `irot` and `imir` say), else kept, as a JPEG's is.
     ///
     /// - Returns: no segment, and a warning, when the block is larger than an APP1 segment holds
     ///   (65527 bytes): cutting it would leave offsets pointing past its end, so it is not carried.
     static func segment(
-        carrying tiff: UnsafeRawBufferPointer, settingPixelSize size: PixelSize
+        carrying tiff: UnsafeRawBufferPointer, settingPixelSize size: PixelSize, settingOrientationUp: Bool = true
     ) -> (Data?, PhotoWarning?) {
         guard tiff.count <= maxTIFFBlockSize else {
             return (
@@ -55,7 +56,7 @@ enum EXIFPatcher {
         copy.append(contentsOf: JPEGLayout.exifSignature)
         copy.append(contentsOf: tiff)
         let tiffStart = 4 + JPEGLayout.exifSignature.count
-        let warning = patch(&copy, tiffStart: tiffStart, size: size, settingOrientationUp: true)
+        let warning = patch(&copy, tiffStart: tiffStart, size: size, settingOrientationUp: settingOrientationUp)
         return (copy, warning)
     }
 

@@ -60,6 +60,9 @@ public struct PhotoPreparer: Sendable {
         /// the SDR photo alone, with no warning; a gain map that cannot be carried gives the same
         /// upload with a `.gainMap` warning that says why.
         public var carriesGainMap = true
+        /// What transparent pixels (a PNG's, GIF's or WebP's alpha) are composited over, since a
+        /// JPEG has no alpha: white, as a page or a chat bubble shows them, unless chosen.
+        public var background = BackgroundColor.white
 
         /// The defaults, which suit uploading phone and camera photos and are always valid.
         public init() {}

@@ -1,0 +1,17 @@
+extension PhotoPreparer {
+    /// An opaque colour, 8 bits a channel in sRGB, for what is behind a transparent pixel.
+    public struct BackgroundColor: Sendable, Hashable {
+        public var red: UInt8
+        public var green: UInt8
+        public var blue: UInt8
+
+        public init(red: UInt8, green: UInt8, blue: UInt8) {
+            self.red = red
+            self.green = green
+            self.blue = blue
+        }
+
+        public static let white = BackgroundColor(red: 255, green: 255, blue: 255)
+        public static let black = BackgroundColor(red: 0, green: 0, blue: 0)
+    }
+}
