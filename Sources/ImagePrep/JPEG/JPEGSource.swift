@@ -19,6 +19,7 @@ struct JPEGSource: PhotoSource {
         var start = clock.now
         let layout = SegmentWalker.walk(bytes)
         if let frame = layout.frame {
+            if frame.isLossless { throw .unsupportedFormat(file: file, format: .losslessJPEG) }
             if let reason = frame.unsupportedReason { throw .unsupportedJPEG(file: file, reason: reason) }
             try context.checkPixelLimit(frame.size)
         }
