@@ -128,7 +128,8 @@ struct ErrorCodeTests {
             try folder.copy("corpus/no-exif.jpg", to: "O/input.jpg")
             try folder.copy("corpus/no-exif.jpg", to: "folder-in-the-way.jpg")
             try folder.makeFolder("O/folder-in-the-way.display.jpg")
-            let result = try PrepPhotoRunner.run(["--json", "-o", "O"] + inputs.map(\.path), in: folder.url)
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--refuse-incomplete", "-o", "O"] + inputs.map(\.path), in: folder.url)
             #expect(result.status == 1)
             let reports = try result.reports()
             try #require(reports.count == inputs.count, "\(result.standardOutput)")

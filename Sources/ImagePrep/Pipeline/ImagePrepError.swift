@@ -30,7 +30,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     /// A progressive JPEG with more scans than libjpeg-turbo's limit (a known way to make a small
     /// file take minutes to decode).
     case tooManyScans(file: String, detail: String)
-    /// Pixels are missing or corrupt (truncated file, damaged data); see `acceptsIncompleteData`.
+    /// Pixels are missing or corrupt (truncated file, damaged data) and `acceptsIncompleteData`
+    /// is off, or a HEIF file is cut short (which no setting helps).
     /// `detail` is one of our sentences for what libjpeg reported, never its text.
     case incompleteImageData(file: String, detail: String)
     /// libjpeg-turbo could not decode the JPEG to its last row, or could not read its header.
