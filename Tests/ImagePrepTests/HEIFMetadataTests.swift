@@ -66,14 +66,6 @@ struct HEIFMetadataTests {
         #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil && photo.warnings.isEmpty)
     }
 
-    @Test("an Exif block larger than an APP1 segment holds is read, not carried, and warned about")
-    func exifTooLargeForAPP1() throws {
-        let photo = try HEIFFixtures.prepared("heic/exif-larger-than-app1.heic")
-        #expect(photo.metadata.cameraModel == "iPhone 14 Pro Max" && photo.metadata.captureTime != nil)
-        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil)
-        #expect(photo.warnings.contains { $0.kind == .metadata && $0.message.contains("larger than a JPEG can carry") })
-    }
-
     @Test("an Exif item whose offset points past its end gives a warning and no EXIF, and the photo prepares")
     func exifOffsetPastEnd() throws {
         let photo = try HEIFFixtures.prepared("heic/exif-offset-past-end.heic")

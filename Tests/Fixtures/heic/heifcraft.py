@@ -266,6 +266,12 @@ def jpeg_segments(path):
 
 
 def jpeg_tiff(path):
+    """The TIFF block of a JPEG's EXIF APP1, or a file that is one (exiftool's `-o FILE.exif`)."""
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+    if head in (b"II*\0", b"MM\0*"):
+        with open(path, "rb") as handle:
+            return handle.read()
     for marker, payload in jpeg_segments(path):
         if marker == 0xE1 and payload.startswith(b"Exif\0\0"):
             return payload[6:]
