@@ -20,7 +20,8 @@ struct LargeEXIFTests {
         let photo = try HEIFFixtures.prepared("heic/exif-185k-with-thumbnail.heic")
         let segment = try #require(HEIFFixtures.exifSegment(of: photo.upload.data))
         #expect(segment.count <= 0xFFFF + 2)
-        let warning = try #require(photo.warnings.first { $0.kind == .metadata })
+        // (libexif reads 64 KB of a block at most, so its IFD1 is damaged to it: a warning of its own.)
+        let warning = try #require(photo.warnings.first { $0.message.contains("larger than a JPEG can carry") })
         #expect(warning.message.contains("so the upload carries it without its embedded thumbnail ("), "\(warning)")
         #expect(!warning.message.contains("maker note"))
         // What exiftool reads from the original (heic/exiftool.json: 2025:09:07 14:16:43.472-04:00,
