@@ -34,6 +34,14 @@ typedef struct {
     /// Rows decoded out of `height` (at the survey's 1/8 scale).
     unsigned int rowsDecoded;
     unsigned int height;
+    /// Where the data first ran out (JWRN_JPEG_EOF): the scan being read (1 for the first; 0
+    /// when it never ran out), the first full-size row of the band of rows being read and the
+    /// band's height, the image's height, and whether the file is progressive.
+    int endScan;
+    unsigned int endRow;
+    unsigned int endBandHeight;
+    unsigned int imageHeight;
+    int isProgressive;
 } cjpeg_survey;
 
 typedef struct {
@@ -66,6 +74,15 @@ static inline void cjpeg_emit_message(j_common_ptr info, int level) {
     cjpeg_survey *survey = ((cjpeg_errors *)info->err)->survey;
     if (survey->warningCount < CJPEG_KEPT_WARNINGS) cjpeg_keep(&survey->warnings[survey->warningCount], info);
     if (survey->warningCount < 0x7FFFFFFF) survey->warningCount++;
+    if (info->err->msg_code == JWRN_JPEG_EOF && survey->endScan == 0 && info->is_decompressor) {
+        j_decompress_ptr decompress = (j_decompress_ptr)info;
+        unsigned long row = (unsigned long)decompress->input_iMCU_row * (unsigned long)decompress->max_v_samp_factor * DCTSIZE;
+        survey->endScan = decompress->input_scan_number > 0 ? decompress->input_scan_number : 1;
+        survey->endRow = row < decompress->image_height ? (unsigned int)row : decompress->image_height;
+        survey->endBandHeight = (unsigned int)decompress->max_v_samp_factor * DCTSIZE;
+        survey->imageHeight = decompress->image_height;
+        survey->isProgressive = decompress->progressive_mode ? 1 : 0;
+    }
 }
 
 static inline void cjpeg_output_message(j_common_ptr info) { (void)info; }

@@ -82,9 +82,13 @@ struct CommandLineOptions {
         Option("quiet", short: "q", help: "Print errors only: no warnings, no summary, no progress line."),
         Option("verbose", help: "Name every input left out and why, and print each warning with its photo."),
         Option(
-            "accept-incomplete",
+            "refuse-incomplete",
             help:
-                "Prepare truncated or damaged JPEGs whose missing pixels libjpeg-turbo fills in grey, with a warning, instead of refusing them. Damage that stops the decode is refused still, and so is a damaged HEIF file."
+                "Refuse truncated or damaged JPEGs whose missing pixels libjpeg-turbo fills in grey, instead of preparing them with a warning that says how much is missing (the default). Damage that stops the decode is refused either way, and so is a damaged HEIF file."
+        ),
+        Option(
+            "accept-incomplete",
+            help: "Prepare truncated or damaged JPEGs with a warning: the default, kept for scripts that pass it."
         ),
         Option(
             "max-pixels", value: .required(placeholder: "count"),
@@ -198,7 +202,8 @@ struct CommandLineOptions {
         if parsed.has("no-display") { configuration.displayEdge = nil }
         if parsed.has("no-thumb") { configuration.thumbnailEdge = nil }
         if parsed.has("no-gain-map") { configuration.carriesGainMap = false }
-        configuration.acceptsIncompleteData = parsed.has("accept-incomplete")
+        try exclusive(parsed, "refuse-incomplete", "accept-incomplete")
+        configuration.acceptsIncompleteData = !parsed.has("refuse-incomplete")
         configuration.maxPixels = try parsed.integer("max-pixels", in: 1...Int.max) ?? configuration.maxPixels
         if parsed.has("fast") { configuration.dctScaleTolerance = 0.03 }
         options.configuration = configuration

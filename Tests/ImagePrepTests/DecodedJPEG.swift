@@ -70,8 +70,7 @@ struct DecodedJPEG {
             let decompressor = try Decompressor(file: name)
             let header = try JPEGDecoder.readHeader(bytes, decompressor: decompressor, file: name)
             let options = JPEGDecoder.Options(
-                scaleDenominator: 1, acceptsIncompleteData: false, cmykProfile: nil,
-                isCMYKInverted: layout.segments.contains { $0.marker == JPEGSegment.app14 })
+                scaleDenominator: 1, acceptsIncompleteData: false, cmykProfile: nil)
             let outcome = try JPEGDecoder.decode(
                 bytes, header: header, options: options, decompressor: decompressor, into: image, scratch: scratch,
                 file: name)

@@ -75,9 +75,15 @@ struct LibraryMessageTests {
         #expect(!readWarnings.isEmpty)
         for warning in readWarnings { Self.expectNoCoordinates(in: warning.message) }
 
-        // The same block in a photo that is refused: the error holds no coordinate either.
+        // The same block in a photo cut short: prepared, its warnings hold no coordinate; refused,
+        // its error holds none either.
         let cut = try Self.jpeg(exif: exif, imageBytes: 900)
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(cut, name: "gps-cut.jpg") }
+        for warning in try PhotoPreparer().prepare(cut, name: "gps-cut.jpg").warnings {
+            Self.expectNoCoordinates(in: warning.message)
+        }
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer(configuration: BadInputTests.refusingIncompleteData).prepare(cut, name: "gps-cut.jpg")
+        }
         Self.expectNoCoordinates(in: error.description)
     }
 

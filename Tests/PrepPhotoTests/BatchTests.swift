@@ -27,14 +27,14 @@ struct BatchTests {
             let good = ["no-exif.jpg", "offset-plus0200-gopro-6digit-subsec-mpf.jpg", "orientation-landscape-3.jpg"]
             let bad = [
                 ("corrupt-header.jpg", "is a damaged JPEG: "),
-                ("truncated-baseline-2725x2225.jpg", "has missing or damaged image data: "),
+                ("truncated-baseline-2725x2225.jpg", "has missing or damaged image data: "),  // --refuse-incomplete
                 ("not-a-jpeg.png", "is not a JPEG or HEIF image: it looks like a PNG image"),
             ]
             // A good photo after each bad one: a failure must not stop the ones after it.
             let inputs = [good[0], bad[0].0, good[1], bad[1].0, bad[2].0, good[2]]
             for input in inputs { try folder.copy("corpus/\(input)", to: input) }
             let result = try PrepPhotoRunner.run(
-                ["--json", "--max-edge", "128", "--out", "out"] + inputs, in: folder.url)
+                ["--json", "--refuse-incomplete", "--max-edge", "128", "--out", "out"] + inputs, in: folder.url)
             #expect(result.status == 1)
             for name in good {
                 let stem = (name as NSString).deletingPathExtension

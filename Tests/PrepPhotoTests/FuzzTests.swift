@@ -155,7 +155,7 @@ struct FuzzTests {
             for accepting in [false, true] {
                 let mode = accepting ? "accept" : "strict"
                 let result = try PrepPhotoRunner.run(
-                    Self.arguments + (accepting ? ["--accept-incomplete"] : []) + ["--out", "out-\(mode)", mode],
+                    Self.arguments + (accepting ? [] : ["--refuse-incomplete"]) + ["--out", "out-\(mode)", mode],
                     in: folder.url, launch: .memoryLimit(Self.memoryLimit), timeLimit: Self.timeLimit)
                 try #require(!result.timedOut && (result.status == 0 || result.status == 1), "prep-photo: \(result)")
                 let ours = ["prep-photo: ", "Prepared ", "Left out: "]

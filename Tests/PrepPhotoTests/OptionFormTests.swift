@@ -93,7 +93,9 @@ struct ErrorCodeTests {
         try TemporaryFolder.with { folder in
             let inputs: [(path: String, code: String)] = [
                 ("not-a-jpeg.png", "not_jpeg"),
-                ("lossless.jpg", "unsupported"),
+                ("lossless.jpg", "unsupported_lossless_jpeg"),
+                ("twelve-bit.jpg", "unsupported"),
+                ("bigtiff.tif", "unsupported_tiff"),
                 ("bomb.jpg", "too_many_pixels"),
                 ("truncated.jpg", "incomplete"),
                 ("corrupt.jpg", "corrupt"),
@@ -110,6 +112,8 @@ struct ErrorCodeTests {
             ]
             try folder.copy("corpus/not-a-jpeg.png", to: "not-a-jpeg.png")
             try folder.copy("decode/lossless-sof3-header-only.jpg", to: "lossless.jpg")
+            try folder.copy("corpus/12bit-precision-srgb2014.jpg", to: "twelve-bit.jpg")
+            try folder.copy("refused/tiff-bigtiff-tiles-twelvemonkeys.tif", to: "bigtiff.tif")
             try folder.copy("decode/bomb-60000x60000.jpg", to: "bomb.jpg")
             try folder.copy("corpus/truncated-baseline-2725x2225.jpg", to: "truncated.jpg")
             try folder.copy("corpus/corrupt-header.jpg", to: "corrupt.jpg")
@@ -124,7 +128,8 @@ struct ErrorCodeTests {
             try folder.copy("corpus/no-exif.jpg", to: "O/input.jpg")
             try folder.copy("corpus/no-exif.jpg", to: "folder-in-the-way.jpg")
             try folder.makeFolder("O/folder-in-the-way.display.jpg")
-            let result = try PrepPhotoRunner.run(["--json", "-o", "O"] + inputs.map(\.path), in: folder.url)
+            let result = try PrepPhotoRunner.run(
+                ["--json", "--refuse-incomplete", "-o", "O"] + inputs.map(\.path), in: folder.url)
             #expect(result.status == 1)
             let reports = try result.reports()
             try #require(reports.count == inputs.count, "\(result.standardOutput)")

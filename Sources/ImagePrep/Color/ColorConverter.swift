@@ -191,7 +191,7 @@ enum ColorConverter {
     /// one, else with the plain complement formula that viewers without colour management use.
     ///
     /// - Parameter isInverted: whether 0 means full ink, as Adobe applications write CMYK JPEGs
-    ///   (those with an Adobe APP14 marker).
+    ///   (and as a JPEG's four channels are read, with an Adobe APP14 marker or without).
     static func convertCMYK(
         _ cmyk: UnsafePointer<UInt8>, into rgb: UnsafeMutablePointer<UInt8>, count: Int, isInverted: Bool,
         profile: ICCProfile?

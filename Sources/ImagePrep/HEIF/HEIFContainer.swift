@@ -380,6 +380,8 @@ struct HEIFContainer {
         var decodedPixels: [ItemID: Int] = [:]
         var inProgress: Set<ItemID> = []
         var codedBytes = 0
+        /// The coded images' extents counted in `codedBytes`.
+        var codedExtents: Set<Range<Int>> = []
         let sources: [ItemID: [ItemID]]
 
         init(container: HEIFContainer) {
@@ -427,11 +429,14 @@ struct HEIFContainer {
                 total = try pixels(of: derived[0], depth: depth + 1, plan: &plan)
             case FourCC("hvc1"), FourCC("av01"):
                 guard !item.isTruncated else { throw .truncated("the file ends before its image data does") }
-                // Coded images never share data in a real file; bounding the sum by the file's
-                // size bounds the reading below by it too.
-                codedBytes += item.extents.reduce(0) { $0 + $1.count }
+                // libavif's writer gives identical tiles one extent, which libheif reads for each;
+                // extents that overlap otherwise no encoder writes. Each extent counted once,
+                // bounding the sum by the file's size bounds the reading below by it too.
+                for extent in item.extents where codedExtents.insert(extent).inserted {
+                    codedBytes += extent.count
+                }
                 guard codedBytes <= container.bytes.count else {
-                    throw .malformed("its images share image data, which no encoder writes")
+                    throw .malformed("its images' data overlap, which no encoder writes")
                 }
                 let isHEVC = item.type == FourCC("hvc1")
                 plan.codecs.insert(isHEVC ? .hevc : .av1)

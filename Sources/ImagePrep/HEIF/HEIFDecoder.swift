@@ -221,8 +221,9 @@ enum HEIFDecoder {
         let decoded = try decodeImage(
             handle, colorspace: heif_colorspace_RGB, chroma: heif_chroma_interleaved_RGB,
             appliesTransforms: appliesTransforms, file: file)
-        guard let rgb = decoded.plane(heif_channel_interleaved), decoded.size(of: heif_channel_interleaved) == expected
-        else { throw .corruptHEIF(file: file, detail: "the decoded image is not the size the file declares") }
+        guard let rgb = decoded.plane(heif_channel_interleaved),
+            decoded.size(of: heif_channel_interleaved).covers(expected)
+        else { throw .corruptHEIF(file: file, detail: "the decoded image is smaller than the file declares") }
         try image.reshape(size: expected, isGray: false, subsampling: .full, file: file)
         let compressor = try Compressor(file: file)
         try JPEGEncoder.convert(rgb: rgb.pixels, pitch: rgb.stride, into: image, compressor: compressor, file: file)
@@ -282,7 +283,8 @@ enum HEIFDecoder {
         let chroma = libheif.heif_image_get_chroma_format(decoded.pointer)
         let lumaBits = Int(libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, heif_channel_Y))
         let isGray = colorspace == heif_colorspace_monochrome
-        guard decoded.size(of: heif_channel_Y) == expected, lumaBits == 8 || (isGray && (9...16).contains(lumaBits))
+        guard decoded.size(of: heif_channel_Y).covers(expected),
+            lumaBits == 8 || (isGray && (9...16).contains(lumaBits))
         else { return false }
         let channels: [heif_channel]
         let subsampling: ChromaSubsampling
@@ -306,7 +308,12 @@ enum HEIFDecoder {
             guard let source = decoded.plane(channel),
                 Int(libheif.heif_image_get_bits_per_pixel_range(decoded.pointer, channel)) == lumaBits
             else { return false }
-            let size = decoded.size(of: channel)
+            // The declared image's part of the plane, from its top left (`covers`).
+            let factor = channel == heif_channel_Y ? ChromaSubsampling.full : subsampling
+            let size = PixelSize(
+                width: (expected.width + factor.horizontal - 1) / factor.horizontal,
+                height: (expected.height + factor.vertical - 1) / factor.vertical)
+            guard decoded.size(of: channel).covers(size) else { return false }
             let reduced = JPEGDecoder.scaled(size, by: reduction)
             // libheif's chroma planes are the image size divided by the subsampling, rounded up:
             // exactly what TurboJPEG's planar layout holds, at any reduction.
@@ -391,4 +398,11 @@ enum FreshMemory {
         }
         return body()
     }
+}
+
+extension PixelSize {
+    /// Whether a decoded picture of this size holds an image of `declared` size at its top
+    /// left: a coded picture may be larger than the `ispe` it comes with (an iPhone 8's 100x76
+    /// for 100x74), and is then cut to it, as heif-convert shows the declared image.
+    fileprivate func covers(_ declared: PixelSize) -> Bool { width >= declared.width && height >= declared.height }
 }

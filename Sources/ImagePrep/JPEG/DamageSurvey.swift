@@ -1,7 +1,8 @@
 internal import CJPEG
 
 /// A second look at a photo that TurboJPEG decoded with a complaint: libjpeg's own API decodes it
-/// once more at 1/8 scale, the pixels thrown away, and tells what TurboJPEG 2.x cannot.
+/// once more at 1/8 scale, the pixels thrown away, and tells what TurboJPEG 2.x cannot, down to
+/// where a file cut short ends.
 ///
 /// TurboJPEG keeps one message per decode. libjpeg shows only the first warning of a decode, so a
 /// harmless one (stray bytes between two segments) hides a later one that lost pixels (the file
@@ -29,6 +30,12 @@ struct DamageSurvey {
         }
         var unique: [LibjpegMessage] = []
         for message in messages where !unique.contains(message) { unique.append(message) }
+        if survey.endScan > 0, let end = unique.firstIndex(of: LibjpegMessage(code: Int32(JWRN_JPEG_EOF.rawValue))) {
+            unique[end] = .fileEnds(
+                inScan: Int(survey.endScan), inRows: Int(survey.endRow)..<Int(survey.endRow + survey.endBandHeight),
+                of: Int(survey.imageHeight),
+                isProgressive: survey.isProgressive != 0)
+        }
         warnings = unique
         if survey.exceededScanLimit != 0 {
             stop = .scanLimit

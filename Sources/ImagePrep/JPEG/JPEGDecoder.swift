@@ -79,7 +79,12 @@ enum JPEGDecoder {
         // segments); the header is read all the same, and the decode reports the warning.
         let status = tjDecompressHeader3(
             decompressor.handle, base, UInt(bytes.count), &width, &height, &subsamp, &colorspace)
-        if status != 0 {
+        // It fails too for a sampling it has no TJSAMP_ value for (a CMYK photo sampled 2x1,
+        // 1x2, 1x1, 1x1), after it read the size and colour space: libjpeg, under the whole-image
+        // decode, takes any sampling, as vips and ImageMagick do. That failure is known by what
+        // it leaves set, not by its text.
+        let isOnlySamplingUnknown = subsamp < 0 && width > 0 && height > 0 && colorspace >= 0
+        if status != 0, !isOnlySamplingUnknown {
             let message = decompressor.lastMessage
             guard message.isWarning, width > 0, height > 0 else {
                 throw .corruptJPEG(file: file, detail: message.clause)
@@ -113,8 +118,6 @@ enum JPEGDecoder {
         var acceptsIncompleteData: Bool
         /// The photo's CMYK profile, used to turn CMYK pixels into RGB.
         var cmykProfile: ICCProfile?
-        /// Whether CMYK samples are stored inverted (Adobe APP14 present).
-        var isCMYKInverted: Bool
     }
 
     /// What a decode wrote into the image.
@@ -182,9 +185,11 @@ enum JPEGDecoder {
             return Outcome(rowsWritten: size.height, warnings: warnings)
         }
         if format == TJPF_CMYK {
+            // Inverted (0 is full ink) with or without an Adobe APP14 segment: Photoshop's way,
+            // which every four-channel JPEG in the wild follows, and which vips, ImageMagick
+            // and Pillow assume for one without the segment too.
             let warning = ColorConverter.convertCMYK(
-                decoded, into: scratch.pointer, count: pixelCount, isInverted: options.isCMYKInverted,
-                profile: options.cmykProfile)
+                decoded, into: scratch.pointer, count: pixelCount, isInverted: true, profile: options.cmykProfile)
             warnings += warning.map { [$0] } ?? []
         }
         let compressor = try Compressor(file: file)

@@ -19,6 +19,7 @@ struct JPEGSource: PhotoSource {
         var start = clock.now
         let layout = SegmentWalker.walk(bytes)
         if let frame = layout.frame {
+            if frame.isLossless { throw .unsupportedFormat(file: file, format: .losslessJPEG) }
             if let reason = frame.unsupportedReason { throw .unsupportedJPEG(file: file, reason: reason) }
             try context.checkPixelLimit(frame.size)
         }
@@ -68,8 +69,7 @@ struct JPEGSource: PhotoSource {
             if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }
             let options = JPEGDecoder.Options(
                 scaleDenominator: denominator, acceptsIncompleteData: configuration.acceptsIncompleteData,
-                cmykProfile: header.colorModel == .cmyk ? profile : nil,
-                isCMYKInverted: layout.segments.contains { $0.marker == JPEGSegment.app14 })
+                cmykProfile: header.colorModel == .cmyk ? profile : nil)
             // One TurboJPEG call with no hook: cancelling is seen before it and after it.
             let decode = try JPEGDecoder.decode(
                 bytes, header: header, options: options, decompressor: decompressor, into: workspace.decoded,

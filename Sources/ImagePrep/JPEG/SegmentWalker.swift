@@ -35,11 +35,13 @@ struct FrameHeader: Equatable, Sendable {
     let size: PixelSize
     let componentCount: Int
 
-    /// Why libjpeg-turbo 2.x cannot decode this frame into 8-bit pixels, or nil when it can.
+    /// Whether the frame is lossless (SOF3, SOF7, SOF11, SOF15), which libjpeg-turbo 2.1 does not
+    /// decode at all: a format of its own to the user (`UnsupportedFormat.losslessJPEG`).
+    var isLossless: Bool { [0xC3, 0xC7, 0xCB, 0xCF].contains(marker) }
+
+    /// Why libjpeg-turbo 2.x cannot decode this lossy frame into 8-bit pixels, or nil when it can.
     var unsupportedReason: String? {
         switch marker {
-        case 0xC3, 0xC7, 0xCB, 0xCF:
-            return "it is lossless (SOF\(marker - 0xC0))"
         case 0xC5, 0xC6, 0xCD, 0xCE:
             return "it is hierarchical (SOF\(marker - 0xC0))"
         default:

@@ -6,7 +6,8 @@ import Foundation
 
 /// Carries the original's EXIF APP1 segment into the upload copy byte for byte, except that
 /// PixelXDimension and PixelYDimension are rewritten in place to the new size (and, for a HEIF
-/// original, whose pixels come out upright, IFD0's Orientation to 1).
+/// original, whose pixels come out upright, IFD0's Orientation to 1). A block too large for one
+/// segment, which only a HEIF file, a PNG or a WebP carries, is rebuilt smaller first.
 ///
 /// The TIFF structure is walked by hand rather than rebuilt through libexif, because libexif
 /// re-serialises the whole block (dropping tags it does not know and moving offsets), and
@@ -37,20 +38,54 @@ enum EXIFPatcher {
     /// and IFD0's Orientation set to 1 when `settingOrientationUp` (a HEIF file's upload, whose
     /// pixels are already turned the way its `irot` and `imir` say), else kept, as a JPEG's is.
     ///
-    /// - Returns: no segment, and a warning, when the block is larger than an APP1 segment holds
-    ///   (65527 bytes): cutting it would leave offsets pointing past its end, so it is not carried.
+    /// A block larger than an APP1 segment holds (65527 bytes: a Xiaomi HEIC's is 192 KB) is
+    /// rebuilt from what its tags reach (`EXIFCompactor`), leaving out the embedded thumbnail
+    /// first, then the maker note, until it fits, with a warning that says what was left out;
+    /// the capture time, its offset, GPS and orientation are always kept.
+    ///
+    /// - Returns: no segment, and a warning, when not even that fits (or the block is no TIFF
+    ///   structure): cutting it would leave offsets pointing past its end.
     static func segment(
         carrying tiff: UnsafeRawBufferPointer, settingPixelSize size: PixelSize, settingOrientationUp: Bool = true
     ) -> (Data?, PhotoWarning?) {
-        guard tiff.count <= maxTIFFBlockSize else {
+        guard tiff.count > maxTIFFBlockSize else {
+            return segment(carryingFitting: tiff, settingPixelSize: size, settingOrientationUp: settingOrientationUp)
+        }
+        let tooLarge =
+            "the EXIF block is larger than a JPEG can carry (\(tiff.count) bytes, 65527 at most), so the upload"
+        let attempts: [(EXIFCompactor.Omissions, String)] = [
+            ([], "only what its tags reach"), (.thumbnail, "it without its embedded thumbnail"),
+            ([.thumbnail, .makerNote], "it without its embedded thumbnail and its maker note"),
+        ]
+        for (omissions, carried) in attempts {
+            guard let (block, dropped) = EXIFCompactor.compacted(tiff, leavingOut: omissions, limit: maxTIFFBlockSize)
+            else { continue }
+            let (segment, damage) = block.withUnsafeBytes {
+                Self.segment(carryingFitting: $0, settingPixelSize: size, settingOrientationUp: settingOrientationUp)
+            }
+            let unreadable = dropped == 0 ? "" : " and \(dropped) entries whose values could not be moved"
             return (
-                nil,
-                PhotoWarning(
-                    .metadata,
-                    "the EXIF block is larger than a JPEG can carry (\(tiff.count) bytes, 65527 at most), so the upload carries no EXIF; the capture time and place were read from it all the same."
-                )
+                segment,
+                damage
+                    ?? PhotoWarning(
+                        .metadata,
+                        "\(tooLarge) carries \(carried)\(unreadable) (\(block.count) bytes); the capture time and place are carried."
+                    )
             )
         }
+        return (
+            nil,
+            PhotoWarning(
+                .metadata,
+                "\(tooLarge) carries no EXIF; the capture time and place were read from it all the same."
+            )
+        )
+    }
+
+    /// The APP1 segment of a block that fits in one, byte for byte but for the patched values.
+    private static func segment(
+        carryingFitting tiff: UnsafeRawBufferPointer, settingPixelSize size: PixelSize, settingOrientationUp: Bool
+    ) -> (Data, PhotoWarning?) {
         let length = 2 + JPEGLayout.exifSignature.count + tiff.count
         var copy = Data([0xFF, JPEGSegment.app1, UInt8(length >> 8), UInt8(length & 0xFF)])
         copy.append(contentsOf: JPEGLayout.exifSignature)

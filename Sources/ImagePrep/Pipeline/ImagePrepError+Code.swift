@@ -8,6 +8,7 @@ extension ImagePrepError {
         case .empty: "empty"
         case .notJPEG: "not_jpeg"
         case .unsupportedJPEG: "unsupported"
+        case .unsupportedFormat(_, let format): format.code
         case .tooManyPixels: "too_many_pixels"
         case .tooMuchDecoding: "too_much_decoding"
         case .tooManyScans: "too_many_scans"

@@ -16,8 +16,12 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     /// The bytes are neither a JPEG nor a HEIF file (HEIC, AVIF); `detected` says what they look
     /// like ("a PNG image").
     case notJPEG(file: String, detected: String)
-    /// A JPEG that libjpeg-turbo 2.x cannot decode into 8-bit pixels (12-bit, lossless, hierarchical).
+    /// A JPEG that libjpeg-turbo 2.x cannot decode into 8-bit pixels (12-bit, hierarchical).
     case unsupportedJPEG(file: String, reason: String)
+    /// An image format recognised by its bytes that this version does not prepare: `format`
+    /// names it, and the sentence says why (a lossless JPEG's decoder is missing, a TIFF's source
+    /// is not written yet).
+    case unsupportedFormat(file: String, format: UnsupportedFormat)
     /// The frame header declares more pixels than the configured limit; nothing was decoded.
     case tooManyPixels(file: String, size: PixelSize, limit: Int)
     /// A HEIF file whose coded images (tiles, auxiliary and derived images, each as often as the
@@ -26,7 +30,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     /// A progressive JPEG with more scans than libjpeg-turbo's limit (a known way to make a small
     /// file take minutes to decode).
     case tooManyScans(file: String, detail: String)
-    /// Pixels are missing or corrupt (truncated file, damaged data); see `acceptsIncompleteData`.
+    /// Pixels are missing or corrupt (truncated file, damaged data) and `acceptsIncompleteData`
+    /// is off, or a HEIF file is cut short (which no setting helps).
     /// `detail` is one of our sentences for what libjpeg reported, never its text.
     case incompleteImageData(file: String, detail: String)
     /// libjpeg-turbo could not decode the JPEG to its last row, or could not read its header.
@@ -60,6 +65,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         case .invalidSetting:
             return ""
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
+            .unsupportedFormat(let file, _),
             .tooManyPixels(let file, _, _), .tooMuchDecoding(let file, _, _), .tooManyScans(let file, _),
             .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
@@ -81,6 +87,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is not a JPEG or HEIF image: it looks like \(detected)."
         case .unsupportedJPEG(let file, let reason):
             return "'\(file)' is a kind of JPEG that cannot be decoded: \(reason)."
+        case .unsupportedFormat(let file, let format):
+            return "'\(file)' is \(format.clause)."
         case .tooManyPixels(let file, let size, let limit):
             return "'\(file)' is \(size) (\(size.pixelCount) pixels), more than the limit of \(limit) pixels."
         case .tooMuchDecoding(let file, let pixels, let limit):

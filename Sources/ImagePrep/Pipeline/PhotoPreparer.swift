@@ -39,12 +39,14 @@ public struct PhotoPreparer: Sendable {
         /// photo (Samsung's 16320x12240 is 199.8 million pixels, a 16384x12288 sensor's 201.3
         /// million), with a little room.
         public var maxPixels = 210_000_000
-        /// Whether to accept a JPEG whose data libjpeg-turbo could decode only by filling in
-        /// missing pixels (a truncated or damaged file). Such a photo then carries an
-        /// `.incompleteImageData` warning; by default it is refused. Damage that stopped the
-        /// decode before its last row is refused either way. libheif decodes a HEIF image whole
-        /// or not at all, so a damaged HEIF file is refused either way too.
-        public var acceptsIncompleteData = false
+        /// Whether to prepare a JPEG whose data libjpeg-turbo could decode only by filling in
+        /// missing pixels (a download that stopped, a motion photo cut short, damaged data), as
+        /// every other image tool does: the photo then carries an `.incompleteImageData` warning
+        /// that says how much of the picture is missing. On by default, since refusing it loses
+        /// the capture; turn it off to refuse such a file with `.incompleteImageData`. Damage
+        /// that stopped the decode before its last row is refused either way. libheif decodes a
+        /// HEIF image whole or not at all, so a damaged HEIF file is refused either way too.
+        public var acceptsIncompleteData = true
         /// Speed mode: when a DCT scale (1/2, 1/4, 1/8) lands at most this fraction below the
         /// upload size (0.02 accepts 2016 px for 2048), use it as it is and skip the resample.
         /// 0, the default, always resamples to the exact size.

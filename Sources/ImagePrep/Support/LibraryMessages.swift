@@ -76,6 +76,31 @@ struct LibjpegMessage: Equatable, Sendable {
         self.clause = clause
     }
 
+    /// The file ends before its image data does (JWRN_JPEG_EOF), said with how much of the
+    /// picture that leaves out: a sequential file, or a progressive one cut in its first scan,
+    /// ends within one band of rows (`band`, 0-based), below which every row is grey; one cut
+    /// after its first scan has every row, with less detail.
+    static func fileEnds(inScan scan: Int, inRows band: Range<Int>, of height: Int, isProgressive: Bool)
+        -> LibjpegMessage
+    {
+        let clause: String
+        if isProgressive, scan > 1 {
+            clause =
+                "the file ends in scan \(scan) of the progressive picture, so none of it is missing but all of it has "
+                + "less detail than it was made with"
+        } else {
+            let last = min(band.upperBound, height)
+            let missing = height > 0 ? max(1, ((height - band.lowerBound) * 100 + height / 2) / height) : 100
+            clause =
+                (isProgressive
+                    ? "the file ends in the first scan of the progressive picture"
+                    : "the file ends before its image data does")
+                + ", within rows \(band.lowerBound + 1) to \(last) of \(height): from there down, \(missing) % of "
+                + "the picture, it is missing and grey"
+        }
+        return LibjpegMessage(effect: .losesPixels, clause: clause)
+    }
+
     /// The decode stopped at 500 scans (TurboJPEG's TJFLAG_LIMITSCANS, and `DamageSurvey`'s).
     static let scanLimit = LibjpegMessage(
         effect: .tooManyScans, clause: "it has more than 500 scans, the most libjpeg-turbo decodes")

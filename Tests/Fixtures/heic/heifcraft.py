@@ -18,7 +18,7 @@ file with no image. See ../README.md, "heic/".
        [--gain-map-sps-size WxH] [--gain-map-item-type FOURCC] [--gain-map-loop]
        | --gain-map-grid COLUMNSxROWS --gain-map-tile IN.heic ... --gain-map-size WxH [--gain-map-xmp FILE]]
       [--tmap HEX [--aux URN ...]] [--exif-also-describes primary|thumbnail]
-      [--xmp-deflate BYTES [--listed-twice]]
+      [--xmp-deflate BYTES [--listed-twice]] [--share-data]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
   heifcraft.py annexb FILE.heic OUT.hevc   # the primary's coded tiles as one Annex B stream
   heifcraft.py mosaic IN.heic OUT.heic COPIESxCOPIES WxH  # IN's tiles named over and over, one grid
@@ -266,6 +266,12 @@ def jpeg_segments(path):
 
 
 def jpeg_tiff(path):
+    """The TIFF block of a JPEG's EXIF APP1, or a file that is one (exiftool's `-o FILE.exif`)."""
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+    if head in (b"II*\0", b"MM\0*"):
+        with open(path, "rb") as handle:
+            return handle.read()
     for marker, payload in jpeg_segments(path):
         if marker == 0xE1 and payload.startswith(b"Exif\0\0"):
             return payload[6:]
@@ -322,6 +328,7 @@ class Writer:
         self.lengths = {}  # item id -> the length iloc declares, where it is not the data's
         self.encodings = {}  # item id -> the content encoding its infe names
         self.listed_again = []  # item ids whose infe is written a second time, without an encoding
+        self.shares_data = False  # identical item data written once, every such item's iloc on it (libavif's writer)
 
     def add_item(self, kind, data, name="", hidden=False):
         item_id = len(self.items) + 1
@@ -360,19 +367,26 @@ class Writer:
         iprp = box("iprp", box("ipco", b"".join(self.properties)) +
                    full_box("ipma", 0, 0, struct.pack(">I", len(self.associations)) + ipma_entries))
 
+        # Where each item's data starts in the body: a data written once is found again.
+        starts, written, body = [], {}, b""
+        for _, _, _, data, _ in self.items:
+            if self.shares_data and data in written:
+                starts.append(written[data])
+                continue
+            written[data] = len(body)
+            starts.append(len(body))
+            body += data
+
         def iloc(mdat_start):
             entries = b""
-            offset = mdat_start
-            for item_id, _, _, data, _ in self.items:
-                entries += struct.pack(">HHHII", item_id, 0, 1, offset, self.lengths.get(item_id, len(data)))
-                offset += len(data)
+            for (item_id, _, _, data, _), start in zip(self.items, starts):
+                entries += struct.pack(">HHHII", item_id, 0, 1, mdat_start + start, self.lengths.get(item_id, len(data)))
             return full_box("iloc", 0, 0, struct.pack(">BBH", 0x44, 0x00, len(self.items)) + entries)
 
         def meta(mdat_start):
             return full_box("meta", 0, 0, hdlr + pitm + iloc(mdat_start) + iinf + iref + iprp)
 
         mdat_start = len(ftyp) + len(meta(0)) + 8
-        body = b"".join(data for _, _, _, data, _ in self.items)
         with open(path, "wb") as handle:
             handle.write(ftyp + meta(mdat_start) + box("mdat", body))
 
@@ -395,6 +409,8 @@ def build(arguments):
             options["alpha-identity-loop"] = True
         elif name == "--listed-twice":
             options["listed-twice"] = True
+        elif name == "--share-data":
+            options["share-data"] = True
         elif name == "--gain-map-loop":
             options["gain-map-loop"] = True
             options.setdefault("gain-map", "")
@@ -408,6 +424,7 @@ def build(arguments):
             options[name[2:]] = arguments.pop(0)
 
     writer = Writer()
+    writer.shares_data = options.get("share-data", False)
     if "grid" in options:
         columns, rows = parse_size(options["grid"])
         tiles = [HEIFFile(path) for path in options["tile"]]

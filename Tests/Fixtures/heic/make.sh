@@ -124,6 +124,13 @@ encode 60 "$here/../decode/gray-224x150.jpg" gray.heic
 # that no offset reaches: 70 KB is more than a JPEG APP1 segment holds.
 craft exif-larger-than-app1.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
     --exif-padding 70000
+# exif-185k-with-thumbnail.heic: no-exif.heic with the iPhone EXIF (Apple maker note, GPS, offset
+# -04:00, Orientation 6) and a 640x480 thumbnail of a real photo in IFD1, as exiftool writes it
+# into an EXIF file: a 185 KB block, like a Xiaomi HEIC's 192 KB, carried without its thumbnail.
+convert -quiet "$corpus/gps-north-west-iphone5-orientation3.jpg" -resize 640x480 -quality 97 "$work/thumb.jpg"
+exiftool -q -q -tagsfromfile "$work/iphone-exif.jpg" -exif:all -gps:all -o "$work/large.exif"
+exiftool -q -q -overwrite_original "-ThumbnailImage<=$work/thumb.jpg" "$work/large.exif"
+craft exif-185k-with-thumbnail.heic --image no-exif.heic --exif-from "$work/large.exif"
 # exif-offset-past-end.heic: an Exif item whose offset points past its own end.
 craft exif-offset-past-end.heic --image no-exif.heic --exif-from "$work/iphone-exif.jpg" \
     --exif-offset 4000000000
@@ -149,13 +156,13 @@ craft bad-identity-loop.heic --image "$work/small.heic" --identity-loop
 craft bad-vvc-codec.heic --image "$work/small.heic" --item-type vvc1
 
 # heif-convert's own decode of every file that prepares, at its default JPEG quality (90): what
-# the copies are held to (Tests/ImagePrepTests/HEIFOrientationTests.swift). The two exif-*
+# the copies are held to (Tests/ImagePrepTests/HEIFOrientationTests.swift). The three exif-*
 # files' pixels are no-exif.heic's, and heif-convert 1.15 mishandles their Exif items: it
 # crashes (SIGSEGV) on the offset past the end, and writes the 70 KB block into an APP1 segment,
 # whose length field cannot hold it.
 for file in ./*.heic ./*.avif; do
     name=$(basename "$file")
-    case $name in bad-* | exif-offset-past-end.heic | exif-larger-than-app1.heic) continue ;; esac
+    case $name in bad-* | exif-offset-past-end.heic | exif-larger-than-app1.heic | exif-185k-with-thumbnail.heic) continue ;; esac
     heif-convert -q 90 "$file" "references/${name%.*}.jpg" >/dev/null
 done
 
@@ -165,7 +172,7 @@ mkdir -p exif
 rm -f exif/*.tiff
 for file in ./*.heic ./*.avif; do
     name=$(basename "$file")
-    case $name in bad-* | exif-offset-past-end.heic | exif-larger-than-app1.heic) continue ;; esac
+    case $name in bad-* | exif-offset-past-end.heic | exif-larger-than-app1.heic | exif-185k-with-thumbnail.heic) continue ;; esac
     python3 -B "$here/heifcraft.py" exif "$file" "exif/${name%.*}.tiff"
 done
 
