@@ -33,19 +33,24 @@ struct GainMapBudgetTests {
         #expect(refused.upload.size == carried.upload.size)
     }
 
-    /// `mpf-ultrahdr-gainmap-3840x2160.jpg` with its gain map made progressive (`jpegtran
-    /// -progressive -copy all`, lossless): libjpeg would hold every coefficient of it.
+    /// `mpf-ultrahdr-gainmap-3840x2160.jpg` with its gain map made progressive: ImageMagick's
+    /// `-interlace JPEG` re-encodes it, and the original's APPn segments (its hdrgm XMP) are put
+    /// back before the new frame. libjpeg would hold every coefficient of it.
     static func progressiveGainMapJPEG() async throws -> [UInt8] {
         let original = [UInt8](try Fixtures.data(GainMapTests.corpus))
         let layout = try UltraHDRLayout(original)
+        let baselineGainMap = Array(original[layout.gainMapStart...])
         return try await withTemporaryFolder(label: "progressive") { folder in
             let baseline = folder.appendingPathComponent("gain-map.jpg")
             let progressive = folder.appendingPathComponent("progressive.jpg")
-            try Data(original[layout.gainMapStart...]).write(to: baseline)
+            try Data(baselineGainMap).write(to: baseline)
             let (status, log) = try runToEnd(
-                "/usr/bin/jpegtran", ["-progressive", "-copy", "all", "-outfile", progressive.path, baseline.path])
-            try #require(status == 0, "jpegtran (Debian package libjpeg-turbo-progs): \(log)")
-            let gainMap = [UInt8](try Data(contentsOf: progressive))
+                "/usr/bin/convert", ["-quiet", baseline.path, "-strip", "-interlace", "JPEG", progressive.path])
+            try #require(status == 0, "ImageMagick's convert: \(log)")
+            let encoded = [UInt8](try Data(contentsOf: progressive))
+            let gainMap =
+                [0xFF, 0xD8] + applicationSegments(of: baselineGainMap)
+                + encoded[firstNonApplicationSegment(of: encoded)...]
             let marker = gainMap.withUnsafeBytes { SegmentWalker.walk($0).frame?.marker }
             try #require(marker == 0xC2, "a progressive frame")
             var bytes = Array(original[..<layout.gainMapStart]) + gainMap
@@ -54,9 +59,25 @@ struct GainMapBudgetTests {
         }
     }
 
+    /// The APPn segments of a JPEG, whole, in order, up to its first other segment.
+    static func applicationSegments(of jpeg: [UInt8]) -> [UInt8] {
+        Array(jpeg[2..<firstNonApplicationSegment(of: jpeg)])
+    }
+
+    static func firstNonApplicationSegment(of jpeg: [UInt8]) -> Int {
+        var offset = 2
+        while offset + 4 <= jpeg.count, jpeg[offset] == 0xFF, (0xE0...0xEF).contains(jpeg[offset + 1]) {
+            offset += 2 + (Int(jpeg[offset + 2]) << 8 | Int(jpeg[offset + 3]))
+        }
+        return offset
+    }
+
     @Test("a progressive Ultra HDR gain map is carried within the budget, and left out with a warning over it")
     func progressiveJPEGGainMap() async throws {
-        let bytes = Data(try await Self.progressiveGainMapJPEG())
+        try Self.checkProgressive(Data(try await Self.progressiveGainMapJPEG()))
+    }
+
+    static func checkProgressive(_ bytes: Data) throws {
         let carried = try Self.preparer().prepare(bytes, name: "photo.jpg")
         #expect(carried.uploadGainMap != nil && Self.gainMapWarnings(carried).isEmpty, "\(carried.warnings)")
         // 960x540 gain map: over an eighth of a limit of 8 x 960 x 540 - 8.
