@@ -33,8 +33,8 @@ struct GainMapBudgetTests {
         #expect(refused.upload.size == carried.upload.size)
     }
 
-    /// `mpf-ultrahdr-gainmap-3840x2160.jpg` with its gain map made progressive: ImageMagick's
-    /// `-interlace JPEG` re-encodes it, and the original's APPn segments (its hdrgm XMP) are put
+    /// `mpf-ultrahdr-gainmap-3840x2160.jpg` with its gain map made progressive and as large as
+    /// the photo: ImageMagick's `-resize 3840x2160! -interlace JPEG` re-encodes it, and the original's APPn segments (its hdrgm XMP) are put
     /// back before the new frame. libjpeg would hold every coefficient of it.
     static func progressiveGainMapJPEG() async throws -> [UInt8] {
         let original = [UInt8](try Fixtures.data(GainMapTests.corpus))
@@ -45,7 +45,8 @@ struct GainMapBudgetTests {
             let progressive = folder.appendingPathComponent("progressive.jpg")
             try Data(baselineGainMap).write(to: baseline)
             let (status, log) = try runToEnd(
-                "/usr/bin/convert", ["-quiet", baseline.path, "-strip", "-interlace", "JPEG", progressive.path])
+                "/usr/bin/convert",
+                ["-quiet", baseline.path, "-strip", "-resize", "3840x2160!", "-interlace", "JPEG", progressive.path])
             try #require(status == 0, "ImageMagick's convert: \(log)")
             let encoded = [UInt8](try Data(contentsOf: progressive))
             let gainMap =
@@ -80,13 +81,13 @@ struct GainMapBudgetTests {
     static func checkProgressive(_ bytes: Data) throws {
         let carried = try Self.preparer().prepare(bytes, name: "photo.jpg")
         #expect(carried.uploadGainMap != nil && Self.gainMapWarnings(carried).isEmpty, "\(carried.warnings)")
-        // 960x540 gain map: over an eighth of a limit of 8 x 960 x 540 - 8.
-        let refused = try Self.preparer(maxPixels: 8 * 960 * 540 - 8).prepare(bytes, name: "photo.jpg")
+        // A 3840x2160 gain map: over an eighth of a limit of the photo's own pixels.
+        let refused = try Self.preparer(maxPixels: 3840 * 2160).prepare(bytes, name: "photo.jpg")
         #expect(refused.uploadGainMap == nil)
         let warning = try #require(Self.gainMapWarnings(refused).first)
         #expect(warning.message.contains("decoded whole"), "\(warning.message)")
-        // The same limit takes the baseline gain map: it is decoded in strips.
-        let baseline = try Self.preparer(maxPixels: 8 * 960 * 540 - 8).prepare(
+        // The same limit takes the original gain map (960x540, an eighth of the limit's eighth).
+        let baseline = try Self.preparer(maxPixels: 3840 * 2160).prepare(
             Fixtures.data(GainMapTests.corpus), name: "photo.jpg")
         #expect(baseline.uploadGainMap != nil)
     }
