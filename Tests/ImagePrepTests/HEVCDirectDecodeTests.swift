@@ -154,6 +154,38 @@ struct HEVCDirectDecodeTests {
         }
     }
 
+    /// The fifth tile with 60 % of its slice zeroed, from a fifth of the way in: libde265 gives a
+    /// picture (grey where it could not decode) and says it met damage.
+    static func damagedSlice() throws -> Data {
+        let count = try [UInt8](Fixtures.data("heic/iphone-like-grid-p3-rotated.heic")).withUnsafeBytes { bytes in
+            let container = try HEIFContainer(bytes)
+            let layout = try #require(container.hevcTileLayout(plan: try container.decodePlan()))
+            return try #require(layout.tiles[4].data.first).count
+        }
+        return try damagedGrid(from: count / 5, with: [UInt8](repeating: 0, count: count * 6 / 10))
+    }
+
+    @Test("a damaged slice is prepared with a warning as a damaged JPEG is, or refused without acceptsIncompleteData")
+    func damagedSliceIsNeverSilent() throws {
+        let damaged = try Self.damagedSlice()
+        var refusing = PhotoPreparer()
+        refusing.configuration.acceptsIncompleteData = false
+        #expect {
+            try refusing.prepare(damaged, name: "photo.heic")
+        } throws: { error in
+            guard case .incompleteImageData(let file, _)? = error as? ImagePrepError else { return false }
+            return file == "photo.heic"
+        }
+        let workspace = PreparationWorkspace()
+        let photo = try PhotoPreparer().prepare(damaged, name: "photo.heic", workspace: workspace)
+        #expect(workspace.lastDecode.isStripWise, "decoded directly")
+        #expect(photo.warnings.contains { $0.kind == .incompleteImageData }, "\(photo.warnings)")
+        // The file intact: no warning.
+        let intact = try PhotoPreparer().prepare(
+            Fixtures.data("heic/iphone-like-grid-p3-rotated.heic"), name: "photo.heic")
+        #expect(!intact.warnings.contains { $0.kind == .incompleteImageData })
+    }
+
     @Test("a tile that gives no picture is refused, in libheif's words")
     func tileWithoutPicture() throws {
         // Its first NAL unit, the slice, becomes zeros: no picture comes out of the tile.

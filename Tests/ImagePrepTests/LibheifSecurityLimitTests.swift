@@ -60,6 +60,10 @@ struct LibheifSecurityLimitTests {
                     + "32768x32768", .imageTooLarge, "heif_image_too_large"
             ),
             (
+                heif_error_Memory_allocation_error, heif_suberror_Security_limit_exceeded,
+                "iloc data pointers out of allowed range", .dataPointerOutOfRange, "heif_data_pointer_out_of_range"
+            ),
+            (
                 heif_error_Invalid_input, heif_suberror_Security_limit_exceeded, "Too many auxiliary image references",
                 .tooManyEntries, "heif_too_many_entries"
             ),

@@ -83,6 +83,10 @@ struct FuzzTests {
     /// asks for gigabytes fails inside the cap instead of taking the machine.
     static let timeLimit: Duration = .seconds(300)
     static let memoryLimit = 4 << 30
+    /// And the most memory it may hold at once (its peak resident set, `/usr/bin/time`): every
+    /// picture a mutated photo brings (a gain map as large as the photo, progressive, a tile named
+    /// over and over) within the photo's budget. `PREP_FUZZ_PEAK_MB` sets it (default 400).
+    static let peakMegabytes = Int(environment["PREP_FUZZ_PEAK_MB"] ?? "") ?? 400
 
     /// Small copies keep each photo near a millisecond; a pixel limit just above the largest
     /// seed's (the iPhone 15 Plus's 24.5 million) keeps a mutated frame header from asking for a
@@ -154,10 +158,22 @@ struct FuzzTests {
             var outcomes = (photos: 0, errors: 0)
             for accepting in [false, true] {
                 let mode = accepting ? "accept" : "strict"
+                let peakFile = folder.url.appendingPathComponent("peak-\(mode).txt").path
                 let result = try PrepPhotoRunner.run(
-                    Self.arguments + (accepting ? [] : ["--refuse-incomplete"]) + ["--out", "out-\(mode)", mode],
-                    in: folder.url, launch: .memoryLimit(Self.memoryLimit), timeLimit: Self.timeLimit)
+                    [
+                        "/usr/bin/time", "-o", peakFile, "-f", "%M", PrepPhotoRunner.prlimit,
+                        "--as=\(Self.memoryLimit)",
+                        PrepPhotoRunner.executable.path,
+                    ] + Self.arguments + (accepting ? [] : ["--refuse-incomplete"]) + ["--out", "out-\(mode)", mode],
+                    in: folder.url, launch: .command, timeLimit: Self.timeLimit)
                 try #require(!result.timedOut && (result.status == 0 || result.status == 1), "prep-photo: \(result)")
+                // time says "Command exited with non-zero status 1" first when a photo failed.
+                let timeOutput = try String(contentsOfFile: peakFile, encoding: .utf8)
+                let peak = timeOutput.split(separator: "\n").last.flatMap { Int($0) } ?? Int.max
+                #expect(
+                    peak <= Self.peakMegabytes << 10,
+                    "mutations \(numbers) (\(mode)): a peak of \(peak / 1024) MB, over \(Self.peakMegabytes) MB")
+                try? FileManager.default.removeItem(atPath: peakFile)
                 let ours = ["prep-photo: ", "Prepared ", "Left out: "]
                 for line in result.standardError.split(separator: "\n") where !ours.contains(where: line.hasPrefix) {
                     Issue.record("a line on stderr that is not prep-photo's: \(line)")

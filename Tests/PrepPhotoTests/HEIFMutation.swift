@@ -97,6 +97,9 @@ enum HEIFMutation: CustomStringConvertible {
     case removeBox(header: Int)
     /// A value written over a field of a named structure: `what` says which.
     case structure(what: String, offset: Int, bytes: [UInt8])
+    /// The targets of the reference entry at `entry` in the `iref` box at `iref` split in two,
+    /// the second half in a second `iref` box (which libheif 1.15 does not read).
+    case splitReferences(iref: Int, entry: Int)
 
     /// Widths, heights, offsets and lengths at their edges.
     static let interesting32: [UInt32] = [0, 1, 2, 0xFF, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0xFFFF_FFF0, 0xFFFF_FFFF]
@@ -110,7 +113,7 @@ enum HEIFMutation: CustomStringConvertible {
         }
         let header = boxes.headers.randomElement(using: &random) ?? 0
         let size = header + 4 <= bytes.count ? bytes[header..<(header + 4)].reduce(0) { $0 << 8 | UInt32($1) } : 0
-        let choice = Int.random(in: 0..<23, using: &random)
+        let choice = Int.random(in: 0..<27, using: &random)
         if choice >= 10, let aimed = structured(bytes, boxes, choice - 10, using: &random) { return aimed }
         switch choice % 10 {
         case 0, 1:
@@ -235,11 +238,122 @@ enum HEIFMutation: CustomStringConvertible {
             return .structure(
                 what: "XMP value", offset: value.lowerBound,
                 bytes: XMPValues.replacement(length: value.count, using: &random))
-        default:  // an item's type
+        case 12:  // an item's type
             guard let infe = payload("infe"), infe.count >= 12 else { return nil }
             let type = ["hvc1", "av01", "grid", "iovl", "iden", "Exif", "mime", "tmap"].randomElement(using: &random)!
             return .structure(what: "item type", offset: infe.lowerBound + 8, bytes: Array(type.utf8))
+        case 13:  // a gain map (or any image) as large as the photo: the largest ispe's size on another
+            let sizes = (boxes.byType["ispe"] ?? []).filter { $0.payload.count >= 12 }
+            guard sizes.count >= 2,
+                let largest = sizes.max(by: {
+                    number(bytes, $0.payload.lowerBound + 4, 4) * number(bytes, $0.payload.lowerBound + 8, 4)
+                        < number(bytes, $1.payload.lowerBound + 4, 4) * number(bytes, $1.payload.lowerBound + 8, 4)
+                }),
+                let other = sizes.filter({ $0.header != largest.header }).randomElement(using: &random)
+            else { return nil }
+            return .structure(
+                what: "ispe as large as the photo's", offset: other.payload.lowerBound + 4,
+                bytes: Array(bytes[(largest.payload.lowerBound + 4)..<(largest.payload.lowerBound + 12)]))
+        case 14:  // a grid naming one tile over and over: every target of a dimg entry its first
+            guard
+                let entry = boxes.references.filter({ isDimg(bytes, $0) && $0.payload.count >= 8 })
+                    .randomElement(using: &random)
+            else { return nil }
+            let first = Array(bytes[(entry.payload.lowerBound + 4)..<(entry.payload.lowerBound + 6)])
+            let count = (entry.payload.count - 4) / 2
+            return .structure(
+                what: "dimg targets all its first", offset: entry.payload.lowerBound + 4,
+                bytes: Array((0..<count).map { _ in first }.joined()))
+        case 15:  // a damaged slice: part of a coded image's data zeroed, its NAL lengths kept
+            let coded = boxes.itemTypes.filter { ["hvc1", "av01"].contains($0.value) }.compactMap {
+                boxes.itemData[$0.key]
+            }
+            guard let data = coded.randomElement(using: &random), data.count > 16 else { return nil }
+            let start = data.lowerBound + 8 + Int.random(in: 0..<(data.count - 8) / 2, using: &random)
+            let length = Int.random(in: 1...(data.upperBound - start), using: &random)
+            return .structure(what: "slice data zeroed", offset: start, bytes: [UInt8](repeating: 0, count: length))
+        default:  // references split over two iref boxes
+            guard let iref = boxes.byType["iref"]?.first,
+                let entry = boxes.references.filter({
+                    iref.payload.contains($0.header) && $0.payload.count >= 8
+                }).randomElement(using: &random)
+            else { return nil }
+            return .splitReferences(iref: iref.header, entry: entry.header)
         }
+    }
+
+    private static func isDimg(_ bytes: [UInt8], _ entry: (header: Int, payload: Range<Int>)) -> Bool {
+        bytes[(entry.header + 4)..<(entry.header + 8)].elementsEqual("dimg".utf8)
+    }
+
+    private static func number(_ bytes: [UInt8], _ offset: Int, _ size: Int) -> Int {
+        HEIFBoxes.number(bytes, offset, size)
+    }
+
+    /// `original` with the targets of the entry at `entry` (16-bit item numbers, `iref` version
+    /// 0) split in two, the second half in a new `iref` box after the first; the `meta` box and
+    /// every `iloc` offset past it moved by the bytes added. Unchanged when it cannot be done.
+    static func splittingReferences(_ original: [UInt8], iref: Int, entry: Int) -> [UInt8] {
+        let boxes = HEIFBoxes(original)
+        let irefSize = number(original, iref, 4)
+        let entrySize = number(original, entry, 4)
+        guard original[iref + 8] == 0, irefSize >= 12, entrySize >= 14, !boxes.meta.isEmpty,
+            number(original, boxes.meta.lowerBound, 4) >= 8
+        else { return original }
+        let count = number(original, entry + 10, 2)
+        guard count >= 2, 12 + 2 * count <= entrySize else { return original }
+        let kept = count / 2
+        let moved = original[(entry + 12 + 2 * kept)..<(entry + 12 + 2 * count)]
+        func big(_ value: Int, _ size: Int) -> [UInt8] {
+            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * (size - 1 - $0))) }
+        }
+        var first = Array(original[iref..<(iref + irefSize)])
+        let at = entry - iref
+        first.removeSubrange((at + 12 + 2 * kept)..<(at + 12 + 2 * count))
+        first.replaceSubrange(at..<(at + 4), with: big(entrySize - moved.count, 4))
+        first.replaceSubrange((at + 10)..<(at + 12), with: big(kept, 2))
+        first.replaceSubrange(0..<4, with: big(first.count, 4))
+        let secondEntry =
+            big(12 + moved.count, 4) + original[(entry + 4)..<(entry + 10)] + big(count - kept, 2) + moved
+        let second = big(12 + secondEntry.count, 4) + Array("iref".utf8) + [0, 0, 0, 0] + secondEntry
+        let end = iref + irefSize
+        let delta = first.count + second.count - irefSize
+        var bytes = Array(original[..<iref]) + first + second + original[end...]
+        func shifted(_ offset: Int) -> Int { offset >= end ? offset + delta : offset }
+        let meta = boxes.meta.lowerBound
+        bytes.replaceSubrange(meta..<(meta + 4), with: big(number(original, meta, 4) + delta, 4))
+        // iloc's file offsets (construction method 0) past the insertion move with the data.
+        guard let iloc = boxes.byType["iloc"]?.first?.payload, iloc.count >= 8, original[iloc.lowerBound] <= 1 else {
+            return bytes
+        }
+        let version = Int(original[iloc.lowerBound])
+        let sizes = number(original, iloc.lowerBound + 4, 2)
+        let (offsetSize, lengthSize, baseSize) = (sizes >> 12 & 15, sizes >> 8 & 15, sizes >> 4 & 15)
+        let indexSize = version == 1 ? sizes & 15 : 0
+        var position = iloc.lowerBound + 8
+        func field(_ size: Int) -> (at: Int, value: Int)? {
+            guard position + size <= iloc.upperBound else { return nil }
+            defer { position += size }
+            return (position, number(original, position, size))
+        }
+        func shift(_ field: (at: Int, value: Int), size: Int) {
+            guard size > 0, field.value + delta < 1 << (8 * size) else { return }
+            bytes.replaceSubrange(shifted(field.at)..<(shifted(field.at) + size), with: big(field.value + delta, size))
+        }
+        for _ in 0..<number(original, iloc.lowerBound + 6, 2) {
+            guard field(2) != nil, let method = version == 0 ? (0, 0) : field(2), field(2) != nil,
+                let base = field(baseSize), let extents = field(2)
+            else { return bytes }
+            let inFile = method.value & 15 == 0
+            if inFile, baseSize > 0, base.value >= end { shift(base, size: baseSize) }
+            for _ in 0..<extents.value {
+                guard field(indexSize) != nil, let offset = field(offsetSize), field(lengthSize) != nil else {
+                    return bytes
+                }
+                if inFile, base.value < end, base.value + offset.value >= end { shift(offset, size: offsetSize) }
+            }
+        }
+        return bytes
     }
 
     func apply(to original: [UInt8]) -> [UInt8] {
@@ -265,6 +379,7 @@ enum HEIFMutation: CustomStringConvertible {
             for (index, value) in values.enumerated() where offset + index < bytes.count {
                 bytes[offset + index] = value
             }
+        case .splitReferences(let iref, let entry): bytes = Self.splittingReferences(original, iref: iref, entry: entry)
         }
         return bytes
     }
@@ -278,7 +393,10 @@ enum HEIFMutation: CustomStringConvertible {
         case .duplicateBox(let header): "box at \(header) duplicated"
         case .removeBox(let header): "box at \(header) removed"
         case .structure(let what, let offset, let values):
-            "\(what) at \(offset) set to \(values.map { String($0, radix: 16) }.joined(separator: " "))"
+            values.count > 16
+                ? "\(what) at \(offset), \(values.count) bytes"
+                : "\(what) at \(offset) set to \(values.map { String($0, radix: 16) }.joined(separator: " "))"
+        case .splitReferences(let iref, let entry): "iref entry at \(entry) split into a second iref after \(iref)"
         }
     }
 }

@@ -43,7 +43,7 @@ enum JPEGMutation: CustomStringConvertible {
         func segment() -> Int { layout.segments.randomElement(using: &random)?.start ?? 2 }
         // Files without an MPF index or gain map XMP draw from the first 16 kinds only, so that
         // their mutations stay what they were before those kinds were added.
-        let kinds = layout.mpfFields.isEmpty && layout.xmpValues.isEmpty && layout.extendedXMP.isEmpty ? 16 : 21
+        let kinds = layout.mpfFields.isEmpty && layout.xmpValues.isEmpty && layout.extendedXMP.isEmpty ? 16 : 22
         while true {
             switch Int.random(in: 0..<kinds, using: &random) {
             case 0:
@@ -121,6 +121,15 @@ enum JPEGMutation: CustomStringConvertible {
                 let sides = frameSides + [60000]
                 return .gainMapFrameSize(
                     width: sides.randomElement(using: &random)!, height: sides.randomElement(using: &random)!)
+            case 21:
+                // The gain map made progressive (SOF2) and as large as the photo: libjpeg would
+                // hold every coefficient of it.
+                guard let gainMap = layout.gainMapFrame, let frame = layout.frame, gainMap + 9 <= bytes.count,
+                    frame + 9 <= bytes.count
+                else { continue }
+                return .overwrite(
+                    what: "gain map frame made progressive at the photo's size", offset: gainMap + 1,
+                    bytes: [0xC2] + bytes[(gainMap + 2)..<(gainMap + 5)] + bytes[(frame + 5)..<(frame + 9)])
             case 19:
                 guard let value = layout.xmpValues.randomElement(using: &random) else { continue }
                 return .overwrite(

@@ -92,7 +92,8 @@ bool cheif_load(const char *name, cheif_functions *table, char *reason, size_t c
     X(de265_get_image_full_range_flag)                                                                               \
     X(de265_get_image_colour_primaries)                                                                              \
     X(de265_get_image_transfer_characteristics)                                                                      \
-    X(de265_get_image_matrix_coefficients)
+    X(de265_get_image_matrix_coefficients)                                                                           \
+    X(de265_get_warning)
 
 /// libde265's functions, each field named and typed as the function in `de265.h`.
 typedef struct {

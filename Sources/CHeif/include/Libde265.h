@@ -49,5 +49,6 @@ int de265_get_image_full_range_flag(const struct de265_image *);
 int de265_get_image_colour_primaries(const struct de265_image *);
 int de265_get_image_transfer_characteristics(const struct de265_image *);
 int de265_get_image_matrix_coefficients(const struct de265_image *);
+de265_error de265_get_warning(de265_decoder_context *);
 
 #endif

@@ -20,6 +20,8 @@ public enum HEIFSecurityLimit: String, Equatable, Sendable, CaseIterable {
     case dataTooLarge
     /// An image is wider or taller than libheif decodes (32768 pixels a side).
     case imageTooLarge
+    /// An item's location (`iloc`) points outside what libheif lets an offset or a length reach.
+    case dataPointerOutOfRange
     /// More items, references of one kind or levels of nested boxes than libheif reads.
     case tooManyEntries
     /// A limit this build does not know by name.
@@ -34,6 +36,7 @@ public enum HEIFSecurityLimit: String, Equatable, Sendable, CaseIterable {
         case .metadataTooLarge: "heif_metadata_too_large"
         case .dataTooLarge: "heif_data_too_large"
         case .imageTooLarge: "heif_image_too_large"
+        case .dataPointerOutOfRange: "heif_data_pointer_out_of_range"
         case .tooManyEntries: "heif_too_many_entries"
         case .unnamed: "heif_security_limit"
         }
@@ -50,6 +53,7 @@ public enum HEIFSecurityLimit: String, Equatable, Sendable, CaseIterable {
         case .metadataTooLarge: "its compressed metadata inflates to more than libheif allows"
         case .dataTooLarge: "it declares more data than libheif reads into memory"
         case .imageTooLarge: "an image in it is larger than libheif allows (32768 pixels a side)"
+        case .dataPointerOutOfRange: "an item's location points beyond the offsets and lengths libheif allows"
         case .tooManyEntries: "it has more items, references or levels of boxes than libheif reads"
         case .unnamed: "libheif names a limit this version of ImagePrep does not know"
         }
@@ -68,6 +72,7 @@ public enum HEIFSecurityLimit: String, Equatable, Sendable, CaseIterable {
             (["iloc box contained", "security limit"], .dataTooLarge),
             (["Box size", "exceeds security limit"], .dataTooLarge),
             (["exceeds the maximum image size"], .imageTooLarge),
+            (["iloc data pointers out of allowed range"], .dataPointerOutOfRange),
             (["Too many auxiliary image references"], .tooManyEntries),
             (["Too many thumbnail references"], .tooManyEntries),
             (["maximum nesting of boxes"], .tooManyEntries),

@@ -27,8 +27,9 @@ extension HEIFSource {
     }
 
     /// A HEIC's HDR gain map (`HEIFContainer.gainMapItem`), checked by our own walk before
-    /// libheif reads the file: its decode held to the photo's limits, no larger than the photo,
-    /// in its proportions, turned as it is. Nil when the photo has none.
+    /// libheif reads the file: its decode held to the photo's limits and to what a gain map decoded
+    /// whole may take (`GainMapBudget`), no larger than the photo, in its proportions, turned as
+    /// it is. Nil when the photo has none.
     ///
     /// Checked whether or not the upload carries it: a refused gain map is hidden from libheif
     /// (`HEIFContainer.bytesForLibheif(hiding:)`), which refuses a whole file for an image over
@@ -50,6 +51,10 @@ extension HEIFSource {
         }
         guard workLimit.overflow || plan.decodedPixels <= workLimit.partialValue else {
             return .failure(.undecodable("it is made of more images than the limit lets decode"))
+        }
+        // libheif decodes it whole, beside the photo.
+        if let problem = GainMapBudget.problem(decodingWhole: plan.decodedPixels, maxPixels: limit) {
+            return .failure(problem)
         }
         let (size, base) = (plan.storedSize, photo.storedSize)
         guard size.width > 0, size.height > 0 else { return .failure(.undecodable("it has a width or a height of 0")) }

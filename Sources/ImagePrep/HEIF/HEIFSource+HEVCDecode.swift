@@ -27,11 +27,14 @@ extension HEIFSource {
         let reduced = JPEGDecoder.scaled(canvas, by: reduction)
         let target = workspace.upload
         try target.reshape(size: uploadSize, isGray: false, subsampling: .quarter, file: file)
-        // One row of tiles at a time, as wide as the whole row of tiles.
+        // One row of tiles at a time, as wide as the whole row of tiles; a single image is fed
+        // from the decoder's own picture, never copied (it would be a second full-size image).
         let tileRow = workspace.decoded
-        try tileRow.reshape(
-            size: PixelSize(width: layout.columns * layout.tileSize.width, height: layout.tileSize.height),
-            isGray: false, subsampling: .quarter, file: file)
+        if !layout.isSingleImage {
+            try tileRow.reshape(
+                size: PixelSize(width: layout.columns * layout.tileSize.width, height: layout.tileSize.height),
+                isGray: false, subsampling: .quarter, file: file)
+        }
         // Each plane's rows as `resampled` would take them from the averaged canvas.
         let extent = (
             width: Double(canvas.width) / Double(reduction), height: Double(canvas.height) / Double(reduction)
@@ -52,30 +55,38 @@ extension HEIFSource {
             let full = real(canvas)
             feeds.append(
                 PlaneFeed(
-                    resampler: resamplers[index], rows: tileRow.planes[index], height: full.height,
+                    resampler: resamplers[index], height: full.height,
                     tileRows: layout.tileSize.height / factor.vertical,
                     averager: reduction > 1
                         ? RowAverager(width: full.width, height: full.height, factor: reduction) : nil))
         }
-        let decoder = TileRowDecoder(
-            layout: layout, libde265: libde265, tileRow: tileRow,
-            splitsWork: configuration.splitsWorkAcrossCores, cancellation: cancellation)
-        var decodeTime = Duration.zero
+        let splits = configuration.splitsWorkAcrossCores
+        /// Hands row of tiles `row` to the resamplers, each plane's rows from `planes`.
+        func resample(row: Int, from planes: [(pixels: UnsafePointer<UInt8>, stride: Int)]) {
+            _ = Parallel.run(
+                { feeds[0].push(tileRow: row, from: planes[0]) },
+                {
+                    feeds[1].push(tileRow: row, from: planes[1])
+                    feeds[2].push(tileRow: row, from: planes[2])
+                },
+                concurrently: splits)
+        }
         var resampleTime = Duration.zero
+        let decoder = TileRowDecoder(
+            layout: layout, libde265: libde265, tileRow: tileRow, splitsWork: splits, cancellation: cancellation,
+            picturePlanes: layout.isSingleImage
+                ? { planes in
+                    let start = clock.now
+                    resample(row: 0, from: planes)
+                    resampleTime += clock.now - start
+                } : nil)
         let isDecoded = FreshMemory.filled { () -> Bool in
             // Row by row: each row of tiles is resampled before the next is decoded.
             for row in 0..<layout.rows {
-                var start = clock.now
                 guard decoder.decode(row: row) else { return false }
-                decodeTime += clock.now - start
-                start = clock.now
-                _ = Parallel.run(
-                    { feeds[0].push(tileRow: row) },
-                    {
-                        feeds[1].push(tileRow: row)
-                        feeds[2].push(tileRow: row)
-                    },
-                    concurrently: configuration.splitsWorkAcrossCores)
+                guard !layout.isSingleImage else { continue }
+                let start = clock.now
+                resample(row: row, from: tileRow.planes.map { (UnsafePointer($0.row(0)), $0.width) })
                 resampleTime += clock.now - start
             }
             return true
@@ -83,6 +94,13 @@ extension HEIFSource {
         // A cancelled prepare stops at the tile after the raise (`TileRowDecoder`), not in libheif.
         if !isDecoded { try cancellation.check(file: file) }
         guard isDecoded, resamplers.allSatisfy(\.isFinished) else { return nil }
+        // Damage libde265 decoded past is refused, or with `acceptsIncompleteData` said, as a
+        // damaged JPEG's is.
+        let damage = decoder.damage.withLock { $0 }
+        if let first = damage.first {
+            guard configuration.acceptsIncompleteData else { throw first.error(file: file) }
+            warnings += damage.map(\.warning)
+        }
         for (index, plane) in target.planes.enumerated() {
             let factor = index == 0 ? ChromaSubsampling.full : .quarter
             plane.replicateEdges(
@@ -96,23 +114,21 @@ extension HEIFSource {
     }
 }
 
-/// One plane's rows on their way from the row of tiles to its resampler, averaged first when the
-/// photo is reduced.
+/// One plane's rows on their way from the row of tiles (or a single image's picture) to its
+/// resampler, averaged first when the photo is reduced.
 private struct PlaneFeed {
     let resampler: Resampler
-    /// The row of tiles' plane: its row 0 is the first row of the tiles being fed.
-    let rows: PixelPlane
     /// The plane's height in the canvas, which the last row of tiles may overhang.
     let height: Int
     /// Rows of this plane in one row of tiles.
     let tileRows: Int
     let averager: RowAverager?
 
-    /// Hands over the canvas rows of row of tiles `tileRow`.
-    func push(tileRow: Int) {
+    /// Hands over the canvas rows of row of tiles `tileRow`, whose first row is at `rows`.
+    func push(tileRow: Int, from rows: (pixels: UnsafePointer<UInt8>, stride: Int)) {
         let first = tileRow * tileRows
         for y in first..<min(first + tileRows, height) {
-            let row = UnsafePointer(rows.row(y - first))
+            let row = rows.pixels + (y - first) * rows.stride
             if let averager {
                 averager.add(row, at: y) { averaged, index in resampler.push(averaged, at: index) }
             } else {
@@ -132,6 +148,10 @@ private struct TileRowDecoder {
     let splitsWork: Bool
     /// Asked before each tile, as libheif's reader is asked before each tile's data.
     let cancellation: PreparationCancellation
+    /// Given a single image's planes (Y, Cb, Cr) while its picture lives, instead of a copy.
+    let picturePlanes: (([(pixels: UnsafePointer<UInt8>, stride: Int)]) -> Void)?
+    /// What libde265 decoded past, of every tile.
+    let damage = Locked<[HEVCDamage]>([])
 
     /// Decodes the tiles of row `row` into the row of tiles; false when one gives no picture, or
     /// one that is not what the layout says (libheif is then to decode the photo), or when the
@@ -167,9 +187,15 @@ private struct TileRowDecoder {
         }
         guard isPushed else { return false }
         var isExpected = true
+        var count = 0
         let pictures = decoder.decode { picture in
-            isExpected = isExpected && copy(picture, of: tile, toColumn: column)
+            count += 1
+            // A single image's planes go to the resamplers as they come: a second picture would
+            // be fed again, so such a stream is left to libheif (which keeps its last).
+            isExpected = isExpected && (picturePlanes == nil || count == 1) && copy(picture, of: tile, toColumn: column)
         }
+        let found = decoder.damage()
+        if !found.isEmpty { damage.withLock { known in known += found.filter { !known.contains($0) } } }
         return pictures > 0 && isExpected
     }
 
@@ -190,6 +216,12 @@ private struct TileRowDecoder {
         else { return false }
         if tile.followsStreamColour {
             guard colour.isFullRange, NCLXColour.jpegMatrices.contains(colour.matrix) else { return false }
+        }
+        if let picturePlanes {
+            let planes = (0..<3).compactMap { picture.plane(Int32($0)) }
+            guard planes.count == 3 else { return false }
+            picturePlanes(planes)
+            return true
         }
         for channel in 0..<3 {
             guard let source = picture.plane(Int32(channel)) else { return false }

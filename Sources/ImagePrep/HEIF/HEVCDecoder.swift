@@ -62,6 +62,44 @@ struct HEVCDecoder: ~Copyable {
         }
         return count
     }
+
+    /// The damage libde265 decoded past (a slice cut short or out of place, a malformed header),
+    /// each said once: what it could not decode it leaves as the picture's fill. Its notes on
+    /// threads are no damage.
+    func damage() -> [HEVCDamage] {
+        var found: [HEVCDamage] = []
+        // libde265 keeps at most 20 warnings, and says when it dropped more.
+        for _ in 0..<32 {
+            let code = Int(libde265.de265_get_warning(context).rawValue)
+            guard code != 0 else { break }
+            if let damage = HEVCDamage(code: code), !found.contains(damage) { found.append(damage) }
+        }
+        return found
+    }
+}
+
+/// Damage in a tile's image data that libde265 decoded past, in our own words.
+struct HEVCDamage: Equatable, Sendable {
+    let clause: String
+
+    /// nil for libde265's notes that are no damage: that it cannot use more threads.
+    init?(code: Int) {
+        switch code {
+        case 1000, 1022: return nil  // No wavefronts to share among threads; fewer threads than asked.
+        case 1002, 1017: clause = "a slice of its image data ends before or after its end"
+        case 1003, 1004, 1020, 1021, 1033: clause = "a slice of its image data lies outside its picture"
+        case 1005, 1006, 1007, 1009, 1010, 1019:
+            clause = "a parameter set or slice header of its image data is malformed"
+        default: clause = "libde265 met damaged image data and decoded past it"
+        }
+    }
+
+    /// The photo, prepared all the same (`acceptsIncompleteData`): the damaged part is grey.
+    var warning: PhotoWarning {
+        PhotoWarning(.incompleteImageData, "part of the picture is missing or damaged and was filled in: \(clause).")
+    }
+
+    func error(file: String) -> ImagePrepError { .incompleteImageData(file: file, detail: clause) }
 }
 
 /// A picture libde265 decoded, valid only while `HEVCDecoder.decode` hands it over.

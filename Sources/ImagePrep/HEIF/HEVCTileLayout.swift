@@ -75,7 +75,7 @@ extension HEIFContainer {
             grid.size.width < HEVCTileLayout.libheifMaximumSide, grid.size.height < HEVCTileLayout.libheifMaximumSide,
             hasEightBitPixelInformation(item)
         else { return nil }
-        let ids = derivedImageSources()[primary] ?? []
+        let ids = tilesLibheifReads(of: primary)
         guard ids.count == grid.columns * grid.rows, ids.count < HEVCTileLayout.libheifMaximumTiles,
             let first = ids.first.flatMap({ items[$0] }), let tileSize = size(of: first),
             tileSize.width < HEVCTileLayout.libheifMaximumSide, tileSize.height < HEVCTileLayout.libheifMaximumSide
@@ -102,6 +102,17 @@ extension HEIFContainer {
         }
         return HEVCTileLayout(
             bytes: bytes, canvas: grid.size, tileSize: tileSize, columns: grid.columns, rows: grid.rows, tiles: tiles)
+    }
+
+    /// The grid's tiles as libheif 1.15 reads them: the first `dimg` reference from it in the
+    /// first `iref` box. Tiles listed in another reference or box are not read, and libheif then
+    /// refuses the grid ("Missing grid images"), as the direct decode must.
+    private func tilesLibheifReads(of grid: ItemID) -> [ItemID] {
+        guard let box = referenceBox else { return [] }
+        let first = references.first {
+            $0.type == FourCC("dimg") && $0.from == grid && box.payload.contains($0.typeOffset)
+        }
+        return first?.to ?? []
     }
 
     /// A coded image the direct decode reads: 8-bit 4:2:0 of an even size, as its `hvcC`, its

@@ -25,6 +25,15 @@ extension JPEGSource {
             warnings.append(problem.warning)
             return nil
         }
+        // libjpeg holds every coefficient of a progressive gain map, at any scale.
+        let gainMap = UnsafeRawBufferPointer(rebasing: bytes[source.range])
+        if let marker = SegmentWalker.walk(gainMap).frame?.marker, Self.progressiveFrames.contains(marker),
+            let problem = GainMapBudget.problem(
+                decodingWhole: source.size.pixelCount, maxPixels: configuration.maxPixels)
+        {
+            warnings.append(problem.warning)
+            return nil
+        }
         let target = PixelSize(
             width: max(1, Int((Double(source.size.width * uploadSize.width) / Double(baseSize.width)).rounded())),
             height: max(1, Int((Double(source.size.height * uploadSize.height) / Double(baseSize.height)).rounded())))
@@ -44,7 +53,7 @@ extension JPEGSource {
         run.uploadSamples = source.samples
         let prepared: PreparedPhoto
         do {
-            prepared = try PhotoPipeline(context: run).prepare(UnsafeRawBufferPointer(rebasing: bytes[source.range]))
+            prepared = try PhotoPipeline(context: run).prepare(gainMap)
         } catch {
             warnings.append(
                 GainMapProblem.undecodable(
@@ -61,4 +70,7 @@ extension JPEGSource {
             primarySegments: [GainMapMetadata.primarySegment(gainMapLength: copy.count)] + source.primaryISOSegments
                 + [MPFIndex.emptyTwoImageSegment])
     }
+
+    /// SOF2, SOF6, SOF10 and SOF14: progressive frames, whose coefficients libjpeg holds whole.
+    static let progressiveFrames: Set<UInt8> = [0xC2, 0xC6, 0xCA, 0xCE]
 }

@@ -209,8 +209,15 @@ struct UltraHDRSource: Sendable {
         in bytes: UnsafeRawBufferPointer, layout: JPEGLayout, index: MPFIndex, primaryEnd: Int, baseSize: PixelSize,
         extendedProblem: GainMapProblem?
     ) -> Result<UltraHDRSource, GainMapProblem>? {
+        var unlocated: GainMapProblem?
         for entry in index.entries.dropFirst() {
-            guard case .success(let range) = image(entry, of: index, in: bytes, after: primaryEnd) else { continue }
+            let range: Range<Int>
+            switch image(entry, of: index, in: bytes, after: primaryEnd) {
+            case .success(let found): range = found
+            case .failure(let problem):
+                unlocated = unlocated ?? problem
+                continue
+            }
             let image = UnsafeRawBufferPointer(rebasing: bytes[range])
             let imageLayout = SegmentWalker.walk(image)
             let xmp = imageLayout.xmpPacket(in: image) ?? []
@@ -227,7 +234,23 @@ struct UltraHDRSource: Sendable {
                 }
             if saysUltraHDR { return .failure(extendedProblem ?? .unlistedGainMap) }
         }
+        // An iPhone's HDR photo (its maker note gives Apple's headroom) whose gain map cannot be
+        // located (a file cut short loses it first: it is last) says why, as an Ultra HDR one does.
+        if let unlocated, let tiff = appleTIFF(of: bytes, layout: layout),
+            case .success = tiff.withUnsafeBytes({ AppleHDRHeadroom.read(tiff: $0) })
+        {
+            return .failure(unlocated)
+        }
         return nil
+    }
+
+    /// The photo's Exif TIFF block, where Apple's maker note is.
+    private static func appleTIFF(of photo: UnsafeRawBufferPointer, layout: JPEGLayout) -> [UInt8]? {
+        layout.exifSegment(in: photo).map { segment in
+            [UInt8](
+                photo.data(
+                    in: (segment.payload.lowerBound + JPEGLayout.exifSignature.count)..<segment.payload.upperBound))
+        }
     }
 
     /// An iPhone JPEG's gain map at `range`: one gray channel no larger than the photo, its
@@ -243,11 +266,7 @@ struct UltraHDRSource: Sendable {
         guard frame.componentCount == 1 else {
             return .failure(.undecodable("it is not one gray channel, as Apple's gain map is"))
         }
-        let tiff = photoLayout.exifSegment(in: photo).map { segment in
-            [UInt8](
-                photo.data(
-                    in: (segment.payload.lowerBound + JPEGLayout.exifSignature.count)..<segment.payload.upperBound))
-        }
+        let tiff = appleTIFF(of: photo, layout: photoLayout)
         return AppleHDRHeadroom.read(gainMapXMP: [xmp], tiff: tiff).map { headroom in
             UltraHDRSource(
                 range: range, size: frame.size, metadata: headroom.ultraHDRMetadata, primaryISOSegments: [],

@@ -18,7 +18,7 @@ file with no image. See ../README.md, "heic/".
        [--gain-map-sps-size WxH] [--gain-map-item-type FOURCC] [--gain-map-loop]
        | --gain-map-grid COLUMNSxROWS --gain-map-tile IN.heic ... --gain-map-size WxH [--gain-map-xmp FILE]]
       [--tmap HEX [--aux URN ...]] [--exif-also-describes primary|thumbnail]
-      [--xmp-deflate BYTES [--listed-twice]] [--share-data]
+      [--xmp-deflate BYTES [--listed-twice]] [--share-data] [--split-references]
   heifcraft.py exif FILE.heic OUT.tiff     # the Exif item's TIFF block, after its offset (if any)
   heifcraft.py annexb FILE.heic OUT.hevc   # the primary's coded tiles as one Annex B stream
   heifcraft.py mosaic IN.heic OUT.heic COPIESxCOPIES WxH  # IN's tiles named over and over, one grid
@@ -324,6 +324,7 @@ class Writer:
         self.properties = []  # box bytes, each once
         self.associations = {}  # item id -> [(index, essential)]
         self.references = []
+        self.later_references = []  # written in a second iref box, which libheif 1.15 does not read
         self.primary = None
         self.lengths = {}  # item id -> the length iloc declares, where it is not the data's
         self.encodings = {}  # item id -> the content encoding its infe names
@@ -359,6 +360,8 @@ class Writer:
                         b"".join(infe(i, k, n, h, self.encodings.get(i)) for i, k, n, _, h in self.items) +
                         b"".join(infe(i, k, n, h) for i, k, n, _, h in self.items if i in self.listed_again))
         iref = full_box("iref", 0, 0, b"".join(reference(*r) for r in self.references)) if self.references else b""
+        if self.later_references:
+            iref += full_box("iref", 0, 0, b"".join(reference(*r) for r in self.later_references))
         ipma_entries = b""
         for item_id in sorted(self.associations):
             associations = self.associations[item_id]
@@ -411,6 +414,8 @@ def build(arguments):
             options["listed-twice"] = True
         elif name == "--share-data":
             options["share-data"] = True
+        elif name == "--split-references":
+            options["split-references"] = True
         elif name == "--gain-map-loop":
             options["gain-map-loop"] = True
             options.setdefault("gain-map", "")
@@ -443,7 +448,13 @@ def build(arguments):
         grid_data = struct.pack(">BBBB", 0, 1 if large else 0, rows - 1, columns - 1)
         grid_data += struct.pack(">II" if large else ">HH", grid_width, grid_height)
         primary = writer.add_item("grid", grid_data)
-        writer.references.append(("dimg", primary, tile_ids))
+        if options.get("split-references"):
+            # The tiles listed over two iref boxes: libheif reads only the first ("Missing grid images").
+            half = len(tile_ids) // 2
+            writer.references.append(("dimg", primary, tile_ids[:half]))
+            writer.later_references.append(("dimg", primary, tile_ids[half:]))
+        else:
+            writer.references.append(("dimg", primary, tile_ids))
         writer.associate(primary, ispe(width, height))
     elif "overlay-layers" in options:
         # An overlay whose every layer is the same coded image, at the origin: libheif decodes

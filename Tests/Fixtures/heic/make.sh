@@ -235,6 +235,10 @@ convert -quiet "$corpus/no-exif.jpg" -resize '64x64!' "$work/tile64.png"
 encode 20 "$work/tile64.png" "$work/tile64.heic"
 python3 -B "$here/heifcraft.py" mosaic "$work/tile64.heic" hostile/grid-2000-tiles.heic 40x50 2560x3200
 python3 -B "$here/heifcraft.py" mosaic "$work/tile64.heic" hostile/grid-1998-tiles.heic 54x37 3456x2368
+# A grid of two tiles whose dimg references are split over two iref boxes: libheif 1.15 reads the
+# first box only and refuses the grid ("Missing grid images"), so the direct decode must too.
+craft hostile/grid-references-in-two-iref.heic --grid 2x1 --tile no-exif.heic --tile no-exif.heic \
+    --size 500x188 --split-references
 # An image of 40000x100, ispe and SPS alike: beyond the 32768 a side libheif reads.
 craft hostile/ispe-40000x100.heic --image no-exif.heic --size 40000x100 --sps-size 40000x100
 # av1-orientation-6.avif with three bytes of its AV1 data changed, which dav1d decodes past with
