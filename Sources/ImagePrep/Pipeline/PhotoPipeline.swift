@@ -6,7 +6,7 @@ struct PhotoPipeline: PreparationStage {
     func prepare(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> PreparedPhoto {
         guard !bytes.isEmpty else { throw .empty(file: file) }
         guard let format = PhotoSources.source(for: bytes) else {
-            throw .notJPEG(file: file, detected: FileSignature.describe(bytes))
+            throw .unrecognizedFormat(file: file, detected: FileSignature.describe(bytes))
         }
         let decoded = try format.init(context: context).decode(bytes)
         return try CopyStage(context: context).makeCopies(of: decoded)
