@@ -92,7 +92,7 @@ struct ErrorCodeTests {
     func codes() throws {
         try TemporaryFolder.with { folder in
             let inputs: [(path: String, code: String)] = [
-                ("not-a-jpeg.png", "not_jpeg"),
+                ("not-a-jpeg.txt", "unrecognized_format"),
                 ("lossless.jpg", "unsupported"),
                 ("bomb.jpg", "too_many_pixels"),
                 ("truncated.jpg", "incomplete"),
@@ -108,7 +108,7 @@ struct ErrorCodeTests {
                 ("O/input.jpg", "overwrites_input"),
                 ("folder-in-the-way.jpg", "write_failed"),
             ]
-            try folder.copy("corpus/not-a-jpeg.png", to: "not-a-jpeg.png")
+            try folder.copy("decode/not-a-jpeg.txt", to: "not-a-jpeg.txt")
             try folder.copy("decode/lossless-sof3-header-only.jpg", to: "lossless.jpg")
             try folder.copy("decode/bomb-60000x60000.jpg", to: "bomb.jpg")
             try folder.copy("corpus/truncated-baseline-2725x2225.jpg", to: "truncated.jpg")
@@ -228,13 +228,13 @@ struct MessageTests {
     func quiet() throws {
         try TemporaryFolder.with { folder in
             try folder.copy(Self.warned, to: "in/a.jpg")
-            try folder.copy("corpus/not-a-jpeg.png", to: "in/b.png")
+            try folder.copy("decode/not-a-jpeg.txt", to: "in/b.png")
             try folder.write(Data("x".utf8), to: "in/notes.txt")
             let result = try PrepPhotoRunner.run(["-q", "-o", "O", "in"], in: folder.url)
             #expect(result.status == 1)
             #expect(
                 result.standardError
-                    == "prep-photo: error: 'in/b.png' is not a JPEG or HEIF image: it looks like a PNG image.\n")
+                    == "prep-photo: error: 'in/b.png' is in no image format ImagePrep prepares: it looks like text.\n")
         }
     }
 }
