@@ -166,7 +166,8 @@ struct HEIFBadInputTests {
         let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(mp4, name: "clip.mp4") }
         #expect(error == .unrecognizedFormat(file: "clip.mp4", detected: "an ISO media file ('isom')"))
         #expect(
-            error.description == "'clip.mp4' is not a JPEG or HEIF image: it looks like an ISO media file ('isom').")
+            error.description
+                == "'clip.mp4' is in no image format ImagePrep prepares: it looks like an ISO media file ('isom').")
     }
 
     @Test("a HEIF brand among the compatible ones is enough: a file whose major brand is unknown is still read as HEIF")

@@ -19,14 +19,6 @@ struct PNGExiftoolAgreementTests {
         return readings
     }()
 
-    /// Where we read otherwise, on purpose (docs/metadata.md): an Orientation in XMP only is
-    /// not EXIF's, so it neither turns the copies nor is read.
-    static let disagreements: [String: Disagreement] = [
-        "formats/png/png-iccp-xmp-orientation-pillow.png": Disagreement(why: "an Orientation in XMP only") {
-            $0.orientation = nil
-        }
-    ]
-
     @Test("every PNG fixture has exiftool's reading beside it")
     func everyPNGHasAReading() {
         #expect(Set(Self.readings.keys) == Set(PNGFixtures.all))
@@ -39,13 +31,10 @@ struct PNGExiftoolAgreementTests {
         // exiftool names a PNG's size PNG:ImageWidth, not File:ImageWidth.
         expected.width = tags["PNG:ImageWidth"]?.int ?? 0
         expected.height = tags["PNG:ImageHeight"]?.int ?? 0
-        let exiftool = expected
-        Self.disagreements[path]?.adjust(&expected)
         let ours = MetadataReading(try PNGFixtures.prepared(path).metadata)
         for field in MetadataReading.Field.allCases {
             #expect(ours.agrees(field, with: expected), "\(path) \(field): ours \(ours), expected \(expected)")
         }
-        if Self.disagreements[path] != nil { #expect(expected != exiftool, "stale disagreement for \(path)") }
     }
 
     @Test("the files with a time and a place have them, so the comparison is not idle")

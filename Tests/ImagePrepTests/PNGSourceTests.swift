@@ -30,12 +30,12 @@ struct PNGSourceTests {
 
     @Test("transparency is composited on the configured background: white by default, black when asked")
     func background() throws {
-        let path = "formats/png/png-rgba-alpha-bird-sharp.png"
+        let path = "formats/png/png-palette-trns-thumbor.png"
         var black = PhotoPreparer.Configuration()
         black.background = .black
         let onWhite = try DecodedJPEG(PNGFixtures.prepared(path).upload.data).luma
         let onBlack = try DecodedJPEG(PNGFixtures.prepared(path, configuration: black).upload.data).luma
-        // Its top left corner is transparent.
+        // Its top left corner is transparent (its palette entry's tRNS alpha is 0).
         #expect(onWhite[2, 2] >= 250 && onBlack[2, 2] <= 5, "\(onWhite[2, 2]) \(onBlack[2, 2])")
     }
 
@@ -47,17 +47,20 @@ struct PNGSourceTests {
         let onWhite = try DecodedJPEG(PNGFixtures.prepared(path).upload.data).luma.values
         let onBlack = try DecodedJPEG(PNGFixtures.prepared(path, configuration: black).upload.data).luma.values
         // Without tRNS both would be the same picture.
-        #expect(onWhite.reduce(0, +) / Double(onWhite.count) > onBlack.reduce(0, +) / Double(onBlack.count) + 20)
+        let meanOnWhite: Double = onWhite.reduce(0, +) / Double(onWhite.count)
+        let meanOnBlack: Double = onBlack.reduce(0, +) / Double(onBlack.count)
+        #expect(meanOnWhite > meanOnBlack + 20, "\(meanOnWhite) \(meanOnBlack)")
     }
 
     @Test("16-bit samples are rounded to 8 bits, not truncated")
     func sixteenBitsRounded() {
         let format = PNGRowFormat(colorType: 2, bitDepth: 16, hasTransparency: false)
-        // 0x017F is 1.49 levels: rounds to 1; 0x0180 is 1.50: rounds to 2 (libspng's RGBA8 gives 1 for both).
-        let samples: [UInt16] = [0x017F, 0x0180, 0xFFFF, 0xFF7F, 0xFF80, 0x0080, 0, 0xFFFF]
+        // 0x00FF is 0.99 of a level: 1, where keeping the high byte (libspng's RGBA8) gives 0;
+        // 0x017F is 1.49: 1; 0x0182 is 1.51: 2 (the high byte: 1). The fourth sample is unused.
+        let samples: [UInt16] = [0x00FF, 0x017F, 0x0182, 0xAAAA, 0xFFFF, 0x8000, 0x0000, 0x1234]
         var row = [UInt8](repeating: 0, count: 6)
         samples.withUnsafeBytes { format.narrow($0.baseAddress!, width: 2, into: &row) }
-        #expect(row == [1, 1, 255, 254, 255, 0])
+        #expect(row == [1, 1, 2, 255, 128, 0])
         #expect(format.layout == .rgb)
     }
 

@@ -98,6 +98,8 @@ struct ErrorCodeTests {
                 ("truncated.jpg", "incomplete"),
                 ("corrupt.jpg", "corrupt"),
                 ("empty.jpg", "empty"),
+                ("chunk-bomb.png", "corrupt_png"),
+                ("interlaced.png", "unsupported_png"),
                 ("missing.jpg", "unreadable"),
                 ("fifo.jpg", "special_file"),
                 ("dangling.jpg", "dangling_link"),
@@ -114,6 +116,8 @@ struct ErrorCodeTests {
             try folder.copy("corpus/truncated-baseline-2725x2225.jpg", to: "truncated.jpg")
             try folder.copy("corpus/corrupt-header.jpg", to: "corrupt.jpg")
             try folder.copy("decode/empty.jpg", to: "empty.jpg")
+            try folder.copy("formats/png/hostile/ztxt-inflates-100mb.png", to: "chunk-bomb.png")
+            try folder.copy("formats/png/hostile/interlaced-10000x10000-rgba.png", to: "interlaced.png")
             try folder.makeFIFO(at: "fifo.jpg")
             try folder.symlink("nowhere.jpg", at: "dangling.jpg")
             try folder.makeFolder("nothing-here")
