@@ -56,6 +56,8 @@ let package = Package(
         // table. It is not a system library, since pkg-config's flags would link libheif, and it
         // needs no libheif header: `include/Libheif.h` declares the part of the API it uses.
         .target(name: "CHeif"),
+        // libspng 0.7 (Debian 12's libspng0): PNG and APNG input, a row at a time, no longjmp.
+        .systemLibrary(name: "CSPNG", pkgConfig: "spng", providers: [.apt(["libspng-dev"]), .brew(["libspng"])]),
 
         // The per-pixel loops in C: fast in a debug build too, and compiled for AVX2 beside the
         // baseline, picked at run time.
@@ -64,6 +66,7 @@ let package = Package(
             name: "ImagePrep",
             dependencies: [
                 "CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer", "PackageVersion",
+                "CSPNG",
             ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),

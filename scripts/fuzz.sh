@@ -2,7 +2,7 @@
 # The suite's fuzz test for longer: N structure-aware mutations of the fixtures (default 50000),
 # from the seed SEED (default: the time, printed), each prepared by prep-photo in a batch (under a
 # memory cap and a time limit) and alone, and compared. FORMAT keeps some seed files: heif,
-# jpeg, ultrahdr (the Ultra HDR seeds, their MPF index, gain map and Extended XMP mutated too),
+# jpeg, png (its chunks, IHDR, palettes, zlib streams and APNG chunks mutated), ultrahdr (the Ultra HDR seeds, their MPF index, gain map and Extended XMP mutated too),
 # gainmap (the HDR seeds of every form, their gain map, tmap, auxiliary types, XMP and maker note
 # mutated too) or phones (the four real phone photos of Tests/Fixtures/phones).
 # A failure names the mutation's number; the same N, SEED and FORMAT make it again.

@@ -24,6 +24,7 @@ packages=(
   slurm-wlm munge # slurmctld, slurmd, sbatch and munged: the Slurm recipe of docs/sharding runs on a one-node cluster
   parallel # GNU parallel: the recipe of docs/sharding for a few machines reached by ssh
   python3-yaml # reads docs/sharding's Kubernetes Job, which stays on paper, to check its YAML and command
+  libspng-dev libspng0 # CSPNG: PNG and APNG input, a row at a time (libspng reports errors by return code, no longjmp)
 )
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo)

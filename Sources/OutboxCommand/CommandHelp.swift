@@ -141,7 +141,7 @@ enum CommandHelp {
                 [
                     .init(
                         "<photo>",
-                        "JPEG or HEIF (HEIC, AVIF) files; each becomes one capture with one JPEG upload copy (long edge at most --max-edge, the original EXIF carried)."
+                        "JPEG, HEIF (HEIC, AVIF) or PNG files; each becomes one capture with one JPEG upload copy (long edge at most --max-edge, the original EXIF carried)."
                     )
                 ]),
             .options(title: "OPTIONS", addOptions + [help]),

@@ -74,6 +74,11 @@ struct CommandLineOptions {
                 "Upload an HDR photo (Ultra HDR JPEG, an iPhone's or a Samsung's HDR HEIC or JPEG) as its SDR photo alone, without its HDR gain map and with no warning, for engines that cannot store one."
         ),
         Option(
+            "background", value: .required(placeholder: "RRGGBB"),
+            help:
+                "The colour transparent pixels (of a PNG, GIF or WebP) are composited on, as six hexadecimal digits. (default: FFFFFF, white)"
+        ),
+        Option(
             "jobs", short: "j", value: .required(placeholder: "count"),
             help:
                 "Photos prepared at once. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"
@@ -105,8 +110,9 @@ struct CommandLineOptions {
     static let help = HelpText(
         overview: """
             Prepare photos for upload: an upload copy with the original EXIF, a stripped upright display copy \
-            and a thumbnail, all JPEG, plus the capture time and place. Reads JPEG and HEIF (HEIC from \
-            iPhones and Android phones, and AVIF), told apart by their content, whatever their names.
+            and a thumbnail, all JPEG, plus the capture time and place. Reads JPEG, HEIF (HEIC from \
+            iPhones and Android phones, and AVIF), PNG, GIF and WebP, told apart by their content, whatever \
+            their names; of an animated file, the first frame.
             """,
         usage: usage,
         sections: [
@@ -115,7 +121,7 @@ struct CommandLineOptions {
                 [
                     .init(
                         "<photo-or-folder>",
-                        "JPEG or HEIF files, or folders whose image files (.jpg, .jpeg, .heic, .heif, .hif, .avif, and .png, .webp, ... which fail as not read) are all taken; other files in a folder, hidden names, links to folders and special files are left out and counted."
+                        "Photo files, or folders whose image files (.jpg, .jpeg, .heic, .heif, .hif, .avif, .png, .apng, .gif, .webp, and .tif, .bmp, ... which fail as not read) are all taken; other files in a folder, hidden names, links to folders and special files are left out and counted."
                     )
                 ]),
             .text(
@@ -206,6 +212,12 @@ struct CommandLineOptions {
         configuration.acceptsIncompleteData = !parsed.has("refuse-incomplete")
         configuration.maxPixels = try parsed.integer("max-pixels", in: 1...Int.max) ?? configuration.maxPixels
         if parsed.has("fast") { configuration.dctScaleTolerance = 0.03 }
+        if let background = try parsed.string("background") {
+            guard let color = PhotoPreparer.BackgroundColor(hexadecimal: background) else {
+                throw parsed.invalid("background", "it must be six hexadecimal digits, RRGGBB (FFFFFF is white)")
+            }
+            configuration.background = color
+        }
         options.configuration = configuration
         options.jobs = try parsed.integer("jobs", in: 1...1024) ?? options.jobs
         options.emitsJSON = parsed.has("json")

@@ -69,7 +69,7 @@ struct OutboxCommandTests {
         try await withTemporaryFolder { folder in
             let store = folder.appendingPathComponent("outbox").path
             let photos = try Fixtures.distinctPhotos(count: 2, in: folder.appendingPathComponent("photos")).map(\.path)
-            let png = Fixtures.corpus.appendingPathComponent("not-a-jpeg.png").path
+            let png = Fixtures.folder.appendingPathComponent("decode/not-a-jpeg.txt").path
 
             let first = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", photos[0], png, photos[1]])
             #expect(first.status == 1)
@@ -77,7 +77,7 @@ struct OutboxCommandTests {
             #expect(first.lines.allSatisfy { $0.hasPrefix("plate-") && $0.count == "plate-".count + 32 })
             #expect(
                 first.standardError
-                    == "outbox: error: '\(png)' is not a JPEG or HEIF image: it looks like a PNG image.\n")
+                    == "outbox: error: '\(png)' is in no image format ImagePrep prepares: it looks like text.\n")
 
             let again = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", photos[1]])
             #expect(again.status == 0)

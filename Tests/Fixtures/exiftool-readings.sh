@@ -1,5 +1,5 @@
 #!/bin/sh
-# Writes exiftool.json beside the photos (JPEG, HEIC, AVIF) of each folder of Tests/Fixtures: exiftool's own reading
+# Writes exiftool.json beside the photos (JPEG, HEIC, AVIF; PNG in formats/png) of each folder of Tests/Fixtures: exiftool's own reading
 # of the tags that PhotoMetadata holds, as exiftool prints it, for the field-by-field test in
 # Tests/ImagePrepTests/ExiftoolAgreementTests.swift. Needs exiftool 12.57 (Debian 12:
 # libimage-exiftool-perl); tests need neither it nor this script.
@@ -21,13 +21,15 @@ tags="-Make -Model -Orientation -ImageWidth -ImageHeight -Comment
   -SubSecDateTimeOriginal -SubSecCreateDate -SubSecModifyDate
   -GPSLatitude -GPSLatitudeRef -GPSLongitude -GPSLongitudeRef -GPSAltitude -GPSAltitudeRef
   -GPSDateStamp -GPSTimeStamp -Warning -Error"
-[ $# -gt 0 ] || set -- corpus crafted decode decode/references heic phones
+[ $# -gt 0 ] || set -- corpus crafted decode decode/references heic phones formats/png
 for folder in "$@"; do
     cd "$here/$folder"
     # exiftool exits 1 when a file could not be read at all (decode/empty.jpg): its reading is
     # still in the JSON, with an Error.
     # shellcheck disable=SC2086
     photos=$(ls ./*.jpg ./*.heic ./*.avif 2>/dev/null | sed 's|^\./||')
+    # PNGs only where they are the photos read (PNGExiftoolAgreementTests), not corpus/not-a-jpeg.png.
+    [ "$folder" != formats/png ] || photos=$(ls ./*.png ./*.apng | sed 's|^\./||')
     exiftool -j -n -G1:4 -a $tags $photos >exiftool.json || [ $? -eq 1 ]
     python3 -c 'import json, sys; json.load(open(sys.argv[1]))' exiftool.json
 done

@@ -159,14 +159,15 @@ struct HEIFBadInputTests {
         #expect(Self.nothingAllocated(workspace))
     }
 
-    @Test("ISO media that is not HEIF (an MP4) is .notJPEG, saying what it looks like")
+    @Test("ISO media that is not HEIF (an MP4) is .unrecognizedFormat, saying what it looks like")
     func otherISOMedia() throws {
         var mp4 = Data([0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
         mp4.append(contentsOf: [0, 0, 0, 8] + Array("free".utf8))
         let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(mp4, name: "clip.mp4") }
-        #expect(error == .notJPEG(file: "clip.mp4", detected: "an ISO media file ('isom')"))
+        #expect(error == .unrecognizedFormat(file: "clip.mp4", detected: "an ISO media file ('isom')"))
         #expect(
-            error.description == "'clip.mp4' is not a JPEG or HEIF image: it looks like an ISO media file ('isom').")
+            error.description
+                == "'clip.mp4' is in no image format ImagePrep prepares: it looks like an ISO media file ('isom').")
     }
 
     @Test("a HEIF brand among the compatible ones is enough: a file whose major brand is unknown is still read as HEIF")

@@ -55,7 +55,7 @@ struct SettingsTests {
 
     @Test func localizedDescriptionIsTheErrorsOwnSentence() {
         let errors: [ImagePrepError] = [
-            .notJPEG(file: "a.png", detected: "a PNG image"), .empty(file: "b.jpg"),
+            .unrecognizedFormat(file: "a.txt", detected: "text"), .empty(file: "b.jpg"),
             .invalidSetting(setting: "quality", value: "0", allowed: "1 to 100"),
         ]
         for error in errors {
@@ -78,11 +78,11 @@ struct SettingsTests {
         #expect(awaited.upload.data == direct.upload.data)
         #expect(awaited.metadata == direct.metadata)
         do {
-            _ = try await preparer.prepare(contentsOf: Fixtures.url("corpus/not-a-jpeg.png"))
-            Issue.record("a PNG was prepared")
+            _ = try await preparer.prepare(contentsOf: Fixtures.url("decode/not-a-jpeg.txt"))
+            Issue.record("a text file was prepared")
         } catch {
             // Untyped, since a cancelled task's call throws CancellationError; the rest are ImagePrepError.
-            #expect((error as? ImagePrepError)?.code == "not_jpeg")
+            #expect((error as? ImagePrepError)?.code == "unrecognized_format")
         }
     }
 }

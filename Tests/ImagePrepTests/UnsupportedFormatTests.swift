@@ -61,6 +61,6 @@ struct UnsupportedFormatTests {
         let bytes = Array("BMW drivers' handbook, chapter one\n".utf8)
         #expect(bytes.withUnsafeBytes { FileSignature.unsupportedFormat(of: $0) } == nil)
         let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(Data(bytes), name: "t") }
-        #expect(error == .notJPEG(file: "t", detected: "text"))
+        #expect(error == .unrecognizedFormat(file: "t", detected: "text"))
     }
 }

@@ -21,18 +21,20 @@ struct BatchTests {
         }
     }
 
-    @Test("Corrupt, truncated and PNG inputs fail with their file and reason, the others are written, exit 1")
+    @Test("Corrupt, truncated and text inputs fail with their file and reason, the others are written, exit 1")
     func someFail() throws {
         try TemporaryFolder.with { folder in
             let good = ["no-exif.jpg", "offset-plus0200-gopro-6digit-subsec-mpf.jpg", "orientation-landscape-3.jpg"]
             let bad = [
                 ("corrupt-header.jpg", "is a damaged JPEG: "),
                 ("truncated-baseline-2725x2225.jpg", "has missing or damaged image data: "),  // --refuse-incomplete
-                ("not-a-jpeg.png", "is not a JPEG or HEIF image: it looks like a PNG image"),
+                ("not-a-jpeg.txt", "is in no image format ImagePrep prepares: it looks like text"),
             ]
             // A good photo after each bad one: a failure must not stop the ones after it.
             let inputs = [good[0], bad[0].0, good[1], bad[1].0, bad[2].0, good[2]]
-            for input in inputs { try folder.copy("corpus/\(input)", to: input) }
+            for input in inputs {
+                try folder.copy(input.hasSuffix(".txt") ? "decode/\(input)" : "corpus/\(input)", to: input)
+            }
             let result = try PrepPhotoRunner.run(
                 ["--json", "--refuse-incomplete", "--max-edge", "128", "--out", "out"] + inputs, in: folder.url)
             #expect(result.status == 1)
@@ -59,7 +61,8 @@ struct BatchTests {
         try TemporaryFolder.with { folder in
             try folder.copy("corpus/no-exif.jpg", to: "photos/b.jpg")
             try folder.copy("corpus/comment-gimp-nikon-d70-xmp-icc.jpg", to: "photos/a.JPEG")
-            try folder.copy("corpus/not-a-jpeg.png", to: "photos/c.png")
+            // Text named .png: taken from the folder by its name, refused by its content.
+            try folder.copy("decode/not-a-jpeg.txt", to: "photos/c.png")
             try folder.write(Data("notes".utf8), to: "photos/notes.txt")
             try folder.write(Data("x".utf8), to: "photos/README")
             try folder.write(Data("x".utf8), to: "photos/.hidden.jpg")
@@ -69,8 +72,8 @@ struct BatchTests {
             let photos = reports.filter { !$0.skipped }
             #expect(photos.map(\.input) == ["photos/a.JPEG", "photos/b.jpg", "photos/c.png"])
             #expect(photos.map(\.ok) == [true, true, false])
-            #expect(photos.last?.error?.contains("is not a JPEG") == true)
-            #expect(photos.last?.code == "not_jpeg")
+            #expect(photos.last?.error?.contains("is in no image format") == true)
+            #expect(photos.last?.code == "unrecognized_format")
             // What was left out has a line too, in folder order, with its cause.
             let leftOut = reports.filter(\.skipped)
             #expect(leftOut.map(\.input) == ["photos/.hidden.jpg", "photos/README", "photos/notes.txt"])

@@ -12,9 +12,9 @@ import Testing
 /// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
-/// (`heif`, `jpeg`, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds of
-/// every form, or `phones` for the four real phone photos) keeps some seeds;
-/// `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr|gainmap|phones]` runs a long one. A failure names the seed file, the mutation's number and what it did, which
+/// (`heif`, `jpeg`, `png`, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds
+/// of every form, or `phones` for the four real phone photos) keeps some seeds;
+/// `scripts/fuzz.sh N SEED [heif|jpeg|png|ultrahdr|gainmap|phones]` runs a long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
 struct FuzzTests {
@@ -30,12 +30,15 @@ struct FuzzTests {
     /// tmap, Samsung's, an Ultra HDR JPEG with Extended XMP, an iPhone JPEG with Apple's MPF gain
     /// map), with the crafted forms they stand for (a tmap, iOS 26's auxiliary images, Apple's
     /// version 2 JPEG): their tmap, auxiliary types, XMP values and Extended XMP chunks mutated
-    /// too. Every mutation is named `.jpg`, so the HEIF ones are also read by their content, not
+    /// too; and PNG: 8- and 16-bit, gray, palette with tRNS, RGBA, Adam7, an APNG, eXIf after the
+    /// image data with GPS, ImageMagick's raw EXIF text, iCCP and XMP (`PNGMutation`). Every
+    /// mutation is named `.jpg`, so the HEIF and PNG ones are also read by their content, not
     /// their name.
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
         case "heif": isHEIF(file)
-        case "jpeg": !isHEIF(file)
+        case "jpeg": !isHEIF(file) && !isPNG(file)
+        case "png": isPNG(file)
         case "ultrahdr": file.contains("ultrahdr")
         case "gainmap": file.contains("gainmap") || file.contains("hdr")
         case "phones": file.hasPrefix("phones/")
@@ -58,6 +61,10 @@ struct FuzzTests {
             "phones/ultrahdr-extended-xmp-lamps.jpg", "phones/iphone-jpeg-apple-gainmap-v1.jpg",
             "heic/gainmap/iphone-hdr-tmap.heic", "heic/gainmap/iphone-ios26-like.heic",
             "crafted/iphone-jpeg-apple-gainmap-v2.jpg",
+            "formats/png/png-palette-trns-thumbor.png", "formats/png/png-interlaced-adam7-rgba-pillow.png",
+            "formats/png/png-16bit-gray-alpha-iccp-sharp.png", "formats/png/png-apng-palette-trns-dispose-pillow.png",
+            "formats/png/im-rgba-gps-south-east.png", "formats/png/crafted-raw-profile-exif-zTXt.png",
+            "formats/png/png-iccp-xmp-orientation-pillow.png", "formats/png/png-16bit-rgb-flag-sharp.png",
         ] + (mutationCount >= 10_000 || environment["PREP_FUZZ_ONLY"] != nil ? largeSeedFiles : [])
 
     /// The real phone HEICs, of 24.5 and 7.4 million pixels, which libheif decodes whole (a second
@@ -68,6 +75,8 @@ struct FuzzTests {
     ]
 
     static func isHEIF(_ file: String) -> Bool { file.hasSuffix(".heic") || file.hasSuffix(".avif") }
+
+    static func isPNG(_ file: String) -> Bool { file.hasSuffix(".png") }
 
     static let environment = ProcessInfo.processInfo.environment
     static let mutationCount = Int(environment["PREP_FUZZ_MUTATIONS"] ?? "") ?? 2400
@@ -80,9 +89,10 @@ struct FuzzTests {
 
     /// What one batch of `batchSize` small photos may take: a few seconds' work, so a photo that
     /// loops or a decode that never ends fails the run. And its address space: a decode that
-    /// asks for gigabytes fails inside the cap instead of taking the machine.
+    /// asks for gigabytes fails inside the cap instead of taking the machine (`PREP_FUZZ_MEMORY_MB`,
+    /// default 4096, sets it).
     static let timeLimit: Duration = .seconds(300)
-    static let memoryLimit = 4 << 30
+    static let memoryLimit = (Int(environment["PREP_FUZZ_MEMORY_MB"] ?? "") ?? 4096) << 20
     /// And the most memory it may hold at once (its peak resident set, `/usr/bin/time`): every
     /// picture a mutated photo brings (a gain map as large as the photo, progressive, a tile named
     /// over and over) within the photo's budget. `PREP_FUZZ_PEAK_MB` sets it (default 400).
@@ -138,7 +148,9 @@ struct FuzzTests {
             mutation =
                 FuzzTests.isHEIF(seedFile)
                 ? .heif(HEIFMutation.random(for: original, using: &random))
-                : .jpeg(JPEGMutation.random(for: original, using: &random))
+                : FuzzTests.isPNG(seedFile)
+                    ? .png(PNGMutation.random(for: original, using: &random))
+                    : .jpeg(JPEGMutation.random(for: original, using: &random))
             acceptsIncompleteData = Bool.random(using: &random)
             bytes = Data(mutation.apply(to: original))
             self.number = number
@@ -262,11 +274,13 @@ struct FuzzTests {
 enum PhotoMutation: CustomStringConvertible {
     case jpeg(JPEGMutation)
     case heif(HEIFMutation)
+    case png(PNGMutation)
 
     func apply(to original: [UInt8]) -> [UInt8] {
         switch self {
         case .jpeg(let mutation): mutation.apply(to: original)
         case .heif(let mutation): mutation.apply(to: original)
+        case .png(let mutation): mutation.apply(to: original)
         }
     }
 
@@ -274,6 +288,7 @@ enum PhotoMutation: CustomStringConvertible {
         switch self {
         case .jpeg(let mutation): mutation.description
         case .heif(let mutation): mutation.description
+        case .png(let mutation): mutation.description
         }
     }
 }
@@ -288,6 +303,10 @@ enum SegmentRules {
     static func check(_ photo: PreparedPhoto, original: Data, label: String) {
         if original.withUnsafeBytes({ HEIFContainer.hasSignature($0) }) {
             checkHEIF(photo, label: label)
+            return
+        }
+        if original.withUnsafeBytes({ PNGSource.recognizes($0) }) {
+            checkPNG(photo, label: label)
             return
         }
         let (exif, icc, comments, isCMYK) = original.withUnsafeBytes { bytes in
@@ -387,11 +406,36 @@ enum SegmentRules {
         if let gainMap = photo.uploadGainMap {
             checkGainMap(gainMap, of: photo, segments: &carried, label: label)
         }
+        checkProfileAndRest(carried, of: photo, label: label)
+    }
+
+    /// From a PNG original: the upload holds JFIF, an EXIF APP1 or none, an XMP APP1 or none, ICC
+    /// chunks or none, then only TurboJPEG's own segments; the stripped copies JFIF alone.
+    static func checkPNG(_ photo: PreparedPhoto, label: String) {
+        var carried = segments(of: photo.upload.data)
+        #expect(carried.first?.marker == JPEGSegment.app0, "\(label): the upload does not start with JFIF")
+        carried.removeFirst(min(1, carried.count))
+        for signature in [JPEGLayout.exifSignature, GainMapMetadata.xmpSignature] {
+            if let next = carried.first, next.marker == JPEGSegment.app1,
+                next.bytes.dropFirst(4).starts(with: signature)
+            {
+                carried.removeFirst()
+            }
+        }
+        checkProfileAndRest(carried, of: photo, label: label)
+    }
+
+    /// What follows a HEIF's or a PNG's EXIF and XMP in the upload: ICC chunks or none, then only
+    /// TurboJPEG's own segments; and stripped copies of JFIF alone, every copy decoding cleanly.
+    private static func checkProfileAndRest(
+        _ carried: [(marker: UInt8, bytes: Data)], of photo: PreparedPhoto, label: String
+    ) {
+        var carried = carried[...]
         while let next = carried.first, next.marker == JPEGSegment.app2 {
             #expect(next.bytes.dropFirst(4).starts(with: JPEGLayout.iccSignature), "\(label): the upload's APP2")
             carried.removeFirst()
         }
-        expectOnlyImageSegments(carried[...], in: photo.upload.data, label: "\(label): the upload")
+        expectOnlyImageSegments(carried, in: photo.upload.data, label: "\(label): the upload")
         for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
             let stripped = segments(of: copy.data)
             #expect(stripped.first?.marker == JPEGSegment.app0, "\(label): a stripped copy does not start with JFIF")

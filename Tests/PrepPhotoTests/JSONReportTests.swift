@@ -8,9 +8,11 @@ struct JSONReportTests {
         try TemporaryFolder.with { folder in
             let inputs = [
                 "offset-plus0200-gopro-6digit-subsec-mpf.jpg", "comment-gimp-nikon-d70-xmp-icc.jpg", "no-exif.jpg",
-                "mpf-ultrahdr-gainmap-3840x2160.jpg", "not-a-jpeg.png", "corrupt-header.jpg",
+                "mpf-ultrahdr-gainmap-3840x2160.jpg", "not-a-jpeg.txt", "corrupt-header.jpg",
             ]
-            for input in inputs { try folder.copy("corpus/\(input)", to: input) }
+            for input in inputs {
+                try folder.copy(input.hasSuffix(".txt") ? "decode/\(input)" : "corpus/\(input)", to: input)
+            }
             let result = try PrepPhotoRunner.run(
                 ["--json", "--max-edge", "64", "--out", "out"] + inputs, in: folder.url)
             #expect(result.status == 1)
@@ -34,7 +36,7 @@ struct JSONReportTests {
                 #expect(
                     report.upload != nil && report.display != nil && report.thumbnail != nil && report.original != nil)
             }
-            #expect(reports.map(\.code) == [nil, nil, nil, nil, "not_jpeg", "corrupt"])
+            #expect(reports.map(\.code) == [nil, nil, nil, nil, "unrecognized_format", "corrupt"])
             #expect(reports.allSatisfy { !$0.skipped })
             for (report, line) in zip(reports, lines).suffix(2) {
                 #expect(!report.ok)
@@ -196,15 +198,17 @@ struct JSONReportTests {
             let inputs =
                 ["gps-north-east-pixel-4048x3036-gps-offset-only.jpg"]
                 + (1...8).reversed().map { "orientation-landscape-\($0).jpg" }
-                + ["no-exif.jpg", "not-a-jpeg.png", "comment-gimp-nikon-d70-xmp-icc.jpg"]
-            for input in inputs { try folder.copy("corpus/\(input)", to: "in/\(input)") }
+                + ["no-exif.jpg", "not-a-jpeg.txt", "comment-gimp-nikon-d70-xmp-icc.jpg"]
+            for input in inputs {
+                try folder.copy(input.hasSuffix(".txt") ? "decode/\(input)" : "corpus/\(input)", to: "in/\(input)")
+            }
             let paths = inputs.map { "in/\($0)" }
             let result = try PrepPhotoRunner.run(
                 ["--json", "--jobs", "4", "--max-edge", "64", "--out", "out"] + paths, in: folder.url)
             #expect(result.status == 1)
             let reports = try result.reports()
             #expect(reports.map(\.input) == paths)
-            #expect(reports.map(\.ok) == inputs.map { !$0.hasSuffix(".png") })
+            #expect(reports.map(\.ok) == inputs.map { !$0.hasSuffix(".txt") })
         }
     }
 

@@ -92,7 +92,7 @@ struct ErrorCodeTests {
     func codes() throws {
         try TemporaryFolder.with { folder in
             let inputs: [(path: String, code: String)] = [
-                ("not-a-jpeg.png", "not_jpeg"),
+                ("not-a-jpeg.txt", "unrecognized_format"),
                 ("lossless.jpg", "unsupported_lossless_jpeg"),
                 ("twelve-bit.jpg", "unsupported"),
                 ("bigtiff.tif", "unsupported_tiff"),
@@ -100,6 +100,8 @@ struct ErrorCodeTests {
                 ("truncated.jpg", "incomplete"),
                 ("corrupt.jpg", "corrupt"),
                 ("empty.jpg", "empty"),
+                ("chunk-bomb.png", "corrupt_png"),
+                ("interlaced.png", "unsupported_png"),
                 ("missing.jpg", "unreadable"),
                 ("fifo.jpg", "special_file"),
                 ("dangling.jpg", "dangling_link"),
@@ -110,7 +112,7 @@ struct ErrorCodeTests {
                 ("O/input.jpg", "overwrites_input"),
                 ("folder-in-the-way.jpg", "write_failed"),
             ]
-            try folder.copy("corpus/not-a-jpeg.png", to: "not-a-jpeg.png")
+            try folder.copy("decode/not-a-jpeg.txt", to: "not-a-jpeg.txt")
             try folder.copy("decode/lossless-sof3-header-only.jpg", to: "lossless.jpg")
             try folder.copy("corpus/12bit-precision-srgb2014.jpg", to: "twelve-bit.jpg")
             try folder.copy("refused/tiff-bigtiff-tiles-twelvemonkeys.tif", to: "bigtiff.tif")
@@ -118,6 +120,8 @@ struct ErrorCodeTests {
             try folder.copy("corpus/truncated-baseline-2725x2225.jpg", to: "truncated.jpg")
             try folder.copy("corpus/corrupt-header.jpg", to: "corrupt.jpg")
             try folder.copy("decode/empty.jpg", to: "empty.jpg")
+            try folder.copy("formats/png/hostile/ztxt-inflates-100mb.png", to: "chunk-bomb.png")
+            try folder.copy("formats/png/hostile/interlaced-10000x10000-rgba.png", to: "interlaced.png")
             try folder.makeFIFO(at: "fifo.jpg")
             try folder.symlink("nowhere.jpg", at: "dangling.jpg")
             try folder.makeFolder("nothing-here")
@@ -233,13 +237,13 @@ struct MessageTests {
     func quiet() throws {
         try TemporaryFolder.with { folder in
             try folder.copy(Self.warned, to: "in/a.jpg")
-            try folder.copy("corpus/not-a-jpeg.png", to: "in/b.png")
+            try folder.copy("decode/not-a-jpeg.txt", to: "in/b.png")
             try folder.write(Data("x".utf8), to: "in/notes.txt")
             let result = try PrepPhotoRunner.run(["-q", "-o", "O", "in"], in: folder.url)
             #expect(result.status == 1)
             #expect(
                 result.standardError
-                    == "prep-photo: error: 'in/b.png' is not a JPEG or HEIF image: it looks like a PNG image.\n")
+                    == "prep-photo: error: 'in/b.png' is in no image format ImagePrep prepares: it looks like text.\n")
         }
     }
 }

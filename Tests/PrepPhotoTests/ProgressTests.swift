@@ -3,12 +3,18 @@ import Testing
 
 @Suite("prep-photo progress line")
 struct ProgressTests {
-    static let inputs = ["no-exif.jpg", "comment-gimp-nikon-d70-xmp-icc.jpg", "not-a-jpeg.png"]
+    static let inputs = ["no-exif.jpg", "comment-gimp-nikon-d70-xmp-icc.jpg", "not-a-jpeg.txt"]
+
+    static func copyInputs(into folder: TemporaryFolder) throws {
+        for input in inputs {
+            try folder.copy(input.hasSuffix(".txt") ? "decode/\(input)" : "corpus/\(input)", to: input)
+        }
+    }
 
     @Test("When stderr is not a terminal there is no progress line: no carriage return, no escape code")
     func notATerminal() throws {
         try TemporaryFolder.with { folder in
-            for input in Self.inputs { try folder.copy("corpus/\(input)", to: input) }
+            try Self.copyInputs(into: folder)
             let result = try PrepPhotoRunner.run(["--out", "out"] + Self.inputs, in: folder.url)
             #expect(result.status == 1)
             #expect(!result.standardError.contains("\r"))
@@ -23,7 +29,7 @@ struct ProgressTests {
         .enabled(if: FileManager.default.isExecutableFile(atPath: PrepPhotoRunner.script), "needs script (util-linux)"))
     func terminal() throws {
         try TemporaryFolder.with { folder in
-            for input in Self.inputs { try folder.copy("corpus/\(input)", to: input) }
+            try Self.copyInputs(into: folder)
             let result = try PrepPhotoRunner.run(["--out", "out"] + Self.inputs, in: folder.url, launch: .terminal)
             #expect(result.status == 1)
             let terminal = result.standardOutput
@@ -34,7 +40,7 @@ struct ProgressTests {
             // The line is redrawn in place and cleared before the summary.
             #expect(terminal.contains("\r\u{1B}[K3/3 photos, "))
             #expect(terminal.contains("\r\u{1B}[KPrepared 2 of 3 photos in "))
-            #expect(terminal.contains("prep-photo: error: 'not-a-jpeg.png' is not a JPEG"))
+            #expect(terminal.contains("prep-photo: error: 'not-a-jpeg.txt' is in no image format"))
         }
     }
 }

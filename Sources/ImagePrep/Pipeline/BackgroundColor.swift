@@ -15,3 +15,15 @@ extension PhotoPreparer {
         public static let black = BackgroundColor(red: 0, green: 0, blue: 0)
     }
 }
+
+extension PhotoPreparer.BackgroundColor {
+    /// The colour written `RRGGBB` (a leading `#` allowed), as on the command line; nil for
+    /// anything else.
+    public init?(hexadecimal text: String) {
+        let digits = text.hasPrefix("#") ? text.dropFirst() : Substring(text)
+        guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else {
+            return nil
+        }
+        self.init(red: UInt8(value >> 16), green: UInt8(value >> 8 & 0xFF), blue: UInt8(value & 0xFF))
+    }
+}

@@ -6,7 +6,7 @@ extension ImagePrepError {
         switch self {
         case .unreadable: "unreadable"
         case .empty: "empty"
-        case .notJPEG: "not_jpeg"
+        case .unrecognizedFormat: "unrecognized_format"
         case .unsupportedJPEG: "unsupported"
         case .unsupportedFormat(_, let format): format.code
         case .tooManyPixels: "too_many_pixels"
@@ -16,6 +16,8 @@ extension ImagePrepError {
         case .corruptJPEG: "corrupt"
         case .corruptHEIF: "corrupt_heif"
         case .unsupportedHEIF: "unsupported_heif"
+        case .corruptPNG: "corrupt_png"
+        case .unsupportedPNG: "unsupported_png"
         case .heifWithoutImage: "no_image"
         case .heifSecurityLimit(_, let limit): limit.code
         case .heifUnavailable: "heif_unavailable"

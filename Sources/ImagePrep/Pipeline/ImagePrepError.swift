@@ -13,10 +13,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case unreadable(file: String, reason: String)
     /// The file has no bytes.
     case empty(file: String)
-    /// The bytes are neither a JPEG nor a HEIF file (HEIC, AVIF); `detected` says what they look
-    /// like ("a PNG image").
-    case notJPEG(file: String, detected: String)
-    /// A JPEG that libjpeg-turbo 2.x cannot decode into 8-bit pixels (12-bit, hierarchical).
+    /// The bytes are in no format ImagePrep prepares (JPEG, HEIF, PNG, ...); `detected` says
+    /// what they look like ("text", "a PDF document").
+    case unrecognizedFormat(file: String, detected: String)
+    /// A JPEG that libjpeg-turbo 2.x cannot decode into 8-bit pixels (12-bit, lossless, hierarchical).
     case unsupportedJPEG(file: String, reason: String)
     /// An image format recognised by its bytes that this version does not prepare: `format`
     /// names it, and the sentence says why (a lossless JPEG's decoder is missing, a TIFF's source
@@ -39,6 +39,11 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case corruptJPEG(file: String, detail: String)
     /// A HEIF file (HEIC, AVIF) whose structure or image data libheif cannot read.
     case corruptHEIF(file: String, detail: String)
+    /// A PNG whose structure or image data libspng cannot read (a bad chunk CRC, a damaged
+    /// header, a zlib stream that does not inflate); `detail` gives libspng's fixed reason.
+    case corruptPNG(file: String, detail: String)
+    /// A PNG this build will not decode: an interlaced one too large to hold whole.
+    case unsupportedPNG(file: String, reason: String)
     /// A HEIF file whose image is coded in a way this build cannot decode (VVC, JPEG 2000, or
     /// AV1 where libheif has no AV1 decoder).
     case unsupportedHEIF(file: String, reason: String)
@@ -64,11 +69,12 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         switch self {
         case .invalidSetting:
             return ""
-        case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
-            .unsupportedFormat(let file, _),
+        case .unreadable(let file, _), .empty(let file), .unrecognizedFormat(let file, _),
+            .unsupportedJPEG(let file, _), .unsupportedFormat(let file, _),
             .tooManyPixels(let file, _, _), .tooMuchDecoding(let file, _, _), .tooManyScans(let file, _),
             .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
+            .corruptPNG(let file, _), .unsupportedPNG(let file, _),
             .heifWithoutImage(let file), .heifSecurityLimit(let file, _), .heifUnavailable(let file, _),
             .encodingFailed(let file, _),
             .outOfMemory(let file, _):
@@ -83,8 +89,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' could not be read: \(reason)."
         case .empty(let file):
             return "'\(file)' is empty (0 bytes)."
-        case .notJPEG(let file, let detected):
-            return "'\(file)' is not a JPEG or HEIF image: it looks like \(detected)."
+        case .unrecognizedFormat(let file, let detected):
+            return "'\(file)' is in no image format ImagePrep prepares: it looks like \(detected)."
         case .unsupportedJPEG(let file, let reason):
             return "'\(file)' is a kind of JPEG that cannot be decoded: \(reason)."
         case .unsupportedFormat(let file, let format):
@@ -103,6 +109,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is a damaged JPEG: \(detail)."
         case .corruptHEIF(let file, let detail):
             return "'\(file)' is a damaged HEIF file: \(detail)."
+        case .corruptPNG(let file, let detail):
+            return "'\(file)' is a damaged PNG: \(detail)."
+        case .unsupportedPNG(let file, let reason):
+            return "'\(file)' is a PNG that cannot be prepared here: \(reason)."
         case .unsupportedHEIF(let file, let reason):
             return "'\(file)' is a HEIF file that cannot be decoded here: \(reason)."
         case .heifWithoutImage(let file):

@@ -9,7 +9,7 @@ struct PhotoPipeline: PreparationStage {
             if let format = FileSignature.unsupportedFormat(of: bytes) {
                 throw .unsupportedFormat(file: file, format: format)
             }
-            throw .notJPEG(file: file, detected: FileSignature.describe(bytes))
+            throw .unrecognizedFormat(file: file, detected: FileSignature.describe(bytes))
         }
         let decoded = try format.init(context: context).decode(bytes)
         return try CopyStage(context: context).makeCopies(of: decoded)

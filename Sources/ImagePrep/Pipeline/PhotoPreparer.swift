@@ -90,7 +90,7 @@ public struct PhotoPreparer: Sendable {
         self.configuration = configuration
     }
 
-    /// Reads and prepares the photo (JPEG or HEIF) at `url`, on the caller's thread: for a worker
+    /// Reads and prepares the photo (JPEG, HEIF or PNG) at `url`, on the caller's thread: for a worker
     /// thread of one's own. It cannot be cancelled; the async form can.
     ///
     /// - Parameters:
@@ -119,7 +119,7 @@ public struct PhotoPreparer: Sendable {
             data, name: url.relativePath, workspace: workspace, readTime: clock.now - start, cancellation: cancellation)
     }
 
-    /// Reads and prepares the photo at `url` (JPEG or HEIF) off the caller's executor: for an app that
+    /// Reads and prepares the photo at `url` (JPEG, HEIF or PNG) off the caller's executor: for an app that
     /// prepares a photo from the main actor without blocking its UI. The work runs on the
     /// concurrent executor.
     ///
@@ -144,7 +144,7 @@ public struct PhotoPreparer: Sendable {
         }
     }
 
-    /// Prepares a photo's bytes (JPEG or HEIF) that did not come from a file (a camera buffer, a
+    /// Prepares a photo's bytes (JPEG, HEIF or PNG) that did not come from a file (a camera buffer, a
     /// download), on the caller's thread. It cannot be cancelled; the async form can.
     ///
     /// - Parameters:

@@ -24,10 +24,11 @@ enum FoundInput: Sendable {
 ///   left out, each counted by cause; a file or folder given by name is always tried.
 /// - Paths are bytes throughout, so that names that are not UTF-8 are found and opened.
 struct InputDiscovery {
-    /// File name extensions taken from a folder: JPEG and HEIF (with Canon's `.hif`), and other
-    /// image formats so that a PNG in a folder is reported as not read rather than left out.
+    /// File name extensions taken from a folder: JPEG, HEIF (with Canon's `.hif`), PNG (with
+    /// `.apng`), GIF and WebP, and other image formats so that a TIFF in a folder is reported as
+    /// not read rather than left out. The file's content decides its format, never its name.
     static let imageExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "gif", "webp", "tif", "tiff", "bmp",
+        "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "apng", "gif", "webp", "tif", "tiff", "bmp",
     ]
 
     let isRecursive: Bool

@@ -1,0 +1,43 @@
+/// What ImagePrep reads from a PNG's chunk list itself, up to the first IDAT: the IHDR's size
+/// as declared, and whether the file is an APNG (libspng 0.7 knows nothing of acTL and fcTL).
+///
+/// Only lengths and types are read, each within the file, so a walk costs one step a chunk.
+struct PNGChunkWalk {
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    /// The IHDR's width and height as written, when the file is long enough to hold them.
+    private(set) var declaredSize: PixelSize?
+    /// The frame count acTL gives (0 when it says so), or nil for a still PNG.
+    private(set) var animationFrames: UInt32?
+    /// Whether an fcTL comes before the first IDAT: the default image is then the animation's first frame.
+    private(set) var isDefaultImageAFrame = false
+
+    init(_ bytes: UnsafeRawBufferPointer) {
+        func word(at offset: Int) -> UInt32 {
+            (0..<4).reduce(0) { $0 << 8 | UInt32(bytes[offset + $1]) }
+        }
+        if bytes.count >= 24 {
+            declaredSize = PixelSize(width: Int(word(at: 16)), height: Int(word(at: 20)))
+        }
+        var offset = Self.signature.count
+        while offset <= bytes.count - 8 {
+            let length = Int(word(at: offset))
+            let type = word(at: offset + 4)
+            let data = offset + 8
+            switch type {
+            case Self.idat: return
+            case Self.acTL where length >= 8 && data + 4 <= bytes.count: animationFrames = word(at: data)
+            case Self.fcTL where animationFrames != nil: isDefaultImageAFrame = true
+            default: break
+            }
+            // Length, type, data, CRC; a length past the end ends the walk.
+            let (next, overflow) = data.addingReportingOverflow(length + 4)
+            guard !overflow, next > offset else { return }
+            offset = next
+        }
+    }
+
+    private static let idat: UInt32 = 0x4944_4154
+    private static let acTL: UInt32 = 0x6163_544C
+    private static let fcTL: UInt32 = 0x6663_544C
+}
