@@ -492,6 +492,7 @@ class Engine(http.server.ThreadingHTTPServer):
         self.faults_lock = threading.Lock()
         self.in_flight = set()
         self.released = threading.Event()  # set by POST /_engine/release: what "hold" waits for
+        self.held = 0  # the requests waiting for it
         self.requests = []  # the request log: method, path, status or what happened instead
 
     def take_fault(self, method, path):
@@ -585,7 +586,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.wait is None:
             return
         if self.wait.mode == "hold":
-            self.server.released.wait()
+            with self.server.faults_lock:
+                self.server.held += 1
+            try:
+                self.server.released.wait()
+            finally:
+                with self.server.faults_lock:
+                    self.server.held -= 1
         else:
             time.sleep(self.wait.seconds)
 
@@ -971,6 +978,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with server.faults_lock:
                 state["requests"] = list(server.requests)
                 state["faults"] = [fault.describe() for fault in server.faults]
+                state["held"] = server.held
             return self.answer(200, state)
         self.discard_body()
         return self.answer(404, {"error": "not_found", "message": "No such control endpoint: %s %s." % (method, path)})
