@@ -424,13 +424,14 @@ class Fault:
 
     Modes: "status" answers `status` (with `retry_after` as Retry-After, if given) without doing
     anything; "drop_connection" closes the connection as soon as the request line and headers
-    are read; "delay" waits `seconds` and then handles the request normally; "drop_reply" handles
+    are read; "delay" waits `seconds` and then handles the request normally; "hold" waits until
+    the test releases it (`POST /_engine/release`) and then handles it normally; "drop_reply" handles
     the request (stores what it stores) and then closes the connection instead of answering;
     "cut_body" reads `after` bytes of the request's body and then closes the connection, as a
     network that drops mid-upload (a resumable upload keeps what came).
     """
 
-    MODES = ("status", "drop_connection", "delay", "drop_reply", "cut_body")
+    MODES = ("status", "drop_connection", "delay", "hold", "drop_reply", "cut_body")
 
     def __init__(self, spec):
         self.mode = spec.get("mode")
@@ -490,6 +491,8 @@ class Engine(http.server.ThreadingHTTPServer):
         self.faults = list(faults)
         self.faults_lock = threading.Lock()
         self.in_flight = set()
+        self.released = threading.Event()  # set by POST /_engine/release: what "hold" waits for
+        self.held = 0  # the requests waiting for it
         self.requests = []  # the request log: method, path, status or what happened instead
 
     def take_fault(self, method, path):
@@ -516,6 +519,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     server_version = "ReferenceEngine/1"
     cut_after = None  # the bytes of the body read before a cut_body fault closes the connection
     method = None
+    wait = None  # the "delay" or "hold" fault this request keeps to
 
     def log_message(self, format, *args):  # quiet: tests read the request log instead
         pass
@@ -547,9 +551,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.server.log(self, method, path, "connection dropped")
             return self.drop()
         # A record waits while its key is in flight, so that a replay sent meanwhile meets 409.
-        self.delay = fault.seconds if fault and fault.mode == "delay" else 0
-        if self.delay and not (method == "POST" and path in ("/v1/captures", "/v1/operations")):
-            time.sleep(self.delay)
+        self.wait = fault if fault and fault.mode in ("delay", "hold") else None
+        if self.wait and not (method == "POST" and path in ("/v1/captures", "/v1/operations")):
+            self.wait_as_told()
         if fault and fault.mode == "status":
             self.discard_body()
             headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
@@ -576,6 +580,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.drop()
         self.server.log(self, method, path, status, replayed)
         self.answer(status, body, headers)
+
+    def wait_as_told(self):
+        """What a "delay" or "hold" fault asks of this request: `seconds`, or until the test's release."""
+        if self.wait is None:
+            return
+        if self.wait.mode == "hold":
+            with self.server.faults_lock:
+                self.server.held += 1
+            try:
+                self.server.released.wait()
+            finally:
+                with self.server.faults_lock:
+                    self.server.held -= 1
+        else:
+            time.sleep(self.wait.seconds)
 
     def route(self, method, path):
         parts = path.strip("/").split("/")
@@ -856,7 +875,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                   {"Retry-After": "1"})
             self.server.in_flight.add(key)
         try:
-            time.sleep(self.delay)
+            self.wait_as_told()
             status, record, headers = create(request)
             return status, as_of_version(record, self.server.protocol_version), headers
         finally:
@@ -943,7 +962,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.answer(400, {"error": "bad_request", "message": str(error)})
             with server.faults_lock:
                 server.faults.append(fault)
+                if fault.mode == "hold":
+                    server.released.clear()
             return self.answer(201, fault.describe())
+        if path == "/_engine/release" and method == "POST":
+            server.released.set()
+            return self.answer(200, {"released": True})
         if path == "/_engine/faults" and method == "DELETE":
             with server.faults_lock:
                 server.faults.clear()
@@ -954,6 +978,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with server.faults_lock:
                 state["requests"] = list(server.requests)
                 state["faults"] = [fault.describe() for fault in server.faults]
+                state["held"] = server.held
             return self.answer(200, state)
         self.discard_body()
         return self.answer(404, {"error": "not_found", "message": "No such control endpoint: %s %s." % (method, path)})

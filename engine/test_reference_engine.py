@@ -266,18 +266,25 @@ class ContractTests(unittest.TestCase):
         self.assertEqual((record["place"], record["place_source"]), (None, None))
 
     def test_a_key_in_flight_answers_409(self):
-        self.engine.put("c1", 0, self.plain)
-        self.engine.fault(mode="delay", seconds=1, method="POST")
-        body = capture_body("c1", [self.plain])
-        first = []
-        thread = threading.Thread(target=lambda: first.append(self.engine.post(body, key="c1")))
-        thread.start()
-        while "c1" not in self.engine.server.in_flight:
-            time.sleep(0.01)
-        status, headers, answer = self.engine.post(body, key="c1")
-        self.assertEqual((status, answer["error"], headers["Retry-After"]), (409, "in_progress", "1"))
-        thread.join()
-        self.assertEqual(first[0][0], 201)
+        # "delay" holds the record for a time, "hold" until the test's release.
+        for key, fault in (("c1", {"mode": "delay", "seconds": 1}), ("c2", {"mode": "hold"})):
+            with self.subTest(**fault):
+                self.engine.put(key, 0, self.plain)
+                self.engine.fault(method="POST", **fault)
+                body = capture_body(key, [self.plain])
+                first = []
+                thread = threading.Thread(target=lambda: first.append(self.engine.post(body, key=key)))
+                thread.start()
+                while key not in self.engine.server.in_flight:
+                    time.sleep(0.01)
+                status, headers, answer = self.engine.post(body, key=key)
+                self.assertEqual((status, answer["error"], headers["Retry-After"]), (409, "in_progress", "1"))
+                if fault["mode"] == "hold":
+                    thread.join(0.2)
+                    self.assertTrue(thread.is_alive(), "held until released")
+                    self.assertEqual(self.engine.request("POST", "/_engine/release")[0], 200)
+                thread.join()
+                self.assertEqual(first[0][0], 201)
 
     def test_faults_fail_the_next_requests_as_ordered(self):
         self.engine.fault(mode="status", status=503, retry_after="30", count=2, path_prefix="/v1/uploads/")

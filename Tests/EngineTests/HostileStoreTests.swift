@@ -162,11 +162,13 @@ struct HostileStoreTests {
             let outbox = try Outbox(folder: folder.appendingPathComponent("outbox"))
             try await outbox.enqueue(makeCapture(id: "plate-1", photos: [try smallPhoto()]))
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            try await engine.inject(["mode": "delay", "seconds": 10, "method": "PATCH"])
+            // Held until the test releases it: the cancellation, not a time, ends the send.
+            try await engine.inject(["mode": "hold", "method": "PATCH"])
             let transport = HTTPTransport(engineURL: engine.url)
 
             let draining = Task { try await outbox.drainNow(using: transport) }
-            #expect(try await waitUntil { try await outbox.entry(id: "plate-1")?.state == .syncing })
+            #expect(try await waitUntil(seconds: 120) { try await engine.state().held == 1 })
+            #expect(try await outbox.entry(id: "plate-1")?.state == .syncing)
             draining.cancel()
             let report = try await draining.value
             #expect(report.halt == .cancelled(id: "plate-1"))
@@ -177,7 +179,7 @@ struct HostileStoreTests {
             #expect(entry.lastError == nil)
             #expect(entry.nextAttemptAt == nil)
 
-            _ = try await engine.request("DELETE", "_engine/faults")
+            // The held PATCH stays held (its client left): the next one is not.
             #expect(try await outbox.drainNow(using: transport).synced == ["plate-1"])
             try await expectDeliveredOnce("plate-1", to: engine)
         }
@@ -190,14 +192,15 @@ struct HostileStoreTests {
             let photos = try Fixtures.distinctPhotos(count: 1, in: folder.appendingPathComponent("photos")).map(\.path)
             let id = try #require(try OutboxProcess.run(["--store", store, "add"] + photos).lines.first)
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
-            // The upload's PATCH is held for 90 s, within the drain's idle timeout, so that a loaded machine
-            // (each `outbox list` a process of its own) still sees the capture in SYNCING before
-            // the signal; at 25 s it once did not, at a load average of 8.
-            try await engine.inject(["mode": "delay", "seconds": 90, "method": "PATCH"])
+            // The upload's PATCH is held (never released: its client leaves), so that however loaded the
+            // machine (each `outbox list` a process of its own) it still sees the capture in
+            // SYNCING before the signal: a delay of 25 s once did not, at a load average of 8.
+            try await engine.inject(["mode": "hold", "method": "PATCH"])
             let drain = ["--store", store, "drain", "--engine", engine.url.absoluteString]
 
-            let draining = try OutboxProcess(drain + ["--timeout", "120"])
-            #expect(try await waitUntil(seconds: 85) { try Self.listed(store).first?["state"] as? String == "SYNCING" })
+            let draining = try OutboxProcess(drain + ["--timeout", "600"])
+            #expect(try await waitUntil(seconds: 120) { try await engine.state().held == 1 })
+            #expect(try Self.listed(store).first?["state"] as? String == "SYNCING")
             draining.send(SIGTERM)
             let stopped = draining.wait()
             #expect(!stopped.wasKilled)
@@ -211,7 +214,7 @@ struct HostileStoreTests {
             #expect(entry["attempts"] as? Int == 0)
             #expect(entry["lastError"] is NSNull)
 
-            _ = try await engine.request("DELETE", "_engine/faults")
+            // The held PATCH stays held (its client left): the next one is not.
             let delivered = try OutboxProcess.run(drain)
             #expect(delivered.status == 0)
             #expect(delivered.lines == [id])

@@ -16,9 +16,9 @@ struct ResumableUploadTests {
     /// An outbox in `folder` holding one `note.update` with `attachment` under `id`.
     static func outbox(
         in folder: URL, id: String = "note-1", key: OutboxKey? = nil,
-        onProgress: (@Sendable (UploadProgress) -> Void)? = nil
+        onProgress: (@Sendable (UploadProgress) -> Void)? = nil, giveBackDeadline: Duration = .seconds(300)
     ) async throws -> Outbox {
-        let outbox = try reopened(in: folder, key: key, onProgress: onProgress)
+        let outbox = try reopened(in: folder, key: key, onProgress: onProgress, giveBackDeadline: giveBackDeadline)
         try await outbox.enqueue(
             OutboxOperation(
                 id: id, entity: "note:1", type: "note.update", payloadJSON: Data(#"{"text":"gate"}"#.utf8),
@@ -26,15 +26,17 @@ struct ResumableUploadTests {
         return outbox
     }
 
-    /// The outbox in `folder` as another process opens it: a new `Outbox` value.
+    /// The outbox in `folder` as another process opens it: a new `Outbox` value. Its give-backs
+    /// have all the time a loaded machine needs (`giveBackDeadline`), unless a test says otherwise.
     static func reopened(
-        in folder: URL, key: OutboxKey? = nil, onProgress: (@Sendable (UploadProgress) -> Void)? = nil
+        in folder: URL, key: OutboxKey? = nil, onProgress: (@Sendable (UploadProgress) -> Void)? = nil,
+        giveBackDeadline: Duration = .seconds(300)
     ) throws -> Outbox {
-        try Outbox(
-            folder: folder.appendingPathComponent("outbox"),
-            configuration: Outbox.Configuration(
-                operationTypes: [OperationType("note.update")], onProgress: onProgress,
-                keyProvider: key.map { GivenKey(key: $0) }))
+        var configuration = Outbox.Configuration(
+            operationTypes: [OperationType("note.update")], onProgress: onProgress,
+            keyProvider: key.map { GivenKey(key: $0) })
+        configuration.giveBackDeadline = giveBackDeadline
+        return try Outbox(folder: folder.appendingPathComponent("outbox"), configuration: configuration)
     }
 
     struct GivenKey: KeyProvider {

@@ -346,6 +346,8 @@ struct EngineState: Decodable {
     let uploads: [Upload]
     let requests: [Request]
     let resumableUploads: [ResumableUpload]
+    /// How many requests a `hold` fault keeps waiting now.
+    let held: Int
 
     /// The operation with this request id, if the engine holds it.
     func operation(_ id: String) -> Operation? { operations.first { $0.requestId == id } }

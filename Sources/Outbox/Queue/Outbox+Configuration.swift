@@ -31,6 +31,10 @@ extension Outbox {
         /// nil for a plaintext one. A new store opened with a key is encrypted from its first
         /// entry on, and remembers it: every later open needs the same key. See docs/encryption.md.
         public var keyProvider: (any KeyProvider)?
+        /// How long all the give-backs of one pass may take together
+        /// (`giveBackAbandonedResources`). Tests lengthen it, so that what they check does not
+        /// depend on how fast a loaded machine answers, or shorten it.
+        var giveBackDeadline: Duration = .seconds(5)
         /// The unique part of each media file's name. Tests fix it to make a write collide.
         var makeFileToken: @Sendable () -> String = {
             String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12))

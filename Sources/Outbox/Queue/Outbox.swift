@@ -329,6 +329,7 @@ public actor Outbox {
                 // Another process retired it meanwhile.
             }
         }
+        if !retired.isEmpty { store.giveSpaceBack() }
         return retired
     }
 

@@ -33,6 +33,8 @@ extension OutboxStore {
     ///   (`upload_resources`), so that a send cut in one process resumes in the next.
     /// - 8: each entry's history (`history`, see `EntryHistory`), and the upload resources the
     ///   outbox will not use again, until the engine gives them back (`outbox_abandoned_uploads`).
+    /// - 9: in how many passes in a row the engine did not answer for a row of resources to give
+    ///   back (`unanswered`), so that one that never answers `DELETE` lets go of it.
     static let migrations: [Migration] = [
         .sql(
             """
@@ -81,6 +83,13 @@ extension OutboxStore {
             """
             ALTER TABLE outbox_entries ADD COLUMN history TEXT;
             CREATE TABLE IF NOT EXISTS outbox_abandoned_uploads (id TEXT, resources);
+            """),
+        // The table is made again where it is missing: a store read without writing
+        // (`recordsReadingOnly`) copies only the entries.
+        .sql(
+            """
+            CREATE TABLE IF NOT EXISTS outbox_abandoned_uploads (id TEXT, resources);
+            ALTER TABLE outbox_abandoned_uploads ADD COLUMN unanswered INTEGER;
             """),
     ]
 

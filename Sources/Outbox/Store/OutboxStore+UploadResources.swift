@@ -159,4 +159,22 @@ extension OutboxStore {
     func forgetAbandonedUploadResources(rows: [Int64]) throws(OutboxError) {
         for row in rows { try database.run("DELETE FROM \(Self.abandonedTable) WHERE rowid = ?", .integer(row)) }
     }
+
+    /// Counts a pass in which the engine did not answer for a row of resources to give back, and
+    /// forgets the row once that is `limit` passes: the engine expires what it is never asked
+    /// to give back. A planted count that is not a whole number of 0 or more counts as none; one
+    /// past the limit forgets the row.
+    func countUnansweredGiveBack(row: Int64, forgettingAfter limit: Int) throws(OutboxError) {
+        try database.transaction { () throws(OutboxError) in
+            try database.run(
+                """
+                UPDATE \(Self.abandonedTable) SET unanswered = CASE
+                    WHEN typeof(unanswered) = 'integer' AND unanswered >= 0 THEN min(unanswered, ?) + 1 ELSE 1 END
+                WHERE rowid = ?
+                """, .integer(Int64(limit)), .integer(row))
+            try database.run(
+                "DELETE FROM \(Self.abandonedTable) WHERE rowid = ? AND unanswered >= ?", .integer(row),
+                .integer(Int64(limit)))
+        }
+    }
 }

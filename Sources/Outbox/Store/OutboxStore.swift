@@ -9,7 +9,7 @@ internal import PlatformLayer
 /// where callers read them; they are applied here.
 final class OutboxStore {
     /// The schema this version writes; older databases migrate forward to it when they open.
-    static let schemaVersion = 8
+    static let schemaVersion = 9
     /// The table of entries. Every table and index of the outbox's own is named `outbox_…`, a
     /// prefix an app's own tables in the same database may not use (`AppStatementRule`).
     static let table = "outbox_entries"
@@ -149,6 +149,9 @@ final class OutboxStore {
 
     private func configure() throws(OutboxError) {
         database.setBusyTimeout(milliseconds: 5000)
+        // Before the first table of a new store; an existing one switches at its next VACUUM
+        // (see `giveSpaceBack`).
+        try database.run("PRAGMA auto_vacuum = INCREMENTAL")
         let mode = try database.query("PRAGMA journal_mode=WAL") { row in row.text(at: 0) ?? "" }.first ?? ""
         guard mode.lowercased() == "wal" else { throw .walUnavailable(path: database.path, journalMode: mode) }
         try database.run("PRAGMA synchronous=FULL")

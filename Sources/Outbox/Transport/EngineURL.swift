@@ -40,4 +40,24 @@ enum EngineURL {
         default: nil
         }
     }
+
+    /// `url` without its user name and password, which go in a header instead
+    /// (`basicAuthorization(of:)`): a URL compared, kept or shown in a message carries none.
+    static func withoutCredentials(_ url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            components.user != nil || components.password != nil
+        else { return url }
+        components.user = nil
+        components.password = nil
+        return components.url ?? url
+    }
+
+    /// The `Authorization` value for the user name and password of `url` (HTTP Basic, RFC 7617:
+    /// both percent-decoded, joined by a colon, in Base64); nil when it has neither.
+    static func basicAuthorization(of url: URL) -> String? {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            components.user != nil || components.password != nil
+        else { return nil }
+        return "Basic " + Data(((components.user ?? "") + ":" + (components.password ?? "")).utf8).base64EncodedString()
+    }
 }

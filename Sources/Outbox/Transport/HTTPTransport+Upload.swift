@@ -23,8 +23,11 @@ struct UploadInFlight {
 
 extension HTTPTransport {
     /// Sends one upload's bytes: resumably where the engine offers it (see `ResumableUpload`),
-    /// else as the contract's one `PUT`, within the send's budget (`UploadBudget`: at most twice
-    /// the file in bodies, whatever the engine answers).
+    /// else as the contract's one `PUT`, within the upload's budget for the pass (`UploadBudget`:
+    /// at most twice the file in bodies, whatever the engine answers, however often the pass
+    /// sends it again). A send that finds no room for a whole copy left by the pass's earlier
+    /// sends of the upload sends nothing, and tells the outbox
+    /// (`DeliveryReporter.uploadBudgetSpent()`), which tries the entry again in a later pass.
     ///
     /// A resumable upload goes from the offset the engine says it holds, so that a connection
     /// cut at 90 % costs the last 10 %, not the whole file. After a cut (the connection lost,
@@ -49,8 +52,20 @@ extension HTTPTransport {
     ///
     /// - Returns: nil when the upload landed, else what to return for the send.
     func send(_ upload: UploadInFlight, hasRefreshed: inout Bool) async throws -> TransportResponse? {
+        let pass = upload.reporter.pass
+        var budget = UploadBudget(
+            fileSize: upload.size, spent: passSpending.withLock { $0.spent(by: upload.key, in: pass) })
+        guard budget.spent == 0 || budget.allows(upload.size) else {
+            await upload.reporter.uploadBudgetSpent()
+            return .networkError(
+                detail: "upload \(upload.key.index) was sent twice over in this pass already (the engine did not"
+                    + " keep it): it waits for the next pass")
+        }
+        defer {
+            let spent = budget.spent
+            passSpending.withLock { $0.record(spent, by: upload.key, in: pass) }
+        }
         await adoptKeptResource(of: upload)
-        var budget = UploadBudget(fileSize: upload.size)
         var given: URL?
         var lastFailure: TransportResponse?
         if !delegate.isBackground, !isResumptionRefused(in: upload.reporter.pass) {
@@ -232,7 +247,10 @@ extension HTTPTransport {
                 await forgetResource(of: upload.key, reporter: upload.reporter)
                 return .failed(failure ?? .http(status: 422), abandoned: nil)
             case .answered(let answer) where [400, 404, 410].contains(answer.status):
-                // Gone (404, 410) or complete (400): the contract's PUT says what the engine holds.
+                // Gone (404, 410) or complete (400): the contract's PUT says what the engine holds,
+                // and the pass's other sends go as one PUT too, so that an engine that reads every
+                // append and then refuses it costs no more than one copy besides each PUT.
+                refuseResumption(in: upload.reporter.pass)
                 await forgetResource(of: upload.key, reporter: upload.reporter)
                 return .oneRequest(failure, abandoned: nil)
             case .answered(let answer) where Self.isRefusal(answer.status):
@@ -364,26 +382,26 @@ extension HTTPTransport {
     }
 
     /// Gives back the resources the outbox will not use again (`Transport.giveBack(_:)`): each one
-    /// that is its upload's on this engine is `DELETE`d; any other is dropped unasked.
+    /// that is its upload's on this engine is `DELETE`d, in order, up to the first the engine
+    /// does not answer for (it would not answer the next either); any other is dropped unasked.
     ///
-    /// - Returns: Those the engine did not answer for, to be given back later.
+    /// - Returns: The one the engine did not answer for and those after it, to be given back later.
     public func giveBack(_ resources: [AbandonedUploadResource]) async -> [AbandonedUploadResource] {
         guard let engine = engineURL else { return resources }
         var hasRefreshed = false
-        var left: [AbandonedUploadResource] = []
         for (position, abandoned) in resources.enumerated() {
-            guard !Task.isCancelled else { return left + resources.dropFirst(position) }
+            guard !Task.isCancelled else { return Array(resources[position...]) }
             guard
                 let resource = ResumableUpload.resource(
                     at: abandoned.resource, of: abandoned.id, index: abandoned.index, engine: engine)
             else { continue }
             let request = prepared(
                 ResumableUpload.cancellation(at: resource, timeout: backstop), network: .any)
-            let result = try? await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
-            if case .answered? = result { continue }
-            left.append(abandoned)
+            guard case .answered? = try? await exchange(request, body: nil, hasRefreshed: &hasRefreshed) else {
+                return Array(resources[position...])
+            }
         }
-        return left
+        return []
     }
 
     /// Follows the resource the store kept for this upload, from an earlier process, when the

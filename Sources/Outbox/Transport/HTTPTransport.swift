@@ -34,6 +34,11 @@ import FoundationNetworking
 ///
 /// With a `CredentialsProvider`, every request carries its credentials, and a 401 asks it once
 /// for fresh ones and repeats that request with them, instead of backing off with a stale token.
+/// A user name and password in the engine's URL (`https://user:secret@engine.example.com`) go
+/// as HTTP Basic credentials in the `Authorization` header of every request, resumable uploads
+/// and give-backs included, and never in a URL the transport compares, requests or shows; a
+/// `headers` entry or a provider's credentials take the header's place. A 401 is reported as
+/// the 401 it is.
 ///
 /// On Linux every request has a connection of its own (`Connection: close`). FoundationNetworking
 /// hands the body to libcurl without a way to rewind it, and when a reused keep-alive connection
@@ -90,8 +95,11 @@ public final class HTTPTransport: Transport {
     private let credentialsProvider: (any CredentialsProvider)?
     /// The credentials last fetched, kept across sends.
     private let currentCredentials = Locked<EngineCredentials?>(nil)
-    /// The engine's URL in the normal form (`EngineURL`); nil when it is not an http or https URL.
+    /// The engine's URL in the normal form (`EngineURL`), without a user name or password; nil
+    /// when it is not an http or https URL.
     let engineURL: URL?
+    /// The `Authorization` the user name and password of the configured URL make, if it has them.
+    private let urlAuthorization: String?
     /// The upload resources the engine created, by upload, until each upload lands: what a
     /// send after a cut resumes. In memory; the outbox's store keeps them for another process.
     let uploadResources = Locked<[UploadKey: URL]>([:])
@@ -100,6 +108,8 @@ public final class HTTPTransport: Transport {
     let isCreationRefused = Locked(false)
     /// The pass in which the engine refused appends: its other uploads go as one PUT each.
     let passWithoutResumption = Locked<UUID?>(nil)
+    /// What each upload charged to its budget in the pass in flight (`UploadBudget`).
+    let passSpending = Locked(PassSpending())
 
     /// URLSession's own timeout, in whole seconds above both of the transport's, so that it never decides first.
     var backstop: TimeInterval { Self.backstop(configuration) }
@@ -134,7 +144,8 @@ public final class HTTPTransport: Transport {
         sessionConfiguration: URLSessionConfiguration, delegate: SessionDelegate
     ) {
         self.configuration = configuration
-        engineURL = configuration.normalizedEngineURL
+        engineURL = configuration.normalizedEngineURL.map(EngineURL.withoutCredentials)
+        urlAuthorization = EngineURL.basicAuthorization(of: configuration.engineURL)
         self.credentialsProvider = credentials
         self.delegate = delegate
         session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
@@ -240,6 +251,7 @@ public final class HTTPTransport: Transport {
         request.allowsExpensiveNetworkAccess = network.allowsExpensive
         request.allowsConstrainedNetworkAccess = network.allowsConstrained
         #endif
+        if let urlAuthorization { request.setValue(urlAuthorization, forHTTPHeaderField: "Authorization") }
         for (name, value) in configuration.headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         #if canImport(FoundationNetworking)
@@ -263,7 +275,8 @@ public final class HTTPTransport: Transport {
         case .answered(let answer):
             let detail =
                 EngineRequest.detail(fromBody: answer.body).map {
-                    "\(name): \(EngineRequest.withoutCredentials($0, of: request.url))"
+                    let quoted = EngineRequest.withoutCredentials($0, of: request.url)
+                    return "\(name): \(EngineRequest.withoutCredentials(quoted, of: configuration.engineURL))"
                 } ?? name
             if answer.status == 422, !confirmation.isUpload, let code = EngineRequest.code(fromBody: answer.body),
                 EngineRequest.lostUploadCodes.contains(code)

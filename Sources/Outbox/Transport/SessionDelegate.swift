@@ -237,6 +237,35 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
+    /// A 401 that asks for credentials (`WWW-Authenticate`) is the answer, as any status is: the
+    /// transport sends its credentials in headers, never in answer to a challenge. On Linux,
+    /// FoundationNetworking repeats the request, whatever the disposition, with Basic credentials
+    /// of whatever it is handed (none: an empty user name), again and again until the timeout, so a
+    /// wrong password read "the engine did not answer in time"; there the request ends at the
+    /// challenge, with the 401 and what came of its body. On Apple's platforms the default
+    /// handling, with no credential stored, hands over the 401 itself.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        #if canImport(FoundationNetworking)
+        // Every challenge there is an HTTP one: it knows no server-trust challenge.
+        if let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
+            // The handler is not called: it would send the request again before the cancel.
+            let response = challenge.failureResponse as? HTTPURLResponse
+            refuse(
+                task, exchange,
+                with: .answered(
+                    HTTPAnswer(
+                        status: response?.statusCode ?? exchange.status ?? 401,
+                        retryAfter: response?.value(forHTTPHeaderField: "Retry-After") ?? exchange.retryAfter,
+                        contentType: response?.value(forHTTPHeaderField: "Content-Type"), body: exchange.body)))
+            return
+        }
+        #endif
+        completionHandler(.performDefaultHandling, nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         exchange.continuation.resume(returning: Self.result(of: task, error: error, exchange: exchange))

@@ -220,6 +220,13 @@ public struct DeliveryReporter: Sendable {
         await outbox.recordUploadResource(resource.absoluteString, index: index, id: id)
     }
 
+    /// Records that an upload of the entry has no room left in its budget for the pass: the
+    /// pass's earlier sends of it spent it, so the send ends, and the entry waits for a later
+    /// pass (its backoff) without stopping this one, since the failure is this entry's alone.
+    func uploadBudgetSpent() async {
+        await outbox.recordUploadBudgetSpent(id: id)
+    }
+
     /// Records that the resource kept for upload `index` is not to be asked for again (gone,
     /// complete, or not believable); the next send starts that upload afresh.
     ///

@@ -1,6 +1,9 @@
-/// What one send may put on the wire for one upload, whatever the engine answers: at most twice
+import Foundation
+
+/// What one pass may put on the wire for one upload, whatever the engine answers: at most twice
 /// the file's bytes in bodies (appends and the contract's `PUT`), plus the headers of a bounded
-/// number of requests.
+/// number of requests. The sends of one upload in one pass (its uploads sent again after the
+/// engine lost them) share it (`PassSpending`).
 ///
 /// Every body is charged in full when it starts, because the client cannot tell an engine that
 /// reads an append and then says it holds one byte more from a link that drops after one byte:
@@ -17,8 +20,10 @@ struct UploadBudget {
     /// The body bytes charged so far.
     private(set) var spent: Int64 = 0
 
-    init(fileSize: Int64) {
+    /// - Parameter spent: What earlier sends of the upload in the same pass charged.
+    init(fileSize: Int64, spent: Int64 = 0) {
         self.fileSize = max(0, fileSize)
+        self.spent = min(max(0, spent), limit)
     }
 
     /// Twice the file.
@@ -45,5 +50,25 @@ struct UploadBudget {
     /// engine that moves its offset a byte a time makes none.
     static func isRealProgress(_ advance: Int64, of sent: Int64) -> Bool {
         advance > 0 && advance >= min(sent / 64, 64 * 1024)
+    }
+}
+
+/// What each upload charged to its budget (`UploadBudget`) in the pass in flight, so that the
+/// sends of one upload in one pass share one budget; a new pass starts them all afresh. Only the
+/// latest pass is kept: a transport that two outboxes share may start afresh early, which
+/// bounds each send, as before, rather than each pass.
+struct PassSpending: Sendable {
+    private var pass: UUID?
+    private var charged: [UploadKey: Int64] = [:]
+
+    /// What the upload charged so far in `pass`.
+    func spent(by key: UploadKey, in pass: UUID) -> Int64 {
+        self.pass == pass ? charged[key] ?? 0 : 0
+    }
+
+    /// Keeps what the upload charged so far in `pass`.
+    mutating func record(_ amount: Int64, by key: UploadKey, in pass: UUID) {
+        if self.pass != pass { (self.pass, charged) = (pass, [:]) }
+        charged[key] = amount
     }
 }

@@ -5,6 +5,7 @@ or older engine) answers. Python's standard library only.
 
     python3 misbehaving_engine.py MODE [--port 0] [--reference-engine ENGINE_FOLDER --data DATA] [--token T]
                                     [--status N] [--unauthorized-once METHOD]
+                                    [--record-refusals N]
 
 Modes:
     html           every request: 200 text/html, a Wi-Fi login page
@@ -55,14 +56,23 @@ Modes:
     refuses-creation  the reference engine, except that a resumable upload's creation is answered
                    --status (with an error body), as by an engine or a gateway that does not take
                    it; every PUT is taken
+    holds-deletes  the reference engine, except that a DELETE of an upload resource is logged
+                   ("held") and never answered: it is held until the client leaves
+    refuses-completion  the reference engine, except that every completing append is read to its
+                   end and answered 404, and the first --record-refusals records (default 3) are
+                   answered 422 upload_missing: each round costs the client an append and a PUT
+    requires-basic the reference engine from ENGINE_FOLDER behind HTTP Basic authentication: every
+                   /v1 request without `Authorization: Basic base64(T)` (--token USER:PASSWORD) is
+                   answered 401 with `WWW-Authenticate: Basic realm="engine"`
 
-With any of the last eleven modes, --unauthorized-once METHOD reads the first upload request with
+With any of the eleven modes from foreign-location to refuses-creation, --unauthorized-once METHOD reads the first upload request with
 METHOD to its end and answers it 401, as an engine whose token expired just then.
 
 Like the reference engine it prints {"port": N, "url": ...} once it listens, and stops on SIGTERM.
 """
 
 import argparse
+import base64
 import hashlib
 import http.server
 import json
@@ -226,6 +236,72 @@ def token_engine(folder, data, port, token):
     return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
 
 
+def basic_engine(folder, data, port, credentials):
+    """The reference engine behind HTTP Basic authentication with `credentials` (USER:PASSWORD)."""
+    sys.path.insert(0, folder)
+    import reference_engine
+
+    dispatch = reference_engine.Handler.dispatch
+    expected = "Basic " + base64.b64encode(credentials.encode()).decode()
+
+    def signed_in_only(self, method):
+        if self.path.startswith("/v1/") and self.headers.get("Authorization") != expected:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.body_read = True
+            self.server.log(self, method, self.path, 401)
+            return self.answer(401, {"error": "unauthorized", "message": "The user name or password is wrong."},
+                               {"WWW-Authenticate": 'Basic realm="engine"'})
+        return dispatch(self, method)
+
+    reference_engine.Handler.dispatch = signed_in_only
+    return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
+
+
+def lossy_engine(folder, data, port, mode, record_refusals):
+    """The reference engine, holding every DELETE of an upload resource unanswered
+    (`holds-deletes`), or refusing every completing append and the first records
+    (`refuses-completion`)."""
+    sys.path.insert(0, folder)
+    import reference_engine
+
+    dispatch = reference_engine.Handler.dispatch
+    refusals = [record_refusals]
+    refusals_lock = threading.Lock()
+
+    def lossy(self, method):
+        parts = self.path.strip("/").split("/")
+        resource = parts[:2] == ["v1", "uploads"] and len(parts) == 5
+        if mode == "holds-deletes" and method == "DELETE" and resource:
+            self.server.log(self, method, self.path, "held")
+            # Held until the client gives up and closes the connection.
+            while self.connection.recv(4096):
+                pass
+            self.close_connection = True
+            return None
+        if mode == "refuses-completion" and method == "PATCH" and resource \
+                and self.headers.get("Upload-Complete", "").strip() == "?1":
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.body_read = True
+            self.server.log(self, method, self.path, 404)
+            return self.answer(404, {"error": "not_found", "message": "No such upload."})
+        if mode == "refuses-completion" and method == "POST" and self.path.startswith(("/v1/captures",
+                                                                                        "/v1/operations")):
+            with refusals_lock:
+                refuses = refusals[0] > 0
+                refusals[0] -= 1 if refuses else 0
+            if refuses:
+                key = self.headers.get("Idempotency-Key") or ""
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.body_read = True
+                self.server.log(self, method, self.path, 422)
+                return self.answer(422, {"error": "upload_missing", "message": "Upload 0 of '%s' has not arrived."
+                                         % key})
+        return dispatch(self, method)
+
+    reference_engine.Handler.dispatch = lossy
+    return reference_engine.Engine(("127.0.0.1", port), reference_engine.Store(data))
+
+
 def quoting_engine(folder, data, port):
     """The reference engine, refusing every record with a 400 that quotes what it was sent."""
     sys.path.insert(0, folder)
@@ -359,17 +435,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("mode", choices=("html", "other-json", "other-bytes", "endless", "huge-length", "keeps-first",
                                          "requires-token", "quotes-request", "echo", "gzip-bomb", "gzip-bomb-anyway", "loses-uploads",
-                                         "refuses-poison", "no-resumption") + RESUMABLE_LIARS)
+                                         "refuses-poison", "no-resumption", "holds-deletes", "refuses-completion",
+                                         "requires-basic") + RESUMABLE_LIARS)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--reference-engine", help="the folder of reference_engine.py (for keeps-first)")
     parser.add_argument("--data", help="the engine's data folder (for keeps-first and requires-token)")
     parser.add_argument("--token", help="the one bearer token taken (for requires-token)")
     parser.add_argument("--status", type=int, default=400, help="the answer to a creation (for refuses-creation)")
+    parser.add_argument("--record-refusals", type=int, default=3,
+                        help="the records answered 422 upload_missing first (for refuses-completion)")
     parser.add_argument("--unauthorized-once", metavar="METHOD",
                         help="answer the first upload request with METHOD 401, once its body is read")
     options = parser.parse_args()
     engines = ("keeps-first", "requires-token", "quotes-request", "loses-uploads", "refuses-poison",
-               "no-resumption") + RESUMABLE_LIARS
+               "no-resumption", "holds-deletes", "refuses-completion", "requires-basic") + RESUMABLE_LIARS
     if options.mode in engines and (not options.reference_engine or not options.data):
         parser.error(options.mode + " needs --reference-engine and --data")
     if options.mode == "keeps-first":
@@ -386,6 +465,13 @@ def main():
     elif options.mode == "no-resumption" or options.mode in RESUMABLE_LIARS:
         server = resumable_engine(options.reference_engine, options.data, options.port, options.mode, options.status,
                                   options.unauthorized_once)
+    elif options.mode in ("holds-deletes", "refuses-completion"):
+        server = lossy_engine(options.reference_engine, options.data, options.port, options.mode,
+                              options.record_refusals)
+    elif options.mode == "requires-basic":
+        if not options.token:
+            parser.error("requires-basic needs --token USER:PASSWORD")
+        server = basic_engine(options.reference_engine, options.data, options.port, options.token)
     elif options.mode == "requires-token":
         if not options.token:
             parser.error("requires-token needs --token")
