@@ -28,7 +28,10 @@ public enum EntryStatus: Sendable, Hashable {
 
 extension OutboxEntry {
     /// Where the entry stands: its state, and for a queued one what it waits for.
-    public var status: EntryStatus {
+    public var status: EntryStatus { status(in: state) }
+
+    /// Where the entry would stand in `state`: for one in flight that does not show as sending yet.
+    func status(in state: State) -> EntryStatus {
         switch state {
         case .syncing: return .sending
         case .synced: return .delivered

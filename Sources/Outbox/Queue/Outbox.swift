@@ -79,7 +79,7 @@ public actor Outbox {
     /// Whether one of the drains waiting for that pass was asked for by someone (`drainNow`).
     var followUpIsRequested = false
     /// The drains waiting for that one more pass.
-    var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
+    var followUpWaiters: [DrainWaiter] = []
     /// How far the pass in flight has come through the queue, for progress ("3 of 21").
     var passQueue = PassQueue()
     /// Entries the user asked to send now, which the next pass sends first.
@@ -379,7 +379,7 @@ public actor Outbox {
     /// - Throws: `encryptionRefused` naming why it cannot now; `wrongKey` when it is encrypted
     ///   with another key; what the key provider throws; `database`, `mediaWrite`.
     public func encrypt(with keyProvider: any KeyProvider) throws(OutboxError) -> EncryptionResult {
-        let key = try keyProvider.key(forStoreIn: folder)
+        let key = try keyProvider.outboxKey(forStoreIn: folder)
         return try store.encrypt(with: key, folder: folder, makeToken: configuration.makeFileToken)
     }
 
