@@ -98,10 +98,12 @@ for module in "${modules[@]}"; do
   graphs="$out/symbol-graphs/$module"
   mkdir -p "$graphs"
   swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$build/Modules" \
-    "${clang_maps[@]}" -minimum-access-level public -skip-synthesized-members -output-dir "$graphs" \
-    -module-cache-path "$out/module-cache"
+    "${clang_maps[@]}" -minimum-access-level public -skip-synthesized-members -emit-extension-block-symbols \
+    -output-dir "$graphs" -module-cache-path "$out/module-cache"
   # The folder holds the module's graph and, as <Module>@<Other>, what it adds to another module's
-  # types (PhotoCapture's commit on Outbox), which its reference documents too.
+  # types (PhotoCapture's commit on Outbox), which its reference documents too: with extension
+  # block symbols, DocC gives those pages of their own (under "Extended Modules"); without them it
+  # gives none, and the page check below fails.
   convert=(docc convert "$out/catalogues/$module.docc" --additional-symbol-graph-dir "$graphs"
     --output-dir "$out/$module.doccarchive" --fallback-display-name "$module"
     --fallback-bundle-identifier "imageprep.$module" --experimental-documentation-coverage
@@ -120,12 +122,28 @@ for module in "${modules[@]}"; do
 done
 seconds=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
 
-# Coverage: every symbol docc counts for the three modules must have an abstract.
+# Coverage: every public symbol of the three modules' graphs (their own and what they add to
+# another module's types) must have a page in its archive, and every symbol docc counts an abstract.
 python3 - "$out" "${modules[@]}" <<'PYTHON'
-import json, sys
+import glob, json, os, sys
 out, modules = sys.argv[1], sys.argv[2:]
 missing, total = [], 0
 for module in modules:
+    pages = set()
+    for path in glob.glob(f"{out}/{module}.doccarchive/data/documentation/**/*.json", recursive=True):
+        with open(path) as handle:
+            external = json.load(handle).get("metadata", {}).get("externalID")
+        if external:
+            pages.add(external)
+    for graph in sorted(glob.glob(f"{out}/symbol-graphs/{module}/*.symbols.json")):
+        with open(graph) as handle:
+            symbols = json.load(handle).get("symbols", [])
+        for symbol in symbols:
+            if symbol["kind"]["identifier"] == "swift.extension":
+                continue  # an extension block: its members are what get pages
+            if symbol["identifier"]["precise"] not in pages:
+                where = os.path.basename(graph).removesuffix(".symbols.json")
+                missing.append(f"{'.'.join(symbol['pathComponents'])} in {where} has no page in {module}'s archive")
     try:
         with open(f"{out}/{module}.doccarchive/documentation-coverage.json") as handle:
             entries = json.load(handle)
@@ -141,7 +159,8 @@ for module in modules:
             path = entry.get("referencePath", "").partition("/documentation/")[2]
             missing.append(f"{path} ({kind})")
 if missing:
-    print(f"build-docs: {len(missing)} of {total} public types and members have no doc comment:", file=sys.stderr)
+    print(f"build-docs: {len(missing)} public types and members (of {total} docc counts) have no page or no doc comment:",
+          file=sys.stderr)
     for line in sorted(missing):
         print(f"  {line}", file=sys.stderr)
     print("build-docs: give each a doc comment (a summary line that says what and why; parameters,"

@@ -152,9 +152,9 @@ struct DrainCommand {
             return try await drain()
         } catch is CancellationError {
             // Read in a task of its own: the cancelled one's iteration would end at once.
-            let told = await Task {
+            let told = await Task { () async -> DrainReport? in
                 for await event in events { if case .drainCancelled(let report) = event { return report } }
-                return nil as DrainReport?
+                return nil
             }.value
             guard let told else { throw CancellationError() }
             return told

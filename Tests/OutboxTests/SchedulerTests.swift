@@ -292,6 +292,29 @@ struct SchedulerTests {
         }
     }
 
+    /// A model that follows the documented "snapshot, then events" counts each unreadable record
+    /// once: one the snapshot showed is not told again.
+    @Test func anUnreadableRecordShownInASnapshotIsNotToldAgain() async throws {
+        try await withTemporaryFolder { folder in
+            let clock = ManualClock()
+            do {
+                let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+                try await outbox.enqueue(makeCapture(id: "plate-1"))
+            }
+            try withRawDatabase(in: folder) { try $0.run("UPDATE outbox_entries SET intent = 'not json'") }
+            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+            let log = EventLog(outbox)
+            #expect(try await outbox.snapshot().unreadable.map(\.id) == ["plate-1"])
+            try await outbox.start(transport: ScriptedTransport(), schedule: clock.schedule())
+            #expect(await log.waitForPasses(1))
+            await outbox.appDidBecomeActive()
+            #expect(await log.waitForPasses(2))
+            let told = log.all.compactMap { if case .unreadableFound(let record) = $0 { record } else { nil } }
+            #expect(told.isEmpty, "the snapshot already showed it")
+            await outbox.stop()
+        }
+    }
+
     /// Waits until the scheduler's timer sleeps on the clock, so that advancing it wakes the timer.
     private func waitForTimer(_ clock: ManualClock) async throws {
         try #require(await eventually { clock.sleeperCount > 0 })
