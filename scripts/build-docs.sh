@@ -49,6 +49,9 @@ done
 
 # The guides of docs/ that each module's reference carries as articles. A link from one to another
 # carried in the same archive becomes a DocC link; to any other file, the file's path in words.
+# A guide's part that belongs to some modules only starts with a line `<!-- archive: MODULE ... -->`
+# and runs to the next such line (`all` for every module): docs/library.md's photo preparation goes
+# to ImagePrep's archive, its outbox to Outbox's and PhotoCapture's.
 guides() {
   case $1 in
     ImagePrep) echo library metadata heif ;;
@@ -62,9 +65,10 @@ stage() {
   local module=$1 catalogue="$out/catalogues/$1.docc"
   mkdir -p "$out/catalogues"
   cp -R "Sources/$module/$module.docc" "$catalogue"
-  python3 - "$catalogue" $(guides "$module") <<'PYTHON'
+  python3 - "$catalogue" "$module" $(guides "$module") <<'PYTHON'
 import re, sys
-catalogue, carried = sys.argv[1], set(sys.argv[2:])
+catalogue, module, carried = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+archive = re.compile(r"^<!-- archive: ([A-Za-z ]+) -->$")
 link = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 def rewritten(match):
@@ -79,8 +83,15 @@ def rewritten(match):
     return f"{label} (`docs/{path}`)" if "/" not in path else f"{label} (`{path}`)"
 
 for name in sorted(carried):
-    lines, fenced = [], False
+    lines, fenced, belongs = [], False, True
     for line in open(f"docs/{name}.md", encoding="utf-8"):
+        marker = None if fenced else archive.match(line.rstrip("\n"))
+        if marker:
+            modules = marker.group(1).split()
+            belongs = "all" in modules or module in modules
+            continue
+        if not belongs:
+            continue
         if line.lstrip().startswith("```"):
             fenced = not fenced
         lines.append(line if fenced else link.sub(rewritten, line))

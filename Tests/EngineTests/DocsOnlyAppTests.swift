@@ -130,7 +130,7 @@ struct DocsOnlyAppTests {
             let model = SnapshotModel(outbox)
             let passes = Locked(0)
             let events = outbox.events
-            let counting = Task { for await case .drained = events { passes.withLock { $0 += 1 } } }
+            let counting = Task { for await case .drained in events { passes.withLock { $0 += 1 } } }
             defer { counting.cancel() }
 
             /// Waits for the script's passes, then until the model shows what the outbox holds.
@@ -138,14 +138,16 @@ struct DocsOnlyAppTests {
                 async throws -> [OutboxSnapshot.Item]
             {
                 let passed = try await waitUntil(seconds: 120) { passes.withLock { $0 } >= expected }
-                #expect(passed, "\(step): \(passes.withLock { $0 }) of \(expected) passes", sourceLocation: sourceLocation)
+                #expect(
+                    passed, "\(step): \(passes.withLock { $0 }) of \(expected) passes", sourceLocation: sourceLocation)
                 var truth = try await outbox.snapshot()
                 let agrees = try await waitUntil(seconds: 120) {
                     truth = try await outbox.snapshot()
                     return model.snapshot == truth
                 }
                 #expect(
-                    agrees, "\(step): the model shows \(String(describing: model.snapshot?.items)), the outbox \(truth.items)",
+                    agrees,
+                    "\(step): the model shows \(String(describing: model.snapshot?.items)), the outbox \(truth.items)",
                     sourceLocation: sourceLocation)
                 return model.snapshot?.items ?? []
             }

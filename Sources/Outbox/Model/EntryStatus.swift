@@ -2,7 +2,7 @@ import Foundation
 
 /// Where an entry stands on its way to the engine, in the words a UI shows: its own state
 /// together with what holds it back. This file is the one place that decides it: `status` for
-/// one entry, and `EntityOrder` for which entries wait behind which.
+/// one entry, and, inside the package, which entries wait behind which.
 public enum EntryStatus: Sendable, Hashable {
     /// Queued, and the next drain sends it.
     case pending

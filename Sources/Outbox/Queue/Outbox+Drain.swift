@@ -3,27 +3,28 @@ import Foundation
 extension Outbox {
     /// Sends the queue to the engine: one pass, serial, in queue order.
     ///
-    /// Each entry is marked `SYNCING` while it is sent. A delivered entry becomes `SYNCED` (call
+    /// Each entry is `.syncing` while it is sent. A delivered entry becomes `.synced` (call
     /// `retireSynced()` afterwards to free its files); a permanent failure parks that entry as
-    /// `FAILED_NEEDS_ATTENTION` with its reason and the pass goes on; a transient failure puts the
+    /// `.failedNeedsAttention` with its reason and the pass goes on; a transient failure puts the
     /// entry back in the queue with a backoff (see `Backoff`). One that says the engine or the
     /// network is failing (no connection, a timeout, 429, 502–504, a `Retry-After`, an answer
     /// that is not the engine's) stops the pass, since the next send would meet the same outage;
-    /// one about this entry (409, or a 500 while the engine confirms other sends; see
-    /// `PassEvidence`) lets the pass go on (`DrainReport.retrying`). When the engine answers that
-    /// it does not hold the uploads it was sent, they are sent again (`mostUploadResends`). An entry still backing off is passed over
-    /// (`halt` then names the one due first), unless the engine asked with a `Retry-After` to be
-    /// left alone: then the pass sends nothing until that time. So are entries whose automatic retries ran out
-    /// and records this version cannot read. An entry that waits behind an earlier one of its
-    /// entity (`OutboxEntry.blockedBy`) is passed over too, so that one entity's operations
-    /// reach the engine in order; other entities, and entries without one, go on.
+    /// one about this entry (409, or a 500 while the engine confirms other sends) lets the pass
+    /// go on (`DrainReport.retrying`). When the engine answers that it does not hold the uploads
+    /// it was sent, they are sent again, up to three times in a row. An entry still backing off
+    /// is passed over (`halt` then names the one due first), unless the engine asked with a
+    /// `Retry-After` to be left alone: then the pass sends nothing until that time. So are
+    /// entries whose automatic retries ran out and records this version cannot read. An entry
+    /// that waits behind an earlier one of its entity (`OutboxEntry.blockedBy`) is passed over
+    /// too, so that one entity's operations reach the engine in order; other entities, and
+    /// entries without one, go on.
     ///
     /// Before each entry is sent, its files are checked: one whose file is missing, is not a
     /// regular file or no longer holds the saved bytes is parked with a reason that says so,
     /// without being sent, and the pass goes on.
     ///
     /// Cancelling the calling task stops the pass and throws `CancellationError`, as Swift's
-    /// async APIs do: the entry in flight goes back to `QUEUED` as it was, with no attempt
+    /// async APIs do: the entry in flight goes back to `.queued` as it was, with no attempt
     /// counted and no error recorded (a suspended app or a Ctrl-C is not the engine failing).
     /// What the drain did before it stopped is not lost: each entry's change was told in
     /// `events` as it happened, and `OutboxEvent.drainCancelled(_:)` carries the report.

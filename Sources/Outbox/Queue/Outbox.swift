@@ -47,12 +47,13 @@ internal import PackageVersion
 /// Several processes (or several `Outbox` values) may open one folder on one machine; not on a
 /// network file system, where WAL does not work. SQLite's locks keep the database consistent.
 /// An advisory `flock` on `outbox.lock` tells an opener whether it is alone: only then does it
-/// put `SYNCING` entries back and sweep unnamed files, because otherwise a `SYNCING` entry may
-/// be another process's send in flight. A send is claimed with a conditional update (`QUEUED` to
-/// `SYNCING`), so one entry is never sent by two processes at once, although two processes that
-/// drain together each run their own pass, so two different entries may be in flight. An entry
-/// left `SYNCING` by a process that died waits until an opener finds itself alone, at open or at
-/// the start of a pass, and is then resent; the engine dedupes it by its request id.
+/// put entries left being sent back and sweep unnamed files, because otherwise such an entry may
+/// be another process's send in flight. A send is claimed with a conditional update (from
+/// `.queued` to `.syncing`), so one entry is never sent by two processes at once, although two
+/// processes that drain together each run their own pass, so two different entries may be in
+/// flight. An entry left `.syncing` by a process that died waits until an opener finds itself
+/// alone, at open or at the start of a pass, and is then resent; the engine dedupes it by its
+/// request id.
 public actor Outbox {
     /// The version of the ImagePrep package this library was built from ("0.2.0"), as
     /// `outbox --version` prints it and CHANGELOG.md names its releases; `PhotoPreparer.packageVersion`
@@ -99,7 +100,7 @@ public actor Outbox {
     /// Opens the outbox in `folder`, creating it when absent.
     ///
     /// Opening migrates an older database forward. When no other process has the outbox open it
-    /// also puts entries left `SYNCING` by a send that was killed back to `QUEUED` (the engine
+    /// also puts entries left `.syncing` by a send that was killed back to `.queued` (the engine
     /// dedupes the resend), and removes media files that no record names.
     ///
     /// - Parameters:
