@@ -15,8 +15,9 @@ extension Outbox {
     ///
     /// ```swift
     /// let photo = try await PhotoPreparer().prepare(contentsOf: url)
-    /// let id = try await outbox.commit(idPrefix: "plate-", kind: "plate", note: "gate left open", photos: [photo])
-    /// // Durable now; the scheduler (`start(transport:)`) sends it, or `drainNow()` does.
+    /// let id = try await outbox.commit(
+    ///     idPrefix: "plate-", kind: "plate", note: "gate left open", photos: [photo])
+    /// // Durable now: the scheduler sends it, or `drainNow()` does.
     /// ```
     ///
     /// Hashing the photos runs off the outbox's actor, so saving does not hold up listings.

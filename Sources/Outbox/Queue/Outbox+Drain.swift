@@ -58,7 +58,7 @@ extension Outbox {
     ///     let report = try await outbox.drainNow(using: transport)
     ///     print("\(report.synced.count) sent")
     /// } catch is CancellationError {
-    ///     // The view went away: whatever was in flight is back in the queue, unharmed.
+    ///     // The view went away: what was in flight is back in the queue.
     /// }
     /// ```
     ///
@@ -423,6 +423,8 @@ extension Outbox {
                 return true
             }
             isEndToldElsewhere = true
+            // The send again shows as `sending` once its bytes move, as a new one does.
+            eventHub.endProgress(id: entry.id)
             announceStatus(of: entry.id)
             return try await attempt(fresh, using: transport, into: &report, evidence: &evidence)
         }
@@ -623,7 +625,7 @@ extension Outbox {
             totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes),
             network: store.catalog.network(ofType: entry.type))
         let reporter = DeliveryReporter(
-            id: entry.id, totalBytes: totalBytes, position: position, outbox: self,
+            id: entry.id, totalBytes: totalBytes, position: position, startBytes: delivery.landedBytes, outbox: self,
             onProgress: configuration.onProgress, pass: passQueue.pass)
         do {
             return .answered(try await transport.send(delivery, reporter: reporter))

@@ -181,7 +181,9 @@ extension Outbox {
     ///
     /// ```swift
     /// for await event in outbox.events {
-    ///     if case .stateChanged(let id, .parked(let reason), _) = event { log.notice("\(id) parked: \(reason)") }
+    ///     if case .stateChanged(let id, .parked(let reason), _) = event {
+    ///         logger.notice("\(id) parked: \(reason)")
+    ///     }
     /// }
     /// ```
     ///

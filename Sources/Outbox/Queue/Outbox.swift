@@ -5,6 +5,15 @@ internal import PackageVersion
 /// note's edits, a logged set, each an operation (`OutboxOperation`). Saving is local and fast,
 /// and sending is a separate act that may fail and repeat without losing anything.
 ///
+/// ```swift
+/// let outbox = try await Outbox.open(folder: folder)  // off the main actor
+/// try await outbox.enqueue(operation)  // durable when it returns
+/// try await outbox.start(transport: HTTPTransport(engineURL: engineURL))
+/// for await snapshot in outbox.snapshots {
+///     print(snapshot.pendingCount, "to send")
+/// }
+/// ```
+///
 /// Records live in SQLite (`outbox.sqlite`) and attachments in `media/` beside it, inside the
 /// folder the app chooses. Every method is safe to call from many tasks at once.
 ///

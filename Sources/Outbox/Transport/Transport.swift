@@ -191,6 +191,9 @@ public struct DeliveryReporter: Sendable {
     public let totalBytes: Int64
     /// Where the entry is in the pass that sends it ("3 of 21").
     public let position: QueuePosition
+    /// The bytes at the engine before this send (copies that landed in earlier attempts): the
+    /// send shows as `sending` once a report passes them.
+    let startBytes: Int64
     let outbox: Outbox
     let onProgress: (@Sendable (UploadProgress) -> Void)?
     /// The pass the send belongs to: what the transport learns of the engine in one pass (that
@@ -242,7 +245,8 @@ public struct DeliveryReporter: Sendable {
     /// `Configuration.onProgress` only the first, each one that reaches a new whole percent,
     /// and the last, so at most 102 for a send however its bytes are reported.
     ///
-    /// Nothing is shown until bytes move past where the send started: a send that fails at once
+    /// Nothing is shown until bytes move past what the engine held when the send started (the
+    /// copies that landed in earlier attempts): a send that fails at once
     /// (the engine is down, the network is gone) never shows the entry as `sending`, so a list
     /// does not flicker through "sending 0 %" and back. The first report past the start tells
     /// `sending`, then its progress.
@@ -250,7 +254,8 @@ public struct DeliveryReporter: Sendable {
     /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed
     ///   in earlier attempts and what a resumed upload already holds.
     public func progress(bytesSent: Int64) {
-        guard let (shown, isAnnounced) = gate.admit(min(max(0, bytesSent), totalBytes), of: totalBytes) else {
+        let bytes = min(max(0, bytesSent), totalBytes)
+        guard let (shown, isAnnounced) = gate.admit(bytes, of: totalBytes, start: startBytes) else {
             return
         }
         outbox.eventHub.showSending(id: id)
@@ -266,7 +271,6 @@ public struct DeliveryReporter: Sendable {
 /// percent last told.
 final class ProgressGate: Sendable {
     private struct State {
-        var start: Int64?
         var most: Int64 = 0
         var percentTold: Int?
     }
@@ -274,12 +278,10 @@ final class ProgressGate: Sendable {
     private let state = Locked(State())
 
     /// The bytes to show for a report of `bytes` of `total` (never fewer than shown before), and
-    /// whether it is told: the first report past the start, each new whole percent, and the end.
-    /// Nil while no byte moved past the first report.
-    func admit(_ bytes: Int64, of total: Int64) -> (shown: Int64, isAnnounced: Bool)? {
+    /// whether it is told: the first report past `start`, each new whole percent, and the end.
+    /// Nil while no report passed `start`.
+    func admit(_ bytes: Int64, of total: Int64, start: Int64) -> (shown: Int64, isAnnounced: Bool)? {
         state.withLock { state in
-            let start = state.start ?? bytes
-            state.start = start
             guard state.percentTold != nil || bytes > start else { return nil }
             state.most = max(state.most, bytes)
             let percent = total <= 0 ? 100 : Int((Double(state.most) * 100 / Double(total)).rounded(.down))
