@@ -49,6 +49,9 @@ done
 
 # The guides of docs/ that each module's reference carries as articles. A link from one to another
 # carried in the same archive becomes a DocC link; to any other file, the file's path in words.
+# A guide's part that belongs to some modules only starts with a line `<!-- archive: MODULE ... -->`
+# and runs to the next such line (`all` for every module): docs/library.md's photo preparation goes
+# to ImagePrep's archive, its outbox to Outbox's and PhotoCapture's.
 guides() {
   case $1 in
     ImagePrep) echo library metadata heif ;;
@@ -62,9 +65,10 @@ stage() {
   local module=$1 catalogue="$out/catalogues/$1.docc"
   mkdir -p "$out/catalogues"
   cp -R "Sources/$module/$module.docc" "$catalogue"
-  python3 - "$catalogue" $(guides "$module") <<'PYTHON'
+  python3 - "$catalogue" "$module" $(guides "$module") <<'PYTHON'
 import re, sys
-catalogue, carried = sys.argv[1], set(sys.argv[2:])
+catalogue, module, carried = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+archive = re.compile(r"^<!-- archive: ([A-Za-z ]+) -->$")
 link = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 
 def rewritten(match):
@@ -79,8 +83,15 @@ def rewritten(match):
     return f"{label} (`docs/{path}`)" if "/" not in path else f"{label} (`{path}`)"
 
 for name in sorted(carried):
-    lines, fenced = [], False
+    lines, fenced, belongs = [], False, True
     for line in open(f"docs/{name}.md", encoding="utf-8"):
+        marker = None if fenced else archive.match(line.rstrip("\n"))
+        if marker:
+            modules = marker.group(1).split()
+            belongs = "all" in modules or module in modules
+            continue
+        if not belongs:
+            continue
         if line.lstrip().startswith("```"):
             fenced = not fenced
         lines.append(line if fenced else link.sub(rewritten, line))
@@ -98,10 +109,12 @@ for module in "${modules[@]}"; do
   graphs="$out/symbol-graphs/$module"
   mkdir -p "$graphs"
   swift symbolgraph-extract -module-name "$module" -target "$triple" -I "$build/Modules" \
-    "${clang_maps[@]}" -minimum-access-level public -skip-synthesized-members -output-dir "$graphs" \
-    -module-cache-path "$out/module-cache"
+    "${clang_maps[@]}" -minimum-access-level public -skip-synthesized-members -emit-extension-block-symbols \
+    -output-dir "$graphs" -module-cache-path "$out/module-cache"
   # The folder holds the module's graph and, as <Module>@<Other>, what it adds to another module's
-  # types (PhotoCapture's commit on Outbox), which its reference documents too.
+  # types (PhotoCapture's commit on Outbox), which its reference documents too: with extension
+  # block symbols, DocC gives those pages of their own (under "Extended Modules"); without them it
+  # gives none, and the page check below fails.
   convert=(docc convert "$out/catalogues/$module.docc" --additional-symbol-graph-dir "$graphs"
     --output-dir "$out/$module.doccarchive" --fallback-display-name "$module"
     --fallback-bundle-identifier "imageprep.$module" --experimental-documentation-coverage
@@ -120,12 +133,28 @@ for module in "${modules[@]}"; do
 done
 seconds=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")
 
-# Coverage: every symbol docc counts for the three modules must have an abstract.
+# Coverage: every public symbol of the three modules' graphs (their own and what they add to
+# another module's types) must have a page in its archive, and every symbol docc counts an abstract.
 python3 - "$out" "${modules[@]}" <<'PYTHON'
-import json, sys
+import glob, json, os, sys
 out, modules = sys.argv[1], sys.argv[2:]
 missing, total = [], 0
 for module in modules:
+    pages = set()
+    for path in glob.glob(f"{out}/{module}.doccarchive/data/documentation/**/*.json", recursive=True):
+        with open(path) as handle:
+            external = json.load(handle).get("metadata", {}).get("externalID")
+        if external:
+            pages.add(external)
+    for graph in sorted(glob.glob(f"{out}/symbol-graphs/{module}/*.symbols.json")):
+        with open(graph) as handle:
+            symbols = json.load(handle).get("symbols", [])
+        for symbol in symbols:
+            if symbol["kind"]["identifier"] == "swift.extension":
+                continue  # an extension block: its members are what get pages
+            if symbol["identifier"]["precise"] not in pages:
+                where = os.path.basename(graph).removesuffix(".symbols.json")
+                missing.append(f"{'.'.join(symbol['pathComponents'])} in {where} has no page in {module}'s archive")
     try:
         with open(f"{out}/{module}.doccarchive/documentation-coverage.json") as handle:
             entries = json.load(handle)
@@ -141,7 +170,8 @@ for module in modules:
             path = entry.get("referencePath", "").partition("/documentation/")[2]
             missing.append(f"{path} ({kind})")
 if missing:
-    print(f"build-docs: {len(missing)} of {total} public types and members have no doc comment:", file=sys.stderr)
+    print(f"build-docs: {len(missing)} public types and members (of {total} docc counts) have no page or no doc comment:",
+          file=sys.stderr)
     for line in sorted(missing):
         print(f"  {line}", file=sys.stderr)
     print("build-docs: give each a doc comment (a summary line that says what and why; parameters,"

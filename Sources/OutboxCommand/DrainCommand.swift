@@ -41,7 +41,8 @@ struct DrainCommand {
             do {
                 await store.connectivityChanged(isReachable: true, network: network)
                 let queued = try await store.list().entries
-                let report = try await store.drainNow(using: transport)
+                let events = store.events
+                let report = try await Self.reportEvenIfCancelled(events) { try await store.drainNow(using: transport) }
                 try await Self.conclude(report, store: store, isWatching: interval != nil)
                 if let interval { try await Self.watch(store, transport: transport, interval: interval) }
                 return try await Self.summarize(store, queued: queued, network: network)
@@ -114,7 +115,10 @@ struct DrainCommand {
             do {
                 await store.connectivityChanged(isReachable: true, network: network)
                 let queued = try await store.list().entries
-                let report = try await store.sendNow(id: id, using: transport)
+                let events = store.events
+                let report = try await Self.reportEvenIfCancelled(events) {
+                    try await store.sendNow(id: id, using: transport)
+                }
                 try await Self.conclude(report, store: store, isWatching: false)
                 _ = try await Self.summarize(store, queued: queued, network: network)
                 guard report.synced.contains(id) else {
@@ -132,6 +136,29 @@ struct DrainCommand {
         }
         stop.onStop { work.cancel() }
         return await work.value
+    }
+
+    /// What `drain` did: its report, or when the drain was cancelled (SIGINT, SIGTERM), the report
+    /// of what it did before, which the outbox tells in `events`. The command's own drain is the
+    /// only one in the process, so it runs the pass and the event always comes.
+    ///
+    /// - Parameters:
+    ///   - events: A stream of the outbox's events opened before the drain started.
+    ///   - drain: The drain.
+    static func reportEvenIfCancelled(
+        _ events: AsyncStream<OutboxEvent>, _ drain: () async throws -> DrainReport
+    ) async throws -> DrainReport {
+        do {
+            return try await drain()
+        } catch is CancellationError {
+            // Read in a task of its own: the cancelled one's iteration would end at once.
+            let told = await Task { () async -> DrainReport? in
+                for await event in events { if case .drainCancelled(let report) = event { return report } }
+                return nil
+            }.value
+            guard let told else { throw CancellationError() }
+            return told
+        }
     }
 
     /// After a pass: retires what synced (its ids on stdout), and says why the pass stopped

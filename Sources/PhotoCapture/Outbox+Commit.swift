@@ -13,6 +13,13 @@ extension Outbox {
     /// sent here, so when it throws nothing has left the device, and the error's description
     /// says why in words fit for "Not saved on this phone".
     ///
+    /// ```swift
+    /// let photo = try await PhotoPreparer().prepare(contentsOf: url)
+    /// let id = try await outbox.commit(
+    ///     idPrefix: "plate-", kind: "plate", note: "gate left open", photos: [photo])
+    /// // Durable now: the scheduler sends it, or `drainNow()` does.
+    /// ```
+    ///
     /// Hashing the photos runs off the outbox's actor, so saving does not hold up listings.
     ///
     /// Cancelling the calling task does not stop or undo the save: the capture is written whole

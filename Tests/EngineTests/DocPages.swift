@@ -15,11 +15,20 @@ enum DocPages {
         let lines: [String]
     }
 
-    /// README.md and every page of docs/, by path below the repository.
+    /// README.md, every page of docs/ and the articles of the DocC catalogues
+    /// (`Sources/<Module>/<Module>.docc/**.md`: the landing pages, "Getting started" and the
+    /// extension files' examples), by path
+    /// below the repository.
     static func all() throws -> [String] {
-        let docs = try FileManager.default.contentsOfDirectory(atPath: repository.appendingPathComponent("docs").path)
+        let files = FileManager.default
+        let docs = try files.contentsOfDirectory(atPath: repository.appendingPathComponent("docs").path)
             .filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
-        return ["README.md"] + docs
+        let articles = try ["ImagePrep", "Outbox", "PhotoCapture"].flatMap { module in
+            let catalogue = "Sources/\(module)/\(module).docc"
+            return try files.subpathsOfDirectory(atPath: repository.appendingPathComponent(catalogue).path)
+                .filter { $0.hasSuffix(".md") }.sorted().map { catalogue + "/" + $0 }
+        }
+        return ["README.md"] + docs + articles
     }
 
     /// Every fenced block of `page`, in order.

@@ -81,7 +81,7 @@ struct EventReplayTests {
                 state.passes += 1
             case marker:
                 state.markers += 1
-            case .progress, .unreadableFound, .drainFailed:
+            case .progress, .unreadableFound, .drainFailed, .drainCancelled:
                 break
             }
         }

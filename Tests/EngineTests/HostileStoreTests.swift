@@ -166,13 +166,22 @@ struct HostileStoreTests {
             try await engine.inject(["mode": "hold", "method": "PATCH"])
             let transport = HTTPTransport(engineURL: engine.url)
 
+            let events = outbox.events
             let draining = Task { try await outbox.drainNow(using: transport) }
             #expect(try await waitUntil(seconds: 120) { try await engine.state().held == 1 })
             #expect(try await outbox.entry(id: "plate-1")?.state == .syncing)
             draining.cancel()
-            let report = try await draining.value
-            #expect(report.halt == .cancelled(id: "plate-1"))
-            #expect(report.synced.isEmpty && report.parked.isEmpty)
+            await #expect(throws: CancellationError.self) { try await draining.value }
+            // What it did before it stopped, told in the events.
+            var told: DrainReport?
+            for await event in events {
+                if case .drainCancelled(let report) = event {
+                    told = report
+                    break
+                }
+            }
+            #expect(told?.halt == .cancelled(id: "plate-1"))
+            #expect(told?.synced.isEmpty == true && told?.parked.isEmpty == true)
             let entry = try #require(try await outbox.entry(id: "plate-1"))
             #expect(entry.state == .queued)
             #expect(entry.attempts == 0)

@@ -310,7 +310,7 @@ struct OperationTests {
                         throw CancellationError()
                     }))
             }
-            #expect(try await drain.value.halt == .cancelled(id: "u-1"))
+            await #expect(throws: CancellationError.self) { try await drain.value }
             #expect(try await outbox.entry(id: "u-1")?.attempts == 0)
             #expect(try await outbox.enqueue(try makeOperation(id: "u-2", entity: "note:1")) == .enqueued)
             #expect(try await outbox.list().entries.map(\.id) == ["u-1", "u-2"])

@@ -83,12 +83,12 @@ struct StatusEventTests {
             // The second send fails (503), which stops the pass.
             _ = try await outbox.drain(using: ScriptedTransport([.http(status: 200), .http(status: 503)]))
             let entries = try await outbox.list().entries
+            // Notes have no bytes to upload: they go from pending to where the send left them,
+            // never shown sending (`DeliveryReporter.progress(bytesSent:)`).
             let expected: [OutboxEvent] = [
-                .stateChanged(id: "edit-1", status: .sending, reason: nil),
                 .stateChanged(id: "edit-1", status: .delivered, reason: nil),
                 .stateChanged(id: "edit-2", status: .pending, reason: nil),
                 .stateChanged(id: "edit-3", status: .blocked(behind: "edit-2"), reason: nil),
-                .stateChanged(id: "edit-2", status: .sending, reason: nil),
                 .stateChanged(id: "edit-2", status: entries[1].status, reason: "HTTP 503"),
             ]
             try await Self.expectTold(expected, in: log)
@@ -140,7 +140,6 @@ struct StatusEventTests {
             _ = try await outbox.drain(using: ScriptedTransport())
             let expected: [OutboxEvent] = [
                 .stateChanged(id: "edit-1", status: .pending, reason: nil),
-                .stateChanged(id: "edit-1", status: .sending, reason: nil),
                 .stateChanged(id: "edit-1", status: .delivered, reason: nil),
             ]
             try await Self.expectTold(expected, in: log)

@@ -16,11 +16,25 @@ public struct OutboxKey: Sendable, CustomStringConvertible {
         self.bytes = Array(bytes)
     }
 
-    /// A new key from the system's cryptographically secure random generator.
+    /// A new key from the system's cryptographically secure random generator: for an app that
+    /// keeps its key itself, with `rawRepresentation` to store it and `init(bytes:)` to read it
+    /// back.
+    ///
+    /// ```swift
+    /// let key = OutboxKey.generate()
+    /// try myVault.store(key.rawRepresentation, as: "outbox-key")  // the app's own secure storage
+    /// // Later, in the app's `KeyProvider`:
+    /// let again = try OutboxKey(bytes: myVault.load("outbox-key"))
+    /// ```
     public static func generate() -> OutboxKey {
         // 32 bytes always make a key.
         try! OutboxKey(bytes: Cryptography.randomBytes(AESGCM.keyByteCount))
     }
+
+    /// The key's 32 bytes, to keep in the app's own secure storage (the Keychain, a hardware
+    /// store, a server): whoever holds them can read the outbox, so they belong in no log, file
+    /// beside the store, or backup that travels with it. `init(bytes:)` makes the key again.
+    public var rawRepresentation: Data { Data(bytes) }
 
     /// "a 256-bit outbox key", never its bytes.
     public var description: String { "a 256-bit outbox key" }
@@ -32,12 +46,40 @@ public struct OutboxKey: Sendable, CustomStringConvertible {
 /// The package brings two: `KeyFile` (a file readable only by its owner, for Linux and the
 /// `outbox` command) and, on Apple platforms, `KeychainKeyProvider`. Give one in
 /// `Outbox.Configuration.keyProvider`.
+///
+/// An app that keeps its key itself writes its own, throwing its own errors:
+///
+/// ```swift
+/// struct VaultKeyProvider: KeyProvider {
+///     let vault: MyVault
+///     func key(forStoreIn folder: URL) throws -> OutboxKey {
+///         try OutboxKey(bytes: vault.load("outbox-key"))  // throws MyVault.Error
+///     }
+/// }
+/// ```
+///
+/// Opening the outbox then throws `OutboxError.keyProviderFailed(path:cause:)` with the app's
+/// error as the cause (an `OutboxError` comes through unwrapped).
 public protocol KeyProvider: Sendable {
     /// The key of the outbox in `folder`.
     ///
     /// - Parameter folder: The store's folder, so that a provider can refuse a key kept inside it.
-    /// - Throws: `OutboxError` naming why there is no key to give.
-    func key(forStoreIn folder: URL) throws(OutboxError) -> OutboxKey
+    /// - Throws: Any error naming why there is no key to give; the outbox wraps one that is not
+    ///   an `OutboxError` in `OutboxError.keyProviderFailed(path:cause:)`.
+    func key(forStoreIn folder: URL) throws -> OutboxKey
+}
+
+extension KeyProvider {
+    /// The key, with what the provider threw as an `OutboxError`.
+    func outboxKey(forStoreIn folder: URL) throws(OutboxError) -> OutboxKey {
+        do {
+            return try key(forStoreIn: folder)
+        } catch let error as OutboxError {
+            throw error
+        } catch {
+            throw .keyProviderFailed(path: folder.path, cause: UnderlyingError(error))
+        }
+    }
 }
 
 /// A key kept in a file of its own, outside the store: 64 hexadecimal digits and a newline,

@@ -45,7 +45,7 @@ struct EncryptionRecord {
                 reason: "it is encrypted in a format (\(format.map(String.init) ?? "none")) this version does not know")
         }
         guard let keyProvider else { throw .keyRequired(path: folder.path) }
-        let cipher = StoreCipher(key: try keyProvider.key(forStoreIn: folder), format: format)
+        let cipher = StoreCipher(key: try keyProvider.outboxKey(forStoreIn: folder), format: format)
         guard let keyCheck, cipher.open(keyCheck, for: .keyCheck) != nil else { throw .wrongKey(path: folder.path) }
         return cipher
     }
@@ -77,7 +77,7 @@ extension OutboxStore {
             return try record.cipher(keyProvider: keyProvider, folder: folder)
         }
         guard let keyProvider else { return nil }
-        let cipher = StoreCipher(key: try keyProvider.key(forStoreIn: folder))
+        let cipher = StoreCipher(key: try keyProvider.outboxKey(forStoreIn: folder))
         return try database.transaction { () throws(OutboxError) -> StoreCipher in
             if let record = try EncryptionRecord.read(database) {
                 return try record.cipher(keyProvider: keyProvider, folder: folder)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where an entry stands on its way to the engine, in the words a UI shows: its own state
 /// together with what holds it back. This file is the one place that decides it: `status` for
-/// one entry, and `EntityOrder` for which entries wait behind which.
+/// one entry, and, inside the package, which entries wait behind which.
 public enum EntryStatus: Sendable, Hashable {
     /// Queued, and the next drain sends it.
     case pending
@@ -28,7 +28,10 @@ public enum EntryStatus: Sendable, Hashable {
 
 extension OutboxEntry {
     /// Where the entry stands: its state, and for a queued one what it waits for.
-    public var status: EntryStatus {
+    public var status: EntryStatus { status(in: state) }
+
+    /// Where the entry would stand in `state`: for one in flight that does not show as sending yet.
+    func status(in state: State) -> EntryStatus {
         switch state {
         case .syncing: return .sending
         case .synced: return .delivered

@@ -70,6 +70,10 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, Lo
     case keyFileNotCreated(path: String, reason: String)
     /// The Keychain could not give or keep the key; `reason` has its message.
     case keychain(reason: String)
+    /// The app's own `KeyProvider` threw an error of its own (any but an `OutboxError`, which
+    /// comes through as it is); `cause` keeps it, to match on or log. Nothing was sent, changed
+    /// or deleted.
+    case keyProviderFailed(path: String, cause: UnderlyingError)
     /// The outbox cannot be encrypted as it is now; `reason` says why, and nothing was changed.
     case encryptionRefused(path: String, reason: String)
     /// The outbox holds encrypted entries but no longer the record of its encryption (its key
@@ -153,6 +157,8 @@ public enum OutboxError: Error, Equatable, Sendable, CustomStringConvertible, Lo
             return "A new key file cannot be written at '\(path)': \(reason)."
         case .keychain(let reason):
             return "The Keychain could not give the outbox its key: \(reason)."
+        case .keyProviderFailed(let path, let cause):
+            return "The key provider gave no key for the outbox '\(path)': \(cause)."
         case .encryptionRefused(let path, let reason):
             return "The outbox '\(path)' cannot be encrypted now: \(reason); nothing was changed."
         case .encryptionRecordLost(let path):

@@ -18,7 +18,7 @@ public struct DrainReport: Sendable, Hashable {
 
     /// The entries the engine took, in the order they were sent.
     public internal(set) var synced: [String] = []
-    /// The entries parked as `FAILED_NEEDS_ATTENTION`, in the order they were sent.
+    /// The entries parked as `.failedNeedsAttention`, in the order they were sent.
     public internal(set) var parked: [String] = []
     /// The entries whose send failed in a way that may pass and that was about them alone (a
     /// 409, or a 500 while the engine took the others): back in the queue with a backoff, and

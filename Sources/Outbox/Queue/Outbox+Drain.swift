@@ -3,38 +3,45 @@ import Foundation
 extension Outbox {
     /// Sends the queue to the engine: one pass, serial, in queue order.
     ///
-    /// Each entry is marked `SYNCING` while it is sent. A delivered entry becomes `SYNCED` (call
+    /// Each entry is `.syncing` while it is sent. A delivered entry becomes `.synced` (call
     /// `retireSynced()` afterwards to free its files); a permanent failure parks that entry as
-    /// `FAILED_NEEDS_ATTENTION` with its reason and the pass goes on; a transient failure puts the
+    /// `.failedNeedsAttention` with its reason and the pass goes on; a transient failure puts the
     /// entry back in the queue with a backoff (see `Backoff`). One that says the engine or the
     /// network is failing (no connection, a timeout, 429, 502–504, a `Retry-After`, an answer
     /// that is not the engine's) stops the pass, since the next send would meet the same outage;
-    /// one about this entry (409, or a 500 while the engine confirms other sends; see
-    /// `PassEvidence`) lets the pass go on (`DrainReport.retrying`). When the engine answers that
-    /// it does not hold the uploads it was sent, they are sent again (`mostUploadResends`). An entry still backing off is passed over
-    /// (`halt` then names the one due first), unless the engine asked with a `Retry-After` to be
-    /// left alone: then the pass sends nothing until that time. So are entries whose automatic retries ran out
-    /// and records this version cannot read. An entry that waits behind an earlier one of its
-    /// entity (`OutboxEntry.blockedBy`) is passed over too, so that one entity's operations
-    /// reach the engine in order; other entities, and entries without one, go on.
+    /// one about this entry (409, or a 500 while the engine confirms other sends) lets the pass
+    /// go on (`DrainReport.retrying`). When the engine answers that it does not hold the uploads
+    /// it was sent, they are sent again, up to three times in a row. An entry still backing off
+    /// is passed over (`halt` then names the one due first), unless the engine asked with a
+    /// `Retry-After` to be left alone: then the pass sends nothing until that time. So are
+    /// entries whose automatic retries ran out and records this version cannot read. An entry
+    /// that waits behind an earlier one of its entity (`OutboxEntry.blockedBy`) is passed over
+    /// too, so that one entity's operations reach the engine in order; other entities, and
+    /// entries without one, go on.
     ///
     /// Before each entry is sent, its files are checked: one whose file is missing, is not a
     /// regular file or no longer holds the saved bytes is parked with a reason that says so,
     /// without being sent, and the pass goes on.
     ///
-    /// Cancelling the calling task stops the pass: the entry in flight goes back to `QUEUED` as it
-    /// was, with no attempt counted and no error recorded (`halt` is `.cancelled`). A suspended
-    /// app or a Ctrl-C is not the engine failing.
+    /// Cancelling the calling task stops the pass and throws `CancellationError`, as Swift's
+    /// async APIs do: the entry in flight goes back to `.queued` as it was, with no attempt
+    /// counted and no error recorded (a suspended app or a Ctrl-C is not the engine failing).
+    /// What the drain did before it stopped is not lost: each entry's change was told in
+    /// `events` as it happened, and `OutboxEvent.drainCancelled(_:)` carries the report.
     ///
     /// Drains coalesce: one asked for while a pass runs waits, and all such requests together
     /// cause exactly one more pass afterwards, so a capture saved during a pass is not left
     /// waiting. The caller that started the first pass gets what every pass did; a caller that
-    /// waited gets the pass that ran for it.
+    /// waited gets the pass that ran for it. A waiting drain whose task is cancelled stops
+    /// waiting at once and throws `CancellationError`; the pass it waited for runs only if
+    /// another drain still waits for it. When the drain running the passes is cancelled, one
+    /// still waiting runs them from there.
     ///
     /// - Parameter transport: How to reach the engine (the latest one asked for is used for the extra pass).
     /// - Returns: What the drain sent, parked, and why it stopped early, if it did.
-    /// - Throws: `OutboxError` when the store cannot be read or written; a failed send is not an error.
-    public func drain(using transport: any Transport) async throws(OutboxError) -> DrainReport {
+    /// - Throws: `CancellationError` when the calling task is cancelled; `OutboxError` when the
+    ///   store cannot be read or written. A failed send is not an error.
+    public func drain(using transport: any Transport) async throws -> DrainReport {
         try await coalescedDrain(using: transport, isRequested: false)
     }
 
@@ -46,10 +53,31 @@ extension Outbox {
     /// the automatic passes after it, and one about the engine or the network still stops the
     /// pass. Entries whose automatic retries ran out, and parked ones, need `sendNow(id:using:)`.
     ///
+    /// ```swift
+    /// do {
+    ///     let report = try await outbox.drainNow(using: transport)
+    ///     print("\(report.synced.count) sent")
+    /// } catch is CancellationError {
+    ///     // The view went away: what was in flight is back in the queue.
+    /// }
+    /// ```
+    ///
+    /// **Coalescing.** While another pass runs (the scheduler's, or another caller's), this one
+    /// waits for it to end and then runs one more pass, shared with every other drain asked for
+    /// meanwhile; it returns what that pass did.
+    ///
+    /// **Cancelling.** Cancelling the calling task throws `CancellationError` (within
+    /// milliseconds, whether the drain is sending or waiting behind another pass). A send in
+    /// flight goes back to the queue as it was, with no attempt counted; what was sent before
+    /// stays sent, told by `events` (`OutboxEvent.drainCancelled(_:)` carries the report). A
+    /// drain cancelled while it waits takes back its request for one more pass, unless another
+    /// drain waits for that pass too.
+    ///
     /// - Parameter transport: How to reach the engine.
     /// - Returns: What the drain sent, parked, and why it stopped early, if it did.
-    /// - Throws: `OutboxError` when the store cannot be read or written; a failed send is not an error.
-    public func drainNow(using transport: any Transport) async throws(OutboxError) -> DrainReport {
+    /// - Throws: `CancellationError` when the calling task is cancelled; `OutboxError` when the
+    ///   store cannot be read or written. A failed send is not an error.
+    public func drainNow(using transport: any Transport) async throws -> DrainReport {
         try await coalescedDrain(using: transport, isRequested: true)
     }
 
@@ -57,20 +85,31 @@ extension Outbox {
     ///
     /// - Parameter isRequested: Whether someone asked for it; one requested drain among those
     ///   waiting makes the one more pass a requested pass.
-    private func coalescedDrain(using transport: any Transport, isRequested: Bool) async throws(OutboxError)
-        -> DrainReport
-    {
-        guard !isDraining else {
-            followUpTransport = transport
-            followUpIsRequested = followUpIsRequested || isRequested
-            return try await withCheckedContinuation { followUpWaiters.append($0) }.get()
-        }
-        isDraining = true
-        defer { isDraining = false }
-        var combined = DrainReport()
+    private func coalescedDrain(using transport: any Transport, isRequested: Bool) async throws -> DrainReport {
         var current = transport
         var currentIsRequested = isRequested
-        var waiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
+        var waiters: [DrainWaiter] = []
+        if isDraining {
+            followUpTransport = transport
+            followUpIsRequested = followUpIsRequested || isRequested
+            let waiter = DrainWaiter()
+            followUpWaiters.append(waiter)
+            switch try await waiter.wait() {
+            case .finished(let result):
+                return try result.get()
+            case .takeOver:
+                // `isDraining` stayed true, so no other drain started passes in between; this
+                // one runs the pass it waited for, for itself and those still waiting.
+                current = followUpTransport ?? transport
+                currentIsRequested = followUpIsRequested || isRequested
+                waiters = followUpWaiters.filter { !$0.isCancelled }
+                followUpTransport = nil
+                followUpIsRequested = false
+                followUpWaiters = []
+            }
+        }
+        isDraining = true
+        var combined = DrainReport()
         while true {
             let result: Result<DrainReport, OutboxError>
             do throws(OutboxError) {
@@ -78,34 +117,63 @@ extension Outbox {
             } catch {
                 result = .failure(error)
             }
-            for waiter in waiters { waiter.resume(returning: result) }
+            let isCancelled = Task.isCancelled
+            if isCancelled, case .success(let report) = result, case .cancelled = report.halt {
+                // The pass those waiting asked for was cut short: it runs again for them.
+                let waiting = waiters.filter { !$0.isCancelled }
+                if !waiting.isEmpty, followUpTransport == nil {
+                    followUpTransport = current
+                    followUpIsRequested = currentIsRequested
+                }
+                followUpWaiters = waiting + followUpWaiters
+            } else {
+                for waiter in waiters { waiter.resume(.finished(result)) }
+            }
             switch result {
             case .success(let report):
                 combined.append(report)
             case .failure(let error):
                 // Nobody may be left waiting for a pass that will not come.
-                for waiter in followUpWaiters { waiter.resume(returning: result) }
-                followUpWaiters = []
-                followUpTransport = nil
-                followUpIsRequested = false
+                for waiter in followUpWaiters { waiter.resume(.finished(result)) }
+                _ = takeFollowUp()
+                isDraining = false
                 throw error
             }
-            guard let next = followUpTransport else { return combined }
-            if Task.isCancelled {
-                // This task runs the passes, so those waiting get this pass's word instead.
-                for waiter in followUpWaiters { waiter.resume(returning: result) }
-                followUpWaiters = []
-                followUpTransport = nil
-                followUpIsRequested = false
+            if isCancelled {
+                handOverFollowUp()
+                eventHub.send(.drainCancelled(combined))
+                throw CancellationError()
+            }
+            guard let next = takeFollowUp() else {
+                isDraining = false
                 return combined
             }
-            current = next
-            currentIsRequested = followUpIsRequested
+            (current, currentIsRequested, waiters) = next
+        }
+    }
+
+    /// The one more pass asked for, with the drains still waiting for it, and forgets it; nil
+    /// when none was asked for or every drain that asked was cancelled meanwhile.
+    private func takeFollowUp() -> (transport: any Transport, isRequested: Bool, waiters: [DrainWaiter])? {
+        defer {
             followUpTransport = nil
             followUpIsRequested = false
-            waiters = followUpWaiters
             followUpWaiters = []
         }
+        let waiting = followUpWaiters.filter { !$0.isCancelled }
+        guard let transport = followUpTransport, !waiting.isEmpty else { return nil }
+        return (transport, followUpIsRequested, waiting)
+    }
+
+    /// The drain running the passes was cancelled: the first drain still waiting runs them from
+    /// here (`isDraining` stays true meanwhile), or, when none waits, nothing does.
+    private func handOverFollowUp() {
+        while !followUpWaiters.isEmpty {
+            let waiter = followUpWaiters.removeFirst()
+            if waiter.resume(.takeOver) { return }
+        }
+        _ = takeFollowUp()
+        isDraining = false
     }
 
     /// Sends one entry now, ahead of the queue and of its backoff: for the user's "Send now" on
@@ -120,14 +188,15 @@ extension Outbox {
     ///   - transport: How to reach the engine.
     /// - Returns: What the drain did.
     /// - Throws: `notFound`, `unreadableEntry`, `blockedBehind` when an earlier entry of its
-    ///   entity must go first, or `OutboxError` when the store fails.
-    public func sendNow(id: String, using transport: any Transport) async throws(OutboxError) -> DrainReport {
+    ///   entity must go first, or `OutboxError` when the store fails; `CancellationError` when
+    ///   the calling task is cancelled, as for `drain(using:)`.
+    public func sendNow(id: String, using transport: any Transport) async throws -> DrainReport {
         let entry = try store.entry(id: id)
         if let blocker = entry.blockedBy, let entity = entry.entity {
-            throw .blockedBehind(id: id, blockedBy: blocker, entity: entity)
+            throw OutboxError.blockedBehind(id: id, blockedBy: blocker, entity: entity)
         }
         if let awaited = awaitedNetwork(of: entry) {
-            throw .waitsForNetwork(
+            throw OutboxError.waitsForNetwork(
                 id: id, type: entry.type, network: scheduling.network, awaited: awaited.awaitedNetwork)
         }
         try store.releaseForSendNow(id: id)
@@ -290,17 +359,19 @@ extension Outbox {
             return true
         }
         // The claim fails when another process is sending it.
+        let statusBefore = entry.status
         guard try store.claim(id: entry.id, at: configuration.now()) else { return true }
         let position = try position(of: entry)
-        announceStatus(of: entry.id)
+        // `sending` is told once its bytes move (`DeliveryReporter.progress(bytesSent:)`), so
+        // that a send that fails at once tells only where the entry stands after it.
         passQueue.inFlight = entry.id
         // Where it stands once the send ends is told here, unless its uploads are sent again,
         // whose own send tells it.
         var isEndToldElsewhere = false
         defer {
             passQueue.inFlight = nil
-            eventHub.endProgress(id: entry.id)
-            if !isEndToldElsewhere { announceSendEnded(entry) }
+            let wasShownSending = eventHub.endProgress(id: entry.id)
+            if !isEndToldElsewhere { announceSendEnded(entry, unlessStill: wasShownSending ? nil : statusBefore) }
         }
         var response: TransportResponse
         let landedBefore = landedUploads
@@ -352,6 +423,8 @@ extension Outbox {
                 return true
             }
             isEndToldElsewhere = true
+            // The send again shows as `sending` once its bytes move, as a new one does.
+            eventHub.endProgress(id: entry.id)
             announceStatus(of: entry.id)
             return try await attempt(fresh, using: transport, into: &report, evidence: &evidence)
         }
@@ -556,7 +629,7 @@ extension Outbox {
             totalBytes: totalBytes, landedBytes: max(0, totalBytes - pendingBytes),
             network: store.catalog.network(ofType: entry.type))
         let reporter = DeliveryReporter(
-            id: entry.id, totalBytes: totalBytes, position: position, outbox: self,
+            id: entry.id, totalBytes: totalBytes, position: position, startBytes: delivery.landedBytes, outbox: self,
             onProgress: configuration.onProgress, pass: passQueue.pass)
         do {
             return .answered(try await transport.send(delivery, reporter: reporter))

@@ -86,6 +86,7 @@ extension Outbox {
         scheduling.running = Scheduling.Running(transport: transport, schedule: schedule)
         scheduling.running?.loop = Task { await self.runSchedule() }
         wake(for: .started)
+        eventHub.changed()
     }
 
     /// Stops the scheduler: no automatic pass starts any more, and a pass in flight is cancelled
@@ -97,6 +98,7 @@ extension Outbox {
         running.timer?.cancel()
         running.loop?.cancel()
         running.wakeUp?.resume()
+        eventHub.changed()
         await running.loop?.value
     }
 
@@ -116,6 +118,7 @@ extension Outbox {
         let cameBack = isReachable && !scheduling.isReachable
         scheduling.isReachable = isReachable
         let released = changeNetwork(to: network)
+        eventHub.changed()
         if cameBack || (released && isReachable) { wake(for: .connectivity) }
     }
 
@@ -145,13 +148,20 @@ extension Outbox {
         wake(for: .becameActive)
     }
 
-    /// `drainNow(using:)` with the scheduler's transport: for pull to refresh.
+    /// `drainNow(using:)` with the scheduler's transport: for pull to refresh. It coalesces with
+    /// the scheduler's own passes, and cancelling it throws `CancellationError` at once, even
+    /// while it waits behind the scheduler's pass; see `drainNow(using:)`.
+    ///
+    /// ```swift
+    /// .refreshable { _ = try? await outbox.drainNow() }
+    /// ```
     ///
     /// - Returns: What the drain did.
-    /// - Throws: `notStarted` when the scheduler does not run; as `drainNow(using:)` otherwise.
+    /// - Throws: `notStarted` when the scheduler does not run; as `drainNow(using:)` otherwise
+    ///   (`CancellationError` when the calling task is cancelled).
     @discardableResult
-    public func drainNow() async throws(OutboxError) -> DrainReport {
-        guard let transport = scheduling.running?.transport else { throw .notStarted }
+    public func drainNow() async throws -> DrainReport {
+        guard let transport = scheduling.running?.transport else { throw OutboxError.notStarted }
         return try await drainNow(using: transport)
     }
 
@@ -161,14 +171,27 @@ extension Outbox {
     /// - Returns: What the drain did.
     /// - Throws: `notStarted` when the scheduler does not run; as `sendNow(id:using:)` otherwise.
     @discardableResult
-    public func sendNow(id: String) async throws(OutboxError) -> DrainReport {
-        guard let transport = scheduling.running?.transport else { throw .notStarted }
+    public func sendNow(id: String) async throws -> DrainReport {
+        guard let transport = scheduling.running?.transport else { throw OutboxError.notStarted }
         return try await sendNow(id: id, using: transport)
     }
 
-    /// Every event from now on (see `OutboxEvent`): each access gives a new stream, and many may
-    /// be open at once. A consumer more than `512` events behind loses the oldest; the next
-    /// `snapshot()` has the truth.
+    /// Every event from now on (see `OutboxEvent`), each fact once. For a list of the queue,
+    /// `snapshots` is simpler.
+    ///
+    /// ```swift
+    /// for await event in outbox.events {
+    ///     if case .stateChanged(let id, .parked(let reason), _) = event {
+    ///         logger.notice("\(id) parked: \(reason)")
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Each read of this property subscribes anew: it starts a new stream, with the events from
+    /// that moment on, and many may be open at once (read it once per consumer and keep the
+    /// stream). A stream ends when its consumer stops iterating (its task is cancelled, or it
+    /// leaves the loop) or when the outbox is deallocated. A consumer more than `512` events
+    /// behind loses the oldest; the next `snapshot()` has the truth.
     public nonisolated var events: AsyncStream<OutboxEvent> { eventHub.stream() }
 
     /// The scheduler's loop: waits for a trigger, runs a pass, arms the timer for the next one.
@@ -176,13 +199,16 @@ extension Outbox {
         while let trigger = await nextTrigger() {
             guard let running = scheduling.running else { return }
             guard scheduling.isReachable else { continue }
-            do throws(OutboxError) {
+            do {
                 let report = try await drain(using: running.transport)
                 eventHub.send(.drained(report, trigger: trigger))
                 armTimer(retryAt: report.retryAt)
-            } catch {
+            } catch let error as OutboxError {
                 eventHub.send(.drainFailed(error))
                 armTimer(retryAt: nil)
+            } catch {
+                // Cancelled by `stop()`: `drainCancelled` told what the pass did.
+                return
             }
         }
     }
@@ -216,6 +242,7 @@ extension Outbox {
         let moment = min(now.addingTimeInterval(running.schedule.interval), max(now, retryAt ?? .distantFuture))
         let sleepUntil = running.schedule.sleepUntil
         scheduling.running?.nextPassAt = moment
+        eventHub.changed()
         scheduling.running?.timer = Task { [weak self] in
             guard (try? await sleepUntil(moment)) != nil, !Task.isCancelled else { return }
             await self?.wake(for: .timer)
@@ -274,8 +301,11 @@ extension Outbox {
 
     /// Tells where a sent entry stands once its send ended and, when the engine has it now,
     /// where the entries of its entity that waited behind it stand.
-    func announceSendEnded(_ entry: OutboxEntry) {
-        guard announceStatus(of: entry.id) == .delivered else { return }
+    ///
+    /// - Parameter previous: The status told before the send, when the send never showed as
+    ///   `sending`: an entry back where it was tells nothing.
+    func announceSendEnded(_ entry: OutboxEntry, unlessStill previous: EntryStatus? = nil) {
+        guard announceStatus(of: entry.id, unlessStill: previous) == .delivered else { return }
         announceEntityMovedOn(entity: entry.entity, after: entry.sequence)
     }
 

@@ -5,6 +5,15 @@ internal import PackageVersion
 /// note's edits, a logged set, each an operation (`OutboxOperation`). Saving is local and fast,
 /// and sending is a separate act that may fail and repeat without losing anything.
 ///
+/// ```swift
+/// let outbox = try await Outbox.open(folder: folder)  // off the main actor
+/// try await outbox.enqueue(operation)  // durable when it returns
+/// try await outbox.start(transport: HTTPTransport(engineURL: engineURL))
+/// for await snapshot in outbox.snapshots {
+///     print(snapshot.pendingCount, "to send")
+/// }
+/// ```
+///
 /// Records live in SQLite (`outbox.sqlite`) and attachments in `media/` beside it, inside the
 /// folder the app chooses. Every method is safe to call from many tasks at once.
 ///
@@ -47,12 +56,13 @@ internal import PackageVersion
 /// Several processes (or several `Outbox` values) may open one folder on one machine; not on a
 /// network file system, where WAL does not work. SQLite's locks keep the database consistent.
 /// An advisory `flock` on `outbox.lock` tells an opener whether it is alone: only then does it
-/// put `SYNCING` entries back and sweep unnamed files, because otherwise a `SYNCING` entry may
-/// be another process's send in flight. A send is claimed with a conditional update (`QUEUED` to
-/// `SYNCING`), so one entry is never sent by two processes at once, although two processes that
-/// drain together each run their own pass, so two different entries may be in flight. An entry
-/// left `SYNCING` by a process that died waits until an opener finds itself alone, at open or at
-/// the start of a pass, and is then resent; the engine dedupes it by its request id.
+/// put entries left being sent back and sweep unnamed files, because otherwise such an entry may
+/// be another process's send in flight. A send is claimed with a conditional update (from
+/// `.queued` to `.syncing`), so one entry is never sent by two processes at once, although two
+/// processes that drain together each run their own pass, so two different entries may be in
+/// flight. An entry left `.syncing` by a process that died waits until an opener finds itself
+/// alone, at open or at the start of a pass, and is then resent; the engine dedupes it by its
+/// request id.
 public actor Outbox {
     /// The version of the ImagePrep package this library was built from ("0.2.0"), as
     /// `outbox --version` prints it and CHANGELOG.md names its releases; `PhotoPreparer.packageVersion`
@@ -79,7 +89,7 @@ public actor Outbox {
     /// Whether one of the drains waiting for that pass was asked for by someone (`drainNow`).
     var followUpIsRequested = false
     /// The drains waiting for that one more pass.
-    var followUpWaiters: [CheckedContinuation<Result<DrainReport, OutboxError>, Never>] = []
+    var followUpWaiters: [DrainWaiter] = []
     /// How far the pass in flight has come through the queue, for progress ("3 of 21").
     var passQueue = PassQueue()
     /// Entries the user asked to send now, which the next pass sends first.
@@ -99,7 +109,7 @@ public actor Outbox {
     /// Opens the outbox in `folder`, creating it when absent.
     ///
     /// Opening migrates an older database forward. When no other process has the outbox open it
-    /// also puts entries left `SYNCING` by a send that was killed back to `QUEUED` (the engine
+    /// also puts entries left `.syncing` by a send that was killed back to `.queued` (the engine
     /// dedupes the resend), and removes media files that no record names.
     ///
     /// - Parameters:
@@ -380,7 +390,7 @@ public actor Outbox {
     /// - Throws: `encryptionRefused` naming why it cannot now; `wrongKey` when it is encrypted
     ///   with another key; what the key provider throws; `database`, `mediaWrite`.
     public func encrypt(with keyProvider: any KeyProvider) throws(OutboxError) -> EncryptionResult {
-        let key = try keyProvider.key(forStoreIn: folder)
+        let key = try keyProvider.outboxKey(forStoreIn: folder)
         return try store.encrypt(with: key, folder: folder, makeToken: configuration.makeFileToken)
     }
 

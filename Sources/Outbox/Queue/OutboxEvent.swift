@@ -1,8 +1,10 @@
 import Foundation
 internal import PlatformLayer
 
-/// Something that happened in an outbox, as `Outbox.events` tells it: for a UI that shows the
-/// queue without polling it.
+/// Something that happened in an outbox, as `Outbox.events` tells it: each fact once, as it
+/// happens. A UI that only shows the queue is simpler with `Outbox.snapshots`, which hands over
+/// whole snapshots; events are for what a snapshot does not say (a pass ended, a drain was
+/// cancelled, a log line per change).
 ///
 /// The events alone keep a list of the queue right: start from a `snapshot()`, add an entry at
 /// `added`, set its status at each `stateChanged`, and remove it at `retired` or `discarded`;
@@ -34,13 +36,18 @@ public enum OutboxEvent: Sendable, Equatable {
     /// An entry was deleted unsent (`discard`).
     case discarded(id: String)
     /// A record this version cannot read was found in the store; it is kept, never sent, and holds
-    /// back the later entries of its entity. Each is told once per `Outbox` value.
+    /// back the later entries of its entity. Each is told once per `Outbox` value, and never one
+    /// that a `snapshot()` already showed (it is in that snapshot's `unreadable`).
     case unreadableFound(UnreadableEntry)
     /// A pass of the scheduler ended: what it did, and what made it run.
     case drained(DrainReport, trigger: Outbox.DrainTrigger)
     /// A pass of the scheduler could not read or write the store; the scheduler tries again at
     /// its next trigger.
     case drainFailed(OutboxError)
+    /// A drain was cancelled (its caller's task, or `Outbox.stop()` for the scheduler's): what it
+    /// did before it stopped, since the cancelled call throws `CancellationError` instead of
+    /// returning it. Its `halt` is `.cancelled` when the pass stopped part-way.
+    case drainCancelled(DrainReport)
 }
 
 /// Hands each event to every open `events` stream, and keeps the latest progress of each entry
@@ -53,7 +60,12 @@ final class EventHub: Sendable {
     private struct State {
         var nextKey = 0
         var streams: [Int: AsyncStream<OutboxEvent>.Continuation] = [:]
+        /// The `snapshots` streams' wake-ups: one pending each, however many changes came.
+        var changeWatchers: [Int: AsyncStream<Void>.Continuation] = [:]
         var progress: [String: UploadProgress] = [:]
+        /// The entries in flight whose bytes began to move, so that they show as `sending`.
+        var shownSending: Set<String> = []
+        var isFinished = false
     }
 
     private let state = Locked(State())
@@ -73,14 +85,51 @@ final class EventHub: Sendable {
         return stream
     }
 
+    /// A stream that yields once after any change (an event, or a change of the scheduler's
+    /// state that tells no event), coalesced: for `Outbox.snapshots`. It ends with the outbox.
+    func changes() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let key: Int? = state.withLock { state in
+            guard !state.isFinished else { return nil }
+            defer { state.nextKey += 1 }
+            state.changeWatchers[state.nextKey] = continuation
+            return state.nextKey
+        }
+        guard let key else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.changeWatchers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
     /// Whether any stream is open: what only an event needs (an entry read again to tell its
     /// status) is skipped when nobody listens.
-    var isFollowed: Bool { state.withLock { !$0.streams.isEmpty } }
+    var isFollowed: Bool { state.withLock { !$0.streams.isEmpty || !$0.changeWatchers.isEmpty } }
 
     /// Tells every stream.
     func send(_ event: OutboxEvent) {
-        for stream in state.withLock({ Array($0.streams.values) }) { stream.yield(event) }
+        let (streams, watchers) = state.withLock { (Array($0.streams.values), Array($0.changeWatchers.values)) }
+        for stream in streams { stream.yield(event) }
+        for watcher in watchers { watcher.yield() }
     }
+
+    /// Wakes the `snapshots` streams for a change no event tells (the network, the scheduler).
+    func changed() {
+        for watcher in state.withLock({ Array($0.changeWatchers.values) }) { watcher.yield() }
+    }
+
+    /// Records that the bytes of an entry's send began to move: it shows as `sending` from now
+    /// on, told once.
+    func showSending(id: String) {
+        guard state.withLock({ $0.shownSending.insert(id).inserted }) else { return }
+        send(.stateChanged(id: id, status: .sending, reason: nil))
+    }
+
+    /// Whether the entry in flight shows as `sending` (its bytes began to move).
+    func isShownSending(id: String) -> Bool { state.withLock { $0.shownSending.contains(id) } }
 
     /// Records an entry's progress, for `snapshot()`.
     func record(_ progress: UploadProgress) {
@@ -88,8 +137,14 @@ final class EventHub: Sendable {
     }
 
     /// Forgets the progress of an entry whose send ended.
-    func endProgress(id: String) {
-        _ = state.withLock { $0.progress.removeValue(forKey: id) }
+    ///
+    /// - Returns: Whether it showed as `sending`.
+    @discardableResult
+    func endProgress(id: String) -> Bool {
+        state.withLock { state in
+            state.progress.removeValue(forKey: id)
+            return state.shownSending.remove(id) != nil
+        }
     }
 
     /// The latest progress of each entry in flight.
@@ -97,6 +152,11 @@ final class EventHub: Sendable {
 
     /// Ends every stream (the outbox is going away).
     func finish() {
-        for stream in state.withLock({ Array($0.streams.values) }) { stream.finish() }
+        let (streams, watchers) = state.withLock { state in
+            state.isFinished = true
+            return (Array(state.streams.values), Array(state.changeWatchers.values))
+        }
+        for stream in streams { stream.finish() }
+        for watcher in watchers { watcher.finish() }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// The whole outbox at one moment, for a UI: every entry with where it stands in words
 /// (`EntryStatus`), the progress of the one being sent, the records this version cannot read,
-/// and what the scheduler is waiting for. A value: keep it in a view model and replace it when
-/// `Outbox.events` says something changed.
+/// and what the scheduler is waiting for. A value: a view model keeps the latest that
+/// `Outbox.snapshots` hands over.
 public struct OutboxSnapshot: Sendable, Hashable {
     /// One entry as a list row shows it.
     public struct Item: Sendable, Hashable, Identifiable {
@@ -71,13 +71,19 @@ extension Outbox {
     /// - Throws: `OutboxError.database` when the database cannot be read.
     public func snapshot() throws(OutboxError) -> OutboxSnapshot {
         let listing = try list()
-        announceUnreadable(listing.unreadable)
+        // Whoever holds this snapshot has these records: `unreadableFound` would tell them twice.
+        for record in listing.unreadable { scheduling.toldUnreadable.insert(record.sequence) }
         let progress = eventHub.progressInFlight
         let items = listing.entries.map { entry in
-            OutboxSnapshot.Item(
+            // A send whose bytes have not moved yet shows where the entry stood before it, as
+            // the events tell it (`DeliveryReporter.progress(bytesSent:)`).
+            let isShownSending = entry.state == .syncing && eventHub.isShownSending(id: entry.id)
+            let isQuietSend = entry.state == .syncing && !isShownSending && passQueue.inFlight == entry.id
+            return OutboxSnapshot.Item(
                 id: entry.id, type: entry.type, entity: entry.entity, createdAt: entry.createdAt,
-                attempts: entry.attempts, status: entry.status, lastError: entry.lastError,
-                progress: entry.state == .syncing ? progress[entry.id] : nil)
+                attempts: entry.attempts, status: entry.status(in: isQuietSend ? .queued : entry.state),
+                lastError: entry.lastError,
+                progress: isShownSending ? progress[entry.id] : nil)
         }
         let now = configuration.now()
         return OutboxSnapshot(

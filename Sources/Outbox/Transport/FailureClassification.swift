@@ -1,10 +1,10 @@
 /// What a send's answer means for its entry.
 public enum SendOutcome: Sendable, Hashable {
-    /// The engine has the capture: the entry becomes `SYNCED`.
+    /// The engine has the capture: the entry becomes `.synced`.
     case delivered
-    /// Try again later: the entry goes back to `QUEUED` and the pass stops.
+    /// Try again later: the entry goes back to `.queued` and the pass stops.
     case transient
-    /// The engine will never take it as it is: the entry is parked as `FAILED_NEEDS_ATTENTION`
+    /// The engine will never take it as it is: the entry is parked as `.failedNeedsAttention`
     /// and the pass goes on with the next one.
     case permanent
 }

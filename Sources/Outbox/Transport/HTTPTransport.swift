@@ -10,8 +10,7 @@ import FoundationNetworking
 ///
 /// For each entry it sends every pending attachment to `/v1/uploads/{id}/{index}`, the same key
 /// on every attempt, so that the engine can recognise one it already holds: as a resumable upload
-/// where the engine offers it (`ResumableUpload`: after a cut it goes on from the engine's
-/// offset), else as the contract's one `PUT`; reports each one to
+/// where the engine offers it (after a cut it goes on from the engine's offset), else as the contract's one `PUT`; reports each one to
 /// the outbox as it lands, so that a send killed half-way does not upload it again; and then
 /// `POST`s the record with the entry's id as the `Idempotency-Key`: a photo capture to
 /// `/v1/captures` (the contract), any other operation to `/v1/operations` (the extension). The first
@@ -26,8 +25,8 @@ import FoundationNetworking
 /// a symbolic link.
 ///
 /// Whatever the engine answers, one send puts at most twice an upload's bytes on the wire for it
-/// (`UploadBudget`), and the engine's URL and every upload resource it names are compared, kept
-/// and requested in one normal form (`EngineURL`).
+/// and the engine's URL and every upload resource it names are compared, kept
+/// and requested in one normal form.
 ///
 /// Upload progress goes to the outbox's `Configuration.onProgress` and `events` as bytes leave,
 /// counting the copies that landed in earlier attempts.

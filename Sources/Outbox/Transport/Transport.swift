@@ -191,6 +191,9 @@ public struct DeliveryReporter: Sendable {
     public let totalBytes: Int64
     /// Where the entry is in the pass that sends it ("3 of 21").
     public let position: QueuePosition
+    /// The bytes at the engine before this send (copies that landed in earlier attempts): the
+    /// send shows as `sending` once a report passes them.
+    let startBytes: Int64
     let outbox: Outbox
     let onProgress: (@Sendable (UploadProgress) -> Void)?
     /// The pass the send belongs to: what the transport learns of the engine in one pass (that
@@ -249,10 +252,20 @@ public struct DeliveryReporter: Sendable {
     /// `Configuration.onProgress` only the first, each one that reaches a new whole percent,
     /// and the last, so at most 102 for a send however its bytes are reported.
     ///
+    /// Nothing is shown until bytes move past what the engine held when the send started (the
+    /// copies that landed in earlier attempts): a send that fails at once
+    /// (the engine is down, the network is gone) never shows the entry as `sending`, so a list
+    /// does not flicker through "sending 0 %" and back. The first report past the start tells
+    /// `sending`, then its progress.
+    ///
     /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed
     ///   in earlier attempts and what a resumed upload already holds.
     public func progress(bytesSent: Int64) {
-        let (shown, isAnnounced) = gate.admit(min(max(0, bytesSent), totalBytes), of: totalBytes)
+        let bytes = min(max(0, bytesSent), totalBytes)
+        guard let (shown, isAnnounced) = gate.admit(bytes, of: totalBytes, start: startBytes) else {
+            return
+        }
+        outbox.eventHub.showSending(id: id)
         let progress = UploadProgress(id: id, bytesSent: shown, totalBytes: totalBytes, position: position)
         outbox.eventHub.record(progress)
         guard isAnnounced else { return }
@@ -261,7 +274,8 @@ public struct DeliveryReporter: Sendable {
     }
 }
 
-/// What one send has shown of its progress: the most bytes, and the whole percent last told.
+/// What one send has shown of its progress: where it started, the most bytes, and the whole
+/// percent last told.
 final class ProgressGate: Sendable {
     private struct State {
         var most: Int64 = 0
@@ -271,9 +285,11 @@ final class ProgressGate: Sendable {
     private let state = Locked(State())
 
     /// The bytes to show for a report of `bytes` of `total` (never fewer than shown before), and
-    /// whether it is told: the first report, each new whole percent, and the end.
-    func admit(_ bytes: Int64, of total: Int64) -> (shown: Int64, isAnnounced: Bool) {
+    /// whether it is told: the first report past `start`, each new whole percent, and the end.
+    /// Nil while no report passed `start`.
+    func admit(_ bytes: Int64, of total: Int64, start: Int64) -> (shown: Int64, isAnnounced: Bool)? {
         state.withLock { state in
+            guard state.percentTold != nil || bytes > start else { return nil }
             state.most = max(state.most, bytes)
             let percent = total <= 0 ? 100 : Int((Double(state.most) * 100 / Double(total)).rounded(.down))
             guard percent != state.percentTold else { return (state.most, false) }

@@ -1,0 +1,219 @@
+import Foundation
+import ImagePrep
+import Outbox
+import PhotoCapture
+import PlatformLayer
+import Testing
+
+// This file imports the libraries as an app does (no `@testable`): it is an app's model layer
+// written against the docs alone, and what it may not reach, it cannot.
+
+/// An app's model layer written from the reference alone, against public API only: a pull to
+/// refresh cancelled while it waits behind the scheduler's pass, and a queue view driven by
+/// `Outbox.snapshots` alone through the scripted day of `EventReplayTests`.
+@Suite("An app written against the docs alone")
+struct DocsOnlyAppTests {
+    /// A transport that holds each send until the test lets it go, and says when one began; a
+    /// held send ends when its task is cancelled, as a network request does.
+    final class HeldTransport: Transport {
+        private let began: AsyncStream<String>.Continuation
+        let sendsBegun: AsyncStream<String>
+        private let released = Locked(false)
+        private let sent = Locked<[String]>([])
+
+        init() { (sendsBegun, began) = AsyncStream.makeStream(of: String.self) }
+
+        var sentIDs: [String] { sent.withLock { $0 } }
+        func release() { released.withLock { $0 = true } }
+
+        func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {
+            began.yield(delivery.id)
+            while !released.withLock({ $0 }) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            sent.withLock { $0.append(delivery.id) }
+            return .http(status: 201)
+        }
+    }
+
+    /// A pull to refresh that waits behind the scheduler's own pass, then cancelled: it throws
+    /// `CancellationError` while that pass is still held (so it did not wait for it), its task
+    /// ends in milliseconds (the goal is 50 ms; a bound of seconds keeps a busy machine out of
+    /// it), and no extra pass runs for it.
+    @Test(.timeLimit(.minutes(2)))
+    func aDrainWaitingBehindTheSchedulersPassIsCancelledAtOnce() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Outbox.open(folder: folder.appendingPathComponent("outbox"))
+            let transport = HeldTransport()
+            var begun = transport.sendsBegun.makeAsyncIterator()
+            _ = try await outbox.commit(idPrefix: "plate-", kind: "plate", note: "", photos: [try smallPhoto()])
+            try await outbox.start(transport: transport)
+            let first = await begun.next()
+            #expect(first?.hasPrefix("plate-") == true, "the scheduler's pass holds the capture")
+
+            let refresh = Task { try await outbox.drainNow() }
+            // Not a timing assert: the outcome is the same whether it waits yet or not.
+            try await Task.sleep(for: .milliseconds(200))
+            let clock = ContinuousClock()
+            let cancelledAt = clock.now
+            refresh.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await refresh.value }
+            let took = clock.now - cancelledAt
+            #expect(transport.sentIDs.isEmpty, "the pass it waited behind is still held")
+            #expect(took < .seconds(5), "ended \(took) after the cancel")
+            print("DocsOnlyAppTests: the waiting drain ended \(took) after its cancel")
+
+            transport.release()
+            #expect(try await waitUntil { try await outbox.snapshot().items.isEmpty })
+            await outbox.stop()
+            #expect(transport.sentIDs.count == 1, "no extra pass ran for the cancelled refresh")
+        }
+    }
+
+    /// A drain that runs the pass is cancelled while another waits behind it: the first throws
+    /// `CancellationError` (its report comes in `drainCancelled`), and the second runs the pass
+    /// itself and sends what the first put back.
+    @Test(.timeLimit(.minutes(2)))
+    func aWaitingDrainTakesOverWhenTheOneRunningThePassIsCancelled() async throws {
+        try await withTemporaryFolder { folder in
+            let outbox = try await Outbox.open(folder: folder.appendingPathComponent("outbox"))
+            let events = outbox.events
+            let id = try await outbox.commit(idPrefix: "plate-", kind: "plate", note: "", photos: [try smallPhoto()])
+            let held = HeldTransport()
+            var begun = held.sendsBegun.makeAsyncIterator()
+            let running = Task { try await outbox.drainNow(using: held) }
+            #expect(await begun.next() == id)
+            let waiting = Task { try await outbox.drainNow(using: HeldTransport.releasedOne()) }
+            try await Task.sleep(for: .milliseconds(200))
+            running.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await running.value }
+            let report = try await waiting.value
+            #expect(report.synced == [id])
+            for await event in events {
+                guard case .drainCancelled(let cancelled) = event else { continue }
+                #expect(cancelled.halt == .cancelled(id: id))
+                break
+            }
+        }
+    }
+
+    /// The queue as a SwiftUI model keeps it: the latest value of `snapshots`, nothing else.
+    final class SnapshotModel: Sendable {
+        private let latest = Locked<OutboxSnapshot?>(nil)
+        private let following: Task<Void, Never>
+
+        init(_ outbox: Outbox) {
+            let snapshots = outbox.snapshots
+            let latest = latest
+            following = Task { for await snapshot in snapshots { latest.withLock { $0 = snapshot } } }
+        }
+
+        deinit { following.cancel() }
+
+        var snapshot: OutboxSnapshot? { latest.withLock { $0 } }
+    }
+
+    /// The scripted day of `EventReplayTests`, with the queue view fed by `snapshots` alone: after
+    /// every step its latest snapshot is the outbox's own. The script's passes are counted from
+    /// `events` by the test, not by the model.
+    @Test(.timeLimit(.minutes(5)))
+    func aViewDrivenBySnapshotsAloneFollowsTheScriptedDay() async throws {
+        try await withTemporaryFolder { folder in
+            let clock = TestClock()
+            let outbox = try await Outbox.open(
+                folder: folder.appendingPathComponent("outbox"),
+                configuration: Outbox.Configuration(
+                    operationTypes: [.captureCreate.sent(on: .unmetered), OperationType("note.append")],
+                    now: { clock.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!,
+                    backoff: Backoff(automaticRetryLimit: 1), randomUnit: { 0.5 }))
+            let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
+            let model = SnapshotModel(outbox)
+            let passes = Locked(0)
+            let events = outbox.events
+            let counting = Task { for await case .drained in events { passes.withLock { $0 += 1 } } }
+            defer { counting.cancel() }
+
+            /// Waits for the script's passes, then until the model shows what the outbox holds.
+            func check(_ step: String, passes expected: Int, sourceLocation: SourceLocation = #_sourceLocation)
+                async throws -> [OutboxSnapshot.Item]
+            {
+                let passed = try await waitUntil(seconds: 120) { passes.withLock { $0 } >= expected }
+                #expect(
+                    passed, "\(step): \(passes.withLock { $0 }) of \(expected) passes", sourceLocation: sourceLocation)
+                var truth = try await outbox.snapshot()
+                let agrees = try await waitUntil(seconds: 120) {
+                    truth = try await outbox.snapshot()
+                    return model.snapshot == truth
+                }
+                #expect(
+                    agrees,
+                    "\(step): the model shows \(String(describing: model.snapshot?.items)), the outbox \(truth.items)",
+                    sourceLocation: sourceLocation)
+                return model.snapshot?.items ?? []
+            }
+
+            await outbox.connectivityChanged(isReachable: true, network: .metered)
+            let schedule = Outbox.Schedule(interval: 3600) { _ in try await Task.sleep(for: .seconds(86_400)) }
+            try await outbox.start(transport: HTTPTransport(engineURL: engine.url), schedule: schedule)
+            #expect(try await check("started", passes: 1).isEmpty)
+
+            let plate = try await outbox.commit(
+                idPrefix: "plate-", kind: "plate", note: "gate left open", photos: [try smallPhoto()])
+            let metered = try await check("a photo committed on a metered network", passes: 2)
+            #expect(metered.map(\.id) == [plate] && metered.first?.status == .waitingForNetwork(.unmetered))
+
+            try await engine.inject([
+                "mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
+            ])
+            try await outbox.write { transaction in
+                for number in 1...3 {
+                    try transaction.enqueue(
+                        OutboxOperation(
+                            id: "edit-\(number)", entity: "note:A", type: "note.append", payload: ["line": number]))
+                }
+            }
+            let failed = try await check("a note's first edit failed", passes: 3)
+            #expect(failed.map(\.id) == [plate, "edit-1", "edit-2", "edit-3"])
+            #expect(failed.count == 4 && failed[1].lastErrorSummary == "The server has a problem")
+            #expect(failed.count == 4 && failed[2].status == .blocked(behind: "edit-1"))
+
+            await outbox.connectivityChanged(isReachable: true, network: .unmetered)
+            #expect(try await check("on Wi-Fi", passes: 4).map(\.id) == ["edit-1", "edit-2", "edit-3"])
+
+            clock.advance(by: 3600)
+            try await engine.inject([
+                "mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
+            ])
+            await outbox.appDidBecomeActive()
+            #expect(try await check("out of retries", passes: 5).first?.status == .waitingForSendNow)
+
+            try await engine.inject([
+                "mode": "status", "status": 422, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
+            ])
+            try await outbox.sendNow(id: "edit-1")
+            let parked = try await check("sent now, and parked", passes: 5)
+            guard case .parked = parked.first?.status else {
+                Issue.record("edit-1 should be parked: \(parked)")
+                return
+            }
+
+            try await outbox.discard(id: "edit-1")
+            let discarded = try await check("the parked edit discarded", passes: 5)
+            #expect(discarded.map(\.status) == [.pending, .blocked(behind: "edit-2")])
+
+            await outbox.appDidBecomeActive()
+            #expect(try await check("the rest delivered", passes: 6).isEmpty)
+            await outbox.stop()
+            #expect(try await engine.state().operations.map(\.requestId) == ["edit-2", "edit-3"])
+        }
+    }
+}
+
+extension DocsOnlyAppTests.HeldTransport {
+    /// One that sends at once.
+    static func releasedOne() -> DocsOnlyAppTests.HeldTransport {
+        let transport = DocsOnlyAppTests.HeldTransport()
+        transport.release()
+        return transport
+    }
+}
