@@ -155,11 +155,11 @@ var prepareTimes: [Double] = []
 var photos: [PreparedPhoto] = []
 for path in options.photos {
     let url = URL(fileURLWithPath: path)
-    _ = try preparer.prepare(contentsOf: url, workspace: workspace)  // warm-up
+    _ = try await preparer.prepare(contentsOf: url, workspace: workspace)  // warm-up
     var photo: PreparedPhoto?
     for _ in 0..<3 {
         let started = clock.now
-        photo = try preparer.prepare(contentsOf: url, workspace: workspace)
+        photo = try await preparer.prepare(contentsOf: url, workspace: workspace)
         prepareTimes.append(milliseconds(clock.now - started))
     }
     photos.append(photo!)

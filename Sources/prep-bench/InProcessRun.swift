@@ -72,7 +72,7 @@ enum InProcessRun {
             body: {
                 workspace, index in
                 do {
-                    let prepared = try preparer.prepare(
+                    let prepared = try preparer.prepareBlocking(
                         contentsOf: URL(fileURLWithPath: photos[index].path), workspace: workspace)
                     try CopyWriter.write(prepared, stem: photos[index].stem, into: outputFolder)
                 } catch let error as BenchError {
@@ -96,7 +96,7 @@ enum InProcessRun {
         let start = clock.now
         let prepared: PreparedPhoto
         do {
-            prepared = try preparer.prepare(contentsOf: URL(fileURLWithPath: photo.path), workspace: workspace)
+            prepared = try preparer.prepareBlocking(contentsOf: URL(fileURLWithPath: photo.path), workspace: workspace)
         } catch {
             throw .preparationFailed(detail: error.description)
         }

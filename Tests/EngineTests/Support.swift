@@ -38,7 +38,7 @@ enum Fixtures {
 
     /// Photos as `outbox add` would queue them, prepared by the real pipeline (small: no resampling).
     static func prepared(_ url: URL) throws -> PreparedPhoto {
-        try PhotoPreparer(configuration: uploadOnly).prepare(contentsOf: url)
+        try PhotoPreparer(configuration: uploadOnly).prepareBlocking(contentsOf: url)
     }
 
     /// The configuration `outbox add --max-edge 512` uses.

@@ -16,7 +16,7 @@ struct BadInputTests {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let data = try Fixtures.data(path)
         let error = try #require(throws: ImagePrepError.self, sourceLocation: sourceLocation) {
-            try PhotoPreparer(configuration: configuration).prepare(data, name: name, workspace: workspace)
+            try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: name, workspace: workspace)
         }
         #expect(error.file == name, sourceLocation: sourceLocation)
         #expect(error.description.contains("'\(name)'"), "\(error)", sourceLocation: sourceLocation)
@@ -50,7 +50,7 @@ struct BadInputTests {
     /// Prepares the fixture and checks that every copy is a JPEG libjpeg-turbo decodes cleanly.
     static func prepared(_ path: String, configuration: PhotoPreparer.Configuration = .init()) throws -> PreparedPhoto {
         let name = URL(fileURLWithPath: path).lastPathComponent
-        let photo = try PhotoPreparer(configuration: configuration).prepare(Fixtures.data(path), name: name)
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(Fixtures.data(path), name: name)
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
             let decoded = try DecodedJPEG(copy.data)
             #expect(decoded.size == copy.size && decoded.warnings.isEmpty)
@@ -62,7 +62,7 @@ struct BadInputTests {
 
     @Test("no bytes at all is .empty")
     func emptyData() throws {
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(Data(), name: "upload-42") }
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(Data(), name: "upload-42") }
         #expect(error == .empty(file: "upload-42"))
         #expect(error.description.contains("'upload-42'"))
     }
@@ -70,7 +70,7 @@ struct BadInputTests {
     @Test("an empty file is .empty, named by its path")
     func emptyFile() throws {
         let url = Fixtures.url("decode/empty.jpg")
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: url) }
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(contentsOf: url) }
         #expect(error == .empty(file: url.path))
         #expect(error.description.contains("'\(url.path)'"))
     }
@@ -78,7 +78,7 @@ struct BadInputTests {
     @Test("a file that is not there is .unreadable")
     func missingFile() throws {
         let url = Fixtures.url("decode/no-such-file.jpg")
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: url) }
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(contentsOf: url) }
         guard case .unreadable(let file, let reason) = error else {
             Issue.record("expected .unreadable, got \(error)")
             return
@@ -113,7 +113,7 @@ struct BadInputTests {
             let descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             if descriptor >= 0 { close(descriptor) }
         }.start()
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: fifo) }
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(contentsOf: fifo) }
         let waited = writer.hasCome.withLock { $0 }
         #expect(!waited, "prepare(contentsOf:) waited for a writer")
         #expect(error == .unreadable(file: fifo.path, reason: "it is not a regular file but a named pipe (FIFO)"))
@@ -127,7 +127,7 @@ struct BadInputTests {
     @Test("a character device is refused as not a regular file")
     func characterDevice() throws {
         let error = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer().prepare(contentsOf: URL(fileURLWithPath: "/dev/zero"))
+            try PhotoPreparer().prepareBlocking(contentsOf: URL(fileURLWithPath: "/dev/zero"))
         }
         #expect(error == .unreadable(file: "/dev/zero", reason: "it is not a regular file but a character device"))
         #expect(error.description == "'/dev/zero' could not be read: it is not a regular file but a character device.")
@@ -145,7 +145,7 @@ struct BadInputTests {
         try #require(descriptor >= 0)
         try #require(ftruncate(descriptor, off_t(PhotoBytes.largestFile + 1)) == 0)
         close(descriptor)
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(contentsOf: huge) }
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(contentsOf: huge) }
         #expect(
             error == .unreadable(file: huge.path, reason: "it is 1025 MB, more than the 1024 MB a photo file may be"))
         #expect(PhotoBytes.refusal(forSize: PhotoBytes.largestFile) == nil)
@@ -173,7 +173,7 @@ struct BadInputTests {
         ] as [[UInt8]])
     func tinyFilesThatAreNotJPEG(bytes: [UInt8]) async {
         await #expect(processExitsWith: .success) { [bytes] in
-            let result = Result { () throws(ImagePrepError) in try PhotoPreparer().prepare(Data(bytes), name: "tiny") }
+            let result = Result { () throws(ImagePrepError) in try PhotoPreparer().prepareBlocking(Data(bytes), name: "tiny") }
             guard case .failure(.unrecognizedFormat(file: "tiny", _)) = result else { exit(1) }
         }
     }
@@ -332,7 +332,7 @@ struct BadInputTests {
         bytes.insert(contentsOf: [0x00, 0x11, 0x22], at: quantization)
         let data = Data(bytes)
         let error = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer(configuration: Self.refusingIncompleteData).prepare(data, name: "cut.jpg")
+            try PhotoPreparer(configuration: Self.refusingIncompleteData).prepareBlocking(data, name: "cut.jpg")
         }
         #expect(
             error
@@ -341,7 +341,7 @@ struct BadInputTests {
                     detail: "the file ends before its image data does, within rows 33 to 48 of 2225: from there down, "
                         + "99 % of the picture, it is missing and grey"))
 
-        let photo = try PhotoPreparer().prepare(data, name: "cut.jpg")
+        let photo = try PhotoPreparer().prepareBlocking(data, name: "cut.jpg")
         #expect(photo.warnings.map(\.kind).first == .imageData)
         #expect(
             photo.warnings.contains {

@@ -47,7 +47,7 @@ struct DecodeInputTests {
         arguments: smallPhotos)
     func underTheLimit(path: String) throws {
         let original = try DecodedJPEG(Fixtures.data(path))
-        let photo = try PhotoPreparer().prepare(Fixtures.data(path), name: Self.name(path))
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(path), name: Self.name(path))
         #expect(photo.warnings.isEmpty, "\(photo.warnings)")
         #expect(photo.upload.size == original.size, "never upscaled, never shrunk")
         #expect(photo.display?.size == original.size)
@@ -76,7 +76,7 @@ struct DecodeInputTests {
         configuration.maxEdge = 64
         let original = try DecodedJPEG(Fixtures.data(path))
         let workspace = PreparationWorkspace()
-        let photo = try PhotoPreparer(configuration: configuration).prepare(
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data(path), name: Self.name(path), workspace: workspace)
         // 224 / 2 = 112 leaves the resampler less than 2x to reduce, so the strips are full size.
         #expect(workspace.lastDecode.size == original.size)
@@ -110,7 +110,7 @@ struct DecodeInputTests {
             "decode/gray-224x150.jpg", "corpus/grayscale-gray-gamma-icc.jpg",
         ])
     func grayStaysGray(path: String) throws {
-        let photo = try PhotoPreparer().prepare(Fixtures.data(path), name: Self.name(path))
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(path), name: Self.name(path))
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
             let decoded = try DecodedJPEG(copy.data)
             #expect(decoded.componentCount == 1 && decoded.planes.count == 1)
@@ -131,9 +131,9 @@ struct DecodeInputTests {
         let markers = try Fixtures.data(path).withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
         #expect(markers.contains(0xDD) || source.frameMarker == 0xC2, "the fixture has a DRI or is progressive")
         // ...so the pipeline must make the same upload of them.
-        let upload = try DecodedJPEG(PhotoPreparer().prepare(Fixtures.data(path), name: Self.name(path)).upload.data)
+        let upload = try DecodedJPEG(PhotoPreparer().prepareBlocking(Fixtures.data(path), name: Self.name(path)).upload.data)
         let expected = try DecodedJPEG(
-            PhotoPreparer().prepare(Fixtures.data(baselinePath), name: "baseline").upload.data)
+            PhotoPreparer().prepareBlocking(Fixtures.data(baselinePath), name: "baseline").upload.data)
         #expect(upload.planes.map(\.samples) == expected.planes.map(\.samples))
     }
 
@@ -155,7 +155,7 @@ struct DecodeInputTests {
         arguments: ["cmyk-adobe-no-icc.jpg", "ycck-adobe-pillow.jpg"])
     func cmyk(name: String) throws {
         let golden = try #require(Self.references["cmyk"]?[name])
-        let photo = try PhotoPreparer().prepare(Fixtures.data("corpus/" + name), name: name)
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data("corpus/" + name), name: name)
         let upload = try DecodedJPEG(photo.upload.data)
         #expect(upload.componentCount == 3)
         #expect(
@@ -191,7 +191,7 @@ struct DecodeInputTests {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 50
         let original = try Fixtures.data("corpus/" + name)
-        let photo = try PhotoPreparer(configuration: configuration).prepare(original, name: name)
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(original, name: name)
         // The Nikon's GPSAltitude has no AltitudeRef, which the metadata reader reports; nothing
         // about the EXIF block's structure may be reported.
         #expect(photo.warnings.allSatisfy { $0.kind == .metadata && $0.message.contains("GPSAltitudeRef") })

@@ -550,7 +550,7 @@ struct DamagedEXIFTests {
     func repairedBlockIsCarriedUnchanged() throws {
         for name in ["ifd0-bad-thumbnail-length.jpg", "exif-pointer-ascii.jpg", "gps-altitude-ref-count-zero.jpg"] {
             let original = try Fixtures.data("crafted/" + name)
-            let photo = try PhotoPreparer().prepare(original, name: name)
+            let photo = try PhotoPreparer().prepareBlocking(original, name: name)
             let segments = [original, photo.upload.data].map { data in
                 data.withUnsafeBytes { bytes in
                     SegmentWalker.walk(bytes).exifSegment(in: bytes).map { Array(bytes[$0.bytes]) }

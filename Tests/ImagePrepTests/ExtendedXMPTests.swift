@@ -53,20 +53,20 @@ struct ExtendedXMPTests {
     static func prepared(_ file: Data) throws -> (photo: PreparedPhoto, sdr: PreparedPhoto) {
         var sdr = PhotoPreparer()
         sdr.configuration.carriesGainMap = false
-        return (try PhotoPreparer().prepare(file, name: "lamps.jpg"), try sdr.prepare(file, name: "lamps.jpg"))
+        return (try PhotoPreparer().prepareBlocking(file, name: "lamps.jpg"), try sdr.prepareBlocking(file, name: "lamps.jpg"))
     }
 
     @Test(
         "In three chunks in reverse order, with a stray chunk of another GUID among them: the same gain map and values")
     func chunksInAnyOrder() throws {
         let lamps = try Lamps()
-        let original = try PhotoPreparer().prepare(Fixtures.data(Self.lamps), name: "lamps.jpg")
+        let original = try PhotoPreparer().prepareBlocking(Fixtures.data(Self.lamps), name: "lamps.jpg")
         let other = Array("0123456789ABCDEF0123456789ABCDEF".utf8)
         let segments =
             lamps.chunks(3).reversed().map {
                 Lamps.segment(guid: lamps.guid, length: lamps.packet.count, offset: $0.offset, chunk: $0.bytes)
             } + [Lamps.segment(guid: other, length: 5, offset: 0, chunk: [1, 2, 3, 4, 5][...])]
-        let photo = try PhotoPreparer().prepare(lamps.with(segments), name: "lamps.jpg")
+        let photo = try PhotoPreparer().prepareBlocking(lamps.with(segments), name: "lamps.jpg")
         #expect(photo.warnings.isEmpty, "\(photo.warnings)")
         #expect(photo.uploadGainMap == original.uploadGainMap && photo.uploadGainMap != nil)
     }

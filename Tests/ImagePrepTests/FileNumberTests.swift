@@ -39,7 +39,7 @@ struct FileNumberTests {
         configuration.splitsWorkAcrossCores = true
         let preparer = try PhotoPreparer(configuration: configuration)
         let error = try #require(throws: ImagePrepError.self) {
-            try preparer.prepare(Data(Self.restartJPEG(width: 0)), name: "zero-width.jpg")
+            try preparer.prepareBlocking(Data(Self.restartJPEG(width: 0)), name: "zero-width.jpg")
         }
         guard case .corruptJPEG = error else {
             Issue.record("expected .corruptJPEG, got \(error)")

@@ -23,10 +23,10 @@ struct GainMapBudgetTests {
     @Test("a HEIC gain map decoded whole over an eighth of the pixel limit is left out, with a warning")
     func heicGainMapOverBudget() throws {
         let data = try Fixtures.data("phones/iphone15plus-ios18.2-hdr-tmap.heic")
-        let carried = try Self.preparer().prepare(data, name: "photo.heic")
+        let carried = try Self.preparer().prepareBlocking(data, name: "photo.heic")
         #expect(carried.uploadGainMap != nil && Self.gainMapWarnings(carried).isEmpty)
         // 5712x4284 photo, 2856x2142 gain map (a grid of tiles that overhang it).
-        let refused = try Self.preparer(maxPixels: 5712 * 4284).prepare(data, name: "photo.heic")
+        let refused = try Self.preparer(maxPixels: 5712 * 4284).prepareBlocking(data, name: "photo.heic")
         #expect(refused.uploadGainMap == nil)
         let warning = try #require(Self.gainMapWarnings(refused).first)
         #expect(warning.message.contains("decoded whole"), "\(warning.message)")
@@ -79,15 +79,15 @@ struct GainMapBudgetTests {
     }
 
     static func checkProgressive(_ bytes: Data) throws {
-        let carried = try Self.preparer().prepare(bytes, name: "photo.jpg")
+        let carried = try Self.preparer().prepareBlocking(bytes, name: "photo.jpg")
         #expect(carried.uploadGainMap != nil && Self.gainMapWarnings(carried).isEmpty, "\(carried.warnings)")
         // A 3840x2160 gain map: over an eighth of a limit of the photo's own pixels.
-        let refused = try Self.preparer(maxPixels: 3840 * 2160).prepare(bytes, name: "photo.jpg")
+        let refused = try Self.preparer(maxPixels: 3840 * 2160).prepareBlocking(bytes, name: "photo.jpg")
         #expect(refused.uploadGainMap == nil)
         let warning = try #require(Self.gainMapWarnings(refused).first)
         #expect(warning.message.contains("decoded whole"), "\(warning.message)")
         // The same limit takes the original gain map (960x540, an eighth of the limit's eighth).
-        let baseline = try Self.preparer(maxPixels: 3840 * 2160).prepare(
+        let baseline = try Self.preparer(maxPixels: 3840 * 2160).prepareBlocking(
             Fixtures.data(GainMapTests.corpus), name: "photo.jpg")
         #expect(baseline.uploadGainMap != nil)
     }
@@ -97,7 +97,7 @@ struct GainMapBudgetTests {
         arguments: ["cut", "offset"])
     func unlocatableAppleGainMap(damage: String) throws {
         let original = [UInt8](try Fixtures.data("phones/iphone-jpeg-apple-gainmap-v1.jpg"))
-        let intact = try Self.preparer().prepare(Data(original), name: "photo.jpg")
+        let intact = try Self.preparer().prepareBlocking(Data(original), name: "photo.jpg")
         #expect(intact.uploadGainMap != nil)
         var bytes = original
         if damage == "cut" {
@@ -109,7 +109,7 @@ struct GainMapBudgetTests {
             layout.writeBigEndian(offset + 2, at: entry + 8, in: &bytes)
         }
         // The photo itself is whole: the gain map is last.
-        let photo = try Self.preparer().prepare(Data(bytes), name: "photo.jpg")
+        let photo = try Self.preparer().prepareBlocking(Data(bytes), name: "photo.jpg")
         #expect(photo.uploadGainMap == nil)
         #expect(Self.gainMapWarnings(photo).count == 1, "\(photo.warnings)")
     }
@@ -121,7 +121,7 @@ struct GainMapBudgetTests {
         bytes.removeLast(min(3000, bytes.count / 4))
         var preparer = Self.preparer()
         preparer.configuration.acceptsIncompleteData = true
-        let photo = try? preparer.prepare(Data(bytes), name: "photo.jpg")
+        let photo = try? preparer.prepareBlocking(Data(bytes), name: "photo.jpg")
         #expect(photo.map { Self.gainMapWarnings($0).isEmpty } ?? true)
     }
 }

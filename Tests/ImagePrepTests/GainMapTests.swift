@@ -40,7 +40,7 @@ struct GainMapTests {
     @Test("The corpus's 3840x2160 Ultra HDR photo is uploaded at 2048x1152 with its 960x540 gain map at 512x288")
     func corpusPhoto() throws {
         let original = try Fixtures.data(Self.corpus)
-        let photo = try Self.preparer().prepare(original, name: "ultrahdr.jpg")
+        let photo = try Self.preparer().prepareBlocking(original, name: "ultrahdr.jpg")
         #expect(photo.warnings.isEmpty, "\(photo.warnings)")
         #expect(photo.upload.size == PixelSize(width: 2048, height: 1152))
         let gainMap = try #require(photo.uploadGainMap)
@@ -77,7 +77,7 @@ struct GainMapTests {
 
     @Test("The display copy and the thumbnail of an Ultra HDR photo stay SDR: no MPF, no XMP, no gain map after EOI")
     func strippedCopiesStaySDR() throws {
-        let photo = try Self.preparer().prepare(Fixtures.data(Self.corpus), name: "ultrahdr.jpg")
+        let photo = try Self.preparer().prepareBlocking(Fixtures.data(Self.corpus), name: "ultrahdr.jpg")
         for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
             let markers = copy.data.withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
             #expect(!markers.contains(JPEGSegment.app1) && !markers.contains(JPEGSegment.app2), "\(markers)")
@@ -90,7 +90,7 @@ struct GainMapTests {
     @Test("ISO 21496-1 segments are carried byte for byte, in the primary and the gain map, and the EXIF as today")
     func isoMetadataAndEXIF() throws {
         let original = try Fixtures.data(Self.craftedISO)
-        let photo = try Self.preparer(maxEdge: 160).prepare(original, name: "iso.jpg")
+        let photo = try Self.preparer(maxEdge: 160).prepareBlocking(original, name: "iso.jpg")
         #expect(photo.warnings.isEmpty, "\(photo.warnings)")
         let gainMap = try #require(photo.uploadGainMap)
         #expect(photo.upload.size == PixelSize(width: 160, height: 120))
@@ -113,15 +113,15 @@ struct GainMapTests {
 
     @Test("An Ultra HDR upload prepared again is Ultra HDR again: our MPF index and XMP read back by our own reader")
     func roundTrip() throws {
-        let first = try Self.preparer().prepare(Fixtures.data(Self.craftedISO), name: "iso.jpg")
-        let again = try Self.preparer().prepare(first.upload.data, name: "again.jpg")
+        let first = try Self.preparer().prepareBlocking(Fixtures.data(Self.craftedISO), name: "iso.jpg")
+        let again = try Self.preparer().prepareBlocking(first.upload.data, name: "again.jpg")
         #expect(again.warnings.isEmpty, "\(again.warnings)")
         #expect(again.uploadGainMap?.size == first.uploadGainMap?.size)
     }
 
     @Test("carriesGainMap off: the upload is the SDR photo alone, with no MPF and no XMP, and no warning")
     func optOut() throws {
-        let photo = try Self.preparer(carriesGainMap: false).prepare(Fixtures.data(Self.crafted), name: "sdr.jpg")
+        let photo = try Self.preparer(carriesGainMap: false).prepareBlocking(Fixtures.data(Self.crafted), name: "sdr.jpg")
         #expect(photo.uploadGainMap == nil && photo.warnings.isEmpty)
         let markers = photo.upload.data.withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
         #expect(markers.filter { $0 == JPEGSegment.app2 }.isEmpty)
@@ -134,10 +134,10 @@ struct GainMapTests {
     func otherMPFPhotos() throws {
         var withoutIndex = try [UInt8](Fixtures.data(Self.crafted))
         withoutIndex[try UltraHDRLayout(withoutIndex).mpfSegment + 4] = UInt8(ascii: "X")
-        let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(withoutIndex), name: "no-mpf.jpg")
-        #expect(try Self.preparer().prepare(Data(withoutIndex), name: "no-mpf.jpg") == sdr)
+        let sdr = try Self.preparer(carriesGainMap: false).prepareBlocking(Data(withoutIndex), name: "no-mpf.jpg")
+        #expect(try Self.preparer().prepareBlocking(Data(withoutIndex), name: "no-mpf.jpg") == sdr)
         for name in ["corpus/offset-plus0200-gopro-6digit-subsec-mpf.jpg", "corpus/offset-plus0200-pixel8pro-8x8.jpg"] {
-            let photo = try Self.preparer().prepare(Fixtures.data(name), name: name)
+            let photo = try Self.preparer().prepareBlocking(Fixtures.data(name), name: name)
             #expect(photo.uploadGainMap == nil, "\(name)")
             #expect(!photo.warnings.contains { $0.kind == .gainMap }, "\(name): \(photo.warnings)")
         }
@@ -148,7 +148,7 @@ struct GainMapTests {
     )
     func appleGainMapLargerThanPhoto() throws {
         let name = "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg"
-        let photo = try Self.preparer().prepare(Fixtures.data(name), name: name)
+        let photo = try Self.preparer().prepareBlocking(Fixtures.data(name), name: name)
         #expect(photo.uploadGainMap == nil)
         #expect(
             photo.warnings.filter { $0.kind == .gainMap }.map(\.message) == [
@@ -206,8 +206,8 @@ struct GainMapTests {
         let original = try [UInt8](Fixtures.data(Self.crafted))
         var bytes = original
         breakage.edit(&bytes, try UltraHDRLayout(original))
-        let photo = try Self.preparer().prepare(Data(bytes), name: "broken.jpg")
-        let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(bytes), name: "broken.jpg")
+        let photo = try Self.preparer().prepareBlocking(Data(bytes), name: "broken.jpg")
+        let sdr = try Self.preparer(carriesGainMap: false).prepareBlocking(Data(bytes), name: "broken.jpg")
         #expect(photo.uploadGainMap == nil)
         #expect(photo.warnings.filter { $0.kind == .gainMap }.count == 1, "\(photo.warnings)")
         #expect(photo.warnings.filter { $0.kind != .gainMap } == sdr.warnings)
@@ -245,7 +245,7 @@ struct GainMapTests {
     func isoOnly() throws {
         let original = try Fixtures.data(Self.craftedISOOnly)
         // At its own size: the 80x60 gain map's texture is finer than a 40x30 one holds.
-        let photo = try Self.preparer().prepare(original, name: "iso-only.jpg")
+        let photo = try Self.preparer().prepareBlocking(original, name: "iso-only.jpg")
         #expect(photo.warnings.isEmpty, "\(photo.warnings)")
         let gainMap = try #require(photo.uploadGainMap)
         #expect(gainMap.size == PixelSize(width: 80, height: 60))
@@ -270,7 +270,7 @@ struct GainMapTests {
         let reference = try DecodedJPEG(originalGainMap).luma.areaResized(to: gainMap.size)
         let ssim = lumaSSIM(reference, try DecodedJPEG(extracted).luma)
         #expect(ssim >= 0.98, "SSIM \(ssim)")
-        let again = try Self.preparer().prepare(photo.upload.data, name: "again.jpg")
+        let again = try Self.preparer().prepareBlocking(photo.upload.data, name: "again.jpg")
         #expect(again.warnings.isEmpty && again.uploadGainMap != nil, "\(again.warnings)")
     }
 
@@ -294,8 +294,8 @@ struct GainMapTests {
         for (description, edit) in Self.isoBreakages {
             var bytes = original
             edit(&bytes, block)
-            let photo = try Self.preparer().prepare(Data(bytes), name: "broken.jpg")
-            let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(bytes), name: "broken.jpg")
+            let photo = try Self.preparer().prepareBlocking(Data(bytes), name: "broken.jpg")
+            let sdr = try Self.preparer(carriesGainMap: false).prepareBlocking(Data(bytes), name: "broken.jpg")
             #expect(photo.uploadGainMap == nil, "\(description)")
             let warnings = photo.warnings.filter { $0.kind == .gainMap }
             #expect(warnings.count == 1 && warnings[0].message.contains("ISO 21496-1"), "\(description): \(warnings)")
@@ -323,7 +323,7 @@ struct GainMapTests {
 
     @Test("The MPF index we write reads back with the primary's and the gain map's lengths and offset")
     func mpfRoundTrip() throws {
-        let photo = try Self.preparer().prepare(Fixtures.data(Self.crafted), name: "crafted.jpg")
+        let photo = try Self.preparer().prepareBlocking(Fixtures.data(Self.crafted), name: "crafted.jpg")
         let gainMap = try #require(photo.uploadGainMap)
         let index = try photo.upload.data.withUnsafeBytes { bytes in
             let segment = try #require(

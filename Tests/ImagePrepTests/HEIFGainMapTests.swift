@@ -23,7 +23,7 @@ struct HEIFGainMapTests {
 
     @Test("The 320x240 HDR HEIC uploaded at 160x120 is an Ultra HDR JPEG whose 80x60 gain map exiftool reads")
     func iPhoneHDRPhoto() throws {
-        let photo = try Self.preparer(maxEdge: 160).prepare(Fixtures.data(Self.photo), name: "hdr.heic")
+        let photo = try Self.preparer(maxEdge: 160).prepareBlocking(Fixtures.data(Self.photo), name: "hdr.heic")
         #expect(photo.warnings.isEmpty, "\(photo.warnings)")
         #expect(photo.upload.size == PixelSize(width: 160, height: 120))
         let gainMap = try #require(photo.uploadGainMap)
@@ -57,7 +57,7 @@ struct HEIFGainMapTests {
         "The carried gain map is the original's, resized by an independent area average and remapped: SSIM-Y ≥ 0.98; coded whole or as a grid of tiles (an iPhone's full-size gain map)",
         arguments: [Self.photo, "heic/gainmap/iphone-hdr-grid.heic"])
     func gainMapPixels(file: String) throws {
-        let photo = try Self.preparer(maxEdge: 160).prepare(Fixtures.data(file), name: "hdr.heic")
+        let photo = try Self.preparer(maxEdge: 160).prepareBlocking(Fixtures.data(file), name: "hdr.heic")
         let gainMap = try #require(photo.uploadGainMap)
         let resized = try DecodedJPEG(Fixtures.data(Self.referenceGainMap)).luma.areaResized(to: gainMap.size)
         // Apple's sample a, linearized by Rec. 709's inverse transfer, boosts by 1 + (H - 1) a;
@@ -82,7 +82,7 @@ struct HEIFGainMapTests {
 
     @Test("A portrait HDR HEIC (irot on the photo alone): the gain map is turned as the upload is")
     func portraitPhoto() throws {
-        let portrait = try Self.preparer().prepare(
+        let portrait = try Self.preparer().prepareBlocking(
             Fixtures.data("heic/gainmap/iphone-hdr-rotated.heic"), name: "portrait.heic")
         #expect(portrait.warnings.isEmpty, "\(portrait.warnings)")
         #expect(portrait.upload.size == PixelSize(width: 240, height: 320))
@@ -90,7 +90,7 @@ struct HEIFGainMapTests {
         #expect(turned.width == 120 && turned.height == 160)
         // The landscape photo's gain map, turned a quarter clockwise here (irot 3, Orientation 6).
         let landscape = try DecodedJPEG(
-            #require(Self.preparer().prepare(Fixtures.data(Self.photo), name: "hdr.heic").uploadGainMap).data
+            #require(Self.preparer().prepareBlocking(Fixtures.data(Self.photo), name: "hdr.heic").uploadGainMap).data
         ).luma
         var samples: [UInt8] = []
         for y in 0..<landscape.width {
@@ -104,8 +104,8 @@ struct HEIFGainMapTests {
     @Test("The display copy and the thumbnail of an HDR HEIC stay SDR, and the photo's own copies are unchanged")
     func strippedCopiesStaySDR() throws {
         let original = try Fixtures.data(Self.photo)
-        let photo = try Self.preparer().prepare(original, name: "hdr.heic")
-        let sdr = try Self.preparer(carriesGainMap: false).prepare(original, name: "hdr.heic")
+        let photo = try Self.preparer().prepareBlocking(original, name: "hdr.heic")
+        let sdr = try Self.preparer(carriesGainMap: false).prepareBlocking(original, name: "hdr.heic")
         #expect(photo.display == sdr.display && photo.thumbnail == sdr.thumbnail)
         for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
             #expect(copy.data.firstRange(of: Data("hdrgm".utf8)) == nil)
@@ -117,7 +117,7 @@ struct HEIFGainMapTests {
 
     @Test("carriesGainMap off: the HDR HEIC's upload is the SDR photo alone, no MPF, no XMP, and no warning")
     func optOut() throws {
-        let photo = try Self.preparer(carriesGainMap: false).prepare(Fixtures.data(Self.photo), name: "sdr.heic")
+        let photo = try Self.preparer(carriesGainMap: false).prepareBlocking(Fixtures.data(Self.photo), name: "sdr.heic")
         #expect(photo.uploadGainMap == nil && photo.warnings.isEmpty, "\(photo.warnings)")
         #expect(photo.upload.data.firstRange(of: Data("hdrgm".utf8)) == nil)
         #expect(photo.upload.data.firstRange(of: Data("MPF\0".utf8)) == nil)
@@ -125,8 +125,8 @@ struct HEIFGainMapTests {
 
     @Test("The Ultra HDR upload of an HDR HEIC prepared again is Ultra HDR again, with the same hdrgm values")
     func roundTrip() throws {
-        let first = try Self.preparer().prepare(Fixtures.data(Self.photo), name: "hdr.heic")
-        let again = try Self.preparer(maxEdge: 160).prepare(first.upload.data, name: "again.jpg")
+        let first = try Self.preparer().prepareBlocking(Fixtures.data(Self.photo), name: "hdr.heic")
+        let again = try Self.preparer(maxEdge: 160).prepareBlocking(first.upload.data, name: "again.jpg")
         #expect(again.warnings.isEmpty, "\(again.warnings)")
         #expect(again.uploadGainMap?.size == PixelSize(width: 80, height: 60))
         let metadata = try first.upload.data.withUnsafeBytes { bytes in
@@ -215,8 +215,8 @@ struct HEIFGainMapTests {
     func brokenGainMap(_ breakage: Breakage) throws {
         var bytes = try [UInt8](Fixtures.data(breakage.file))
         try breakage.edit(&bytes)
-        let photo = try Self.preparer().prepare(Data(bytes), name: "broken.heic")
-        let sdr = try Self.preparer(carriesGainMap: false).prepare(Data(bytes), name: "broken.heic")
+        let photo = try Self.preparer().prepareBlocking(Data(bytes), name: "broken.heic")
+        let sdr = try Self.preparer(carriesGainMap: false).prepareBlocking(Data(bytes), name: "broken.heic")
         #expect(photo.uploadGainMap == nil)
         let gainMapWarnings = photo.warnings.filter { $0.kind == .gainMap }
         #expect(gainMapWarnings.count == 1, "\(photo.warnings)")
@@ -231,7 +231,7 @@ struct HEIFGainMapTests {
 
     @Test("An HEIC without a gain map, but with Apple's maker note (the iPhone-like grid), gets no gain-map warning")
     func sdrHEIC() throws {
-        let photo = try Self.preparer().prepare(
+        let photo = try Self.preparer().prepareBlocking(
             Fixtures.data("heic/iphone-like-grid-p3-rotated.heic"), name: "iphone.heic")
         #expect(photo.uploadGainMap == nil)
         #expect(!photo.warnings.contains { $0.kind == .gainMap }, "\(photo.warnings)")

@@ -105,7 +105,7 @@ struct HEIFMetadataTests {
     func displayP3ToSRGB() throws {
         var configuration = PhotoPreparer.Configuration()
         configuration.displayEdge = 300
-        let jpeg = try PhotoPreparer(configuration: configuration).prepare(
+        let jpeg = try PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data("corpus/gps-north-west-display-p3-nikon.jpg"), name: "jpeg")
         let converted = try Self.cells(jpeg.display)
         // The conversion moves colours: P3's numbers shown as sRGB would be this far off.
@@ -176,12 +176,12 @@ struct HEIFMetadataTests {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 250
         let workspace = PreparationWorkspace()
-        let photo = try? PhotoPreparer(configuration: configuration).prepare(
+        let photo = try? PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data("heic/display-p3-gps.heic"), name: "x", workspace: workspace)
         #expect(photo?.upload.size == PixelSize(width: 250, height: 167))
         #expect(workspace.lastDecode.size == PixelSize(width: 300, height: 200) && workspace.lastDecode.isStripWise)
         configuration.maxEdge = 100
-        let gray = try? PhotoPreparer(configuration: configuration).prepare(
+        let gray = try? PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data("heic/gray.heic"), name: "x", workspace: workspace)
         #expect(gray?.upload.size == PixelSize(width: 100, height: 67))
         #expect(workspace.inspectKeptBuffers { $0.decoded.size } == PixelSize(width: 112, height: 75))
@@ -202,8 +202,8 @@ struct HEIFMetadataTests {
         let url = folder.appendingPathComponent("IMG_0001.jpg")
         let data = try Fixtures.data("heic/iphone-like-grid-p3-rotated.heic")
         try data.write(to: url)
-        let fromFile = try PhotoPreparer().prepare(contentsOf: url)
-        let fromBytes = try PhotoPreparer().prepare(data, name: "IMG_0001.jpg")
+        let fromFile = try PhotoPreparer().prepareBlocking(contentsOf: url)
+        let fromBytes = try PhotoPreparer().prepareBlocking(data, name: "IMG_0001.jpg")
         #expect(fromFile.upload.data == fromBytes.upload.data)
         #expect(fromFile.upload.size == PixelSize(width: 750, height: 1000))
     }

@@ -51,7 +51,7 @@ struct HEVCDirectDecodeHostileTests {
         #expect(try !Self.isCovered(path), "\(path): left to libheif")
         let workspace = PreparationWorkspace()
         do {
-            let photo = try PhotoPreparer().prepare(Fixtures.data(path), name: "photo.heic", workspace: workspace)
+            let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(path), name: "photo.heic", workspace: workspace)
             guard case .prepared = older else {
                 Issue.record("\(path): prepared, where no libheif decodes it")
                 return
@@ -70,7 +70,7 @@ struct HEVCDirectDecodeHostileTests {
         let path = "heic/hostile/grid-1998-tiles.heic"
         #expect(try Self.isCovered(path))
         let workspace = PreparationWorkspace()
-        let photo = try PhotoPreparer().prepare(Fixtures.data(path), name: "photo.heic", workspace: workspace)
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(path), name: "photo.heic", workspace: workspace)
         #expect(workspace.lastDecode.isStripWise)
         #expect(photo.metadata.originalSize == PixelSize(width: 3456, height: 2368))
     }
@@ -122,7 +122,7 @@ struct HEVCDirectDecodeHostileTests {
         #expect(try bytes.withUnsafeBytes { try !Self.isCovered($0) })
         let workspace = PreparationWorkspace()
         #expect(throws: ImagePrepError.self) {
-            try PhotoPreparer().prepare(Data(bytes), name: "photo.heic", workspace: workspace)
+            try PhotoPreparer().prepareBlocking(Data(bytes), name: "photo.heic", workspace: workspace)
         }
         #expect(!workspace.lastDecode.isStripWise)
     }
@@ -171,7 +171,7 @@ struct HEVCDirectDecodeHostileTests {
             throws: ImagePrepError.tooManyPixels(
                 file: "photo.heic", size: PixelSize(width: 1000, height: 750), limit: 1000 * 750 - 1)
         ) {
-            try PhotoPreparer(configuration: configuration).prepare(
+            try PhotoPreparer(configuration: configuration).prepareBlocking(
                 Fixtures.data(path), name: "photo.heic", workspace: workspace)
         }
         #expect(HEIFBadInputTests.nothingAllocated(workspace))

@@ -98,7 +98,7 @@ struct HEVCDirectDecodeTests {
             var configuration = PhotoPreparer.Configuration()
             configuration.splitsWorkAcrossCores = splits
             configuration.carriesGainMap = false
-            let photo = try PhotoPreparer(configuration: configuration).prepare(
+            let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(
                 Fixtures.data(path), name: "photo.heic", workspace: workspace)
             #expect(workspace.lastDecode.isStripWise, "\(path): decoded directly")
             #expect(photo.upload.size.longEdge == min(2048, photo.metadata.originalSize.longEdge))
@@ -113,7 +113,7 @@ struct HEVCDirectDecodeTests {
         ])
     func libheifDecodesTheRest(path: String) throws {
         let workspace = PreparationWorkspace()
-        _ = try PhotoPreparer().prepare(Fixtures.data(path), name: "photo.heic", workspace: workspace)
+        _ = try PhotoPreparer().prepareBlocking(Fixtures.data(path), name: "photo.heic", workspace: workspace)
         #expect(!workspace.lastDecode.isStripWise, "\(path): through libheif")
         let data = try Fixtures.data(path)
         try data.withUnsafeBytes { bytes in
@@ -150,7 +150,7 @@ struct HEVCDirectDecodeTests {
             throws: ImagePrepError.incompleteImageData(
                 file: "photo.heic", detail: "the file ends before the data it points to")
         ) {
-            try PhotoPreparer().prepare(damaged, name: "photo.heic")
+            try PhotoPreparer().prepareBlocking(damaged, name: "photo.heic")
         }
     }
 
@@ -171,17 +171,17 @@ struct HEVCDirectDecodeTests {
         var refusing = PhotoPreparer()
         refusing.configuration.acceptsIncompleteData = false
         #expect {
-            try refusing.prepare(damaged, name: "photo.heic")
+            try refusing.prepareBlocking(damaged, name: "photo.heic")
         } throws: { error in
             guard case .incompleteImageData(let file, _)? = error as? ImagePrepError else { return false }
             return file == "photo.heic"
         }
         let workspace = PreparationWorkspace()
-        let photo = try PhotoPreparer().prepare(damaged, name: "photo.heic", workspace: workspace)
+        let photo = try PhotoPreparer().prepareBlocking(damaged, name: "photo.heic", workspace: workspace)
         #expect(workspace.lastDecode.isStripWise, "decoded directly")
         #expect(photo.warnings.contains { $0.kind == .incompleteImageData }, "\(photo.warnings)")
         // The file intact: no warning.
-        let intact = try PhotoPreparer().prepare(
+        let intact = try PhotoPreparer().prepareBlocking(
             Fixtures.data("heic/iphone-like-grid-p3-rotated.heic"), name: "photo.heic")
         #expect(!intact.warnings.contains { $0.kind == .incompleteImageData })
     }
@@ -191,7 +191,7 @@ struct HEVCDirectDecodeTests {
         // Its first NAL unit, the slice, becomes zeros: no picture comes out of the tile.
         let damaged = try Self.damagedGrid(from: 4, with: [UInt8](repeating: 0, count: 64))
         #expect(throws: ImagePrepError.corruptHEIF(file: "photo.heic", detail: "the image data does not decode")) {
-            try PhotoPreparer().prepare(damaged, name: "photo.heic")
+            try PhotoPreparer().prepareBlocking(damaged, name: "photo.heic")
         }
     }
 }

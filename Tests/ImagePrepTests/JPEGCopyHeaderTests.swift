@@ -11,7 +11,7 @@ struct JPEGCopyHeaderTests {
     static func prepared(_ fixture: String) throws -> PreparedPhoto {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 160
-        return try PhotoPreparer(configuration: configuration).prepare(Fixtures.data(fixture), name: fixture)
+        return try PhotoPreparer(configuration: configuration).prepareBlocking(Fixtures.data(fixture), name: fixture)
     }
 
     @Test("An upload's size and gain map, and a display copy's size, read back as prepare made them")

@@ -59,7 +59,7 @@ struct LibheifAgreementTests {
             let data = try Fixtures.data(path)
             guard let decodes = try Self.libheifDecodes(data) else { continue }
             judged += 1
-            let prepared = Result { try PhotoPreparer().prepare(data, name: "photo.heic") }
+            let prepared = Result { try PhotoPreparer().prepareBlocking(data, name: "photo.heic") }
             if !decodes {
                 #expect(throws: ImagePrepError.self, "\(path): libheif refuses it") { try prepared.get() }
             }
@@ -79,7 +79,7 @@ struct LibheifAgreementTests {
             #expect(container.hevcTileLayout(plan: try container.decodePlan()) == nil)
         }
         #expect(throws: ImagePrepError.corruptHEIF(file: "photo.heic", detail: "its grid lacks tiles")) {
-            try PhotoPreparer().prepare(data, name: "photo.heic")
+            try PhotoPreparer().prepareBlocking(data, name: "photo.heic")
         }
     }
 }

@@ -127,7 +127,7 @@ struct LibheifInputTests {
         let readable = try #require(try Self.withContainer(file) { $0.bytesForLibheif() })
         #expect(try Self.libheifRefusal(readable) == nil)
         #expect(try Self.exifThroughLibheif(readable) == nil)
-        let photo = try PhotoPreparer().prepare(Fixtures.data(file), name: "twice.heic")
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(file), name: "twice.heic")
         #expect(photo.metadata.captureTime == nil)
     }
 

@@ -60,7 +60,7 @@ struct LibraryMessageTests {
     @Test("a GPS IFD that overstates its entry count leaves no digit of the coordinates in any warning or error")
     func overstatedGPSCount() throws {
         let exif = Self.exifWithOverstatedGPSCount()
-        let photo = try PhotoPreparer().prepare(try Self.jpeg(exif: exif), name: "gps.jpg")
+        let photo = try PhotoPreparer().prepareBlocking(try Self.jpeg(exif: exif), name: "gps.jpg")
         // libexif did complain, so the warning is there, in our words.
         #expect(
             photo.warnings.contains {
@@ -78,11 +78,11 @@ struct LibraryMessageTests {
         // The same block in a photo cut short: prepared, its warnings hold no coordinate; refused,
         // its error holds none either.
         let cut = try Self.jpeg(exif: exif, imageBytes: 900)
-        for warning in try PhotoPreparer().prepare(cut, name: "gps-cut.jpg").warnings {
+        for warning in try PhotoPreparer().prepareBlocking(cut, name: "gps-cut.jpg").warnings {
             Self.expectNoCoordinates(in: warning.message)
         }
         let error = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer(configuration: BadInputTests.refusingIncompleteData).prepare(cut, name: "gps-cut.jpg")
+            try PhotoPreparer(configuration: BadInputTests.refusingIncompleteData).prepareBlocking(cut, name: "gps-cut.jpg")
         }
         Self.expectNoCoordinates(in: error.description)
     }

@@ -31,7 +31,7 @@ struct MemoryTests {
         configuration.displayEdge = nil
         configuration.thumbnailEdge = nil
         let workspace = PreparationWorkspace()
-        let photo = try PhotoPreparer(configuration: configuration).prepare(
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(
             jpeg, name: "48mp.jpg", workspace: workspace)
 
         #expect(photo.metadata.originalSize == PixelSize(width: 8000, height: 6000))
@@ -57,7 +57,7 @@ struct MemoryTests {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 80
         let name = "corpus/cmyk-adobe-no-icc.jpg"
-        let photo = try PhotoPreparer(configuration: configuration).prepare(
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data(name), name: name, workspace: workspace)
         #expect(photo.upload.size == PixelSize(width: 56, height: 80))
         #expect(workspace.lastDecode.size == PixelSize(width: 80, height: 114) && !workspace.lastDecode.isStripWise)
@@ -67,7 +67,7 @@ struct MemoryTests {
 
         let strips = PreparationWorkspace(keepsBuffersBetweenPhotos: keepsBuffers)
         let ycbcr = "corpus/orientation-landscape-1.jpg"
-        _ = try PhotoPreparer(configuration: configuration).prepare(
+        _ = try PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data(ycbcr), name: ycbcr, workspace: strips)
         #expect(strips.lastDecode.isStripWise)
         #expect(strips.inspectKeptBuffers { $0.decoded.size } == PixelSize(width: 0, height: 0))

@@ -13,7 +13,7 @@ enum PNGFixtures {
 
     /// Prepares the fixture and checks that every copy is a JPEG libjpeg-turbo decodes cleanly.
     static func prepared(_ path: String, configuration: PhotoPreparer.Configuration = .init()) throws -> PreparedPhoto {
-        let photo = try PhotoPreparer(configuration: configuration).prepare(
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data(path), name: URL(fileURLWithPath: path).lastPathComponent)
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
             let decoded = try DecodedJPEG(copy.data)

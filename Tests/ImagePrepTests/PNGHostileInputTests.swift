@@ -9,7 +9,7 @@ import Testing
 struct PNGHostileInputTests {
     static func refusal(_ name: String, configuration: PhotoPreparer.Configuration = .init()) -> ImagePrepError? {
         do {
-            _ = try PhotoPreparer(configuration: configuration).prepare(
+            _ = try PhotoPreparer(configuration: configuration).prepareBlocking(
                 Fixtures.data("formats/png/hostile/" + name), name: name)
             return nil
         } catch let error as ImagePrepError {
@@ -39,7 +39,7 @@ struct PNGHostileInputTests {
 
     @Test("image data whose zlib stream inflates to 100 MB past its 16 rows: the 16 rows are prepared")
     func idatInflatesPastThePicture() throws {
-        let photo = try PhotoPreparer().prepare(
+        let photo = try PhotoPreparer().prepareBlocking(
             Fixtures.data("formats/png/hostile/idat-inflates-100mb.png"), name: "idat.png")
         #expect(photo.metadata.originalSize == PixelSize(width: 16, height: 16))
     }
@@ -57,7 +57,7 @@ struct PNGHostileInputTests {
 
     @Test("an APNG whose default image is not a frame: the default image, with a warning that says so")
     func defaultImageNotAFrame() throws {
-        let photo = try PhotoPreparer().prepare(
+        let photo = try PhotoPreparer().prepareBlocking(
             Fixtures.data("formats/png/hostile/apng-default-image-not-a-frame.png"), name: "a.png")
         let warning = try #require(photo.warnings.first { $0.kind == .animation })
         #expect(warning.message.contains("default image is prepared"), "\(warning)")
@@ -68,7 +68,7 @@ struct PNGHostileInputTests {
 
     @Test("an APNG declaring 100,000 frames costs one warning, not a frame's work each")
     func manyFrames() throws {
-        let photo = try PhotoPreparer().prepare(
+        let photo = try PhotoPreparer().prepareBlocking(
             Fixtures.data("formats/png/hostile/apng-declares-100000-frames.png"), name: "a.png")
         #expect(photo.warnings.map(\.kind) == [.animation])
         #expect(photo.warnings.first?.message.contains("100000 frames") == true)
@@ -86,7 +86,7 @@ struct PNGHostileInputTests {
             return
         }
         #expect(detail.contains("rows missing"), "\(detail)")
-        let photo = try PhotoPreparer().prepare(
+        let photo = try PhotoPreparer().prepareBlocking(
             Fixtures.data("formats/png/hostile/cut-in-the-image-data.png"), name: "cut.png")
         #expect(photo.warnings.map(\.kind) == [.incompleteImageData])
         #expect(photo.upload.size == PixelSize(width: 64, height: 64))

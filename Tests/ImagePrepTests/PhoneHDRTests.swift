@@ -56,7 +56,7 @@ struct PhoneHDRTests {
         "Each HEIC phone photo is uploaded with its gain map and the headroom its MANIFEST row gives",
         arguments: heicPhones)
     func heicPhone(_ phone: Phone) throws {
-        let photo = try PhotoPreparer().prepare(Fixtures.data(phone.file), name: phone.file)
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(phone.file), name: phone.file)
         try Self.expectUltraHDR(photo, stops: phone.stops, label: phone.file)
         let gainMap = try #require(photo.uploadGainMap)
         // Half the photo's size on each side for the iPhone, a quarter for the Galaxy, as stored.
@@ -68,7 +68,7 @@ struct PhoneHDRTests {
         arguments: jpegPhones)
     func jpegPhone(_ phone: Phone) throws {
         let original = try Fixtures.data(phone.file)
-        let photo = try PhotoPreparer().prepare(original, name: phone.file)
+        let photo = try PhotoPreparer().prepareBlocking(original, name: phone.file)
         try Self.expectUltraHDR(photo, stops: phone.stops, label: phone.file)
         #expect(GainMapTests.isoSegments(photo.upload.data).isEmpty && !phone.isISO)
     }
@@ -78,7 +78,7 @@ struct PhoneHDRTests {
     )
     func appleJPEGSamples() throws {
         let original = try Fixtures.data(Self.jpegPhones[1].file)
-        let photo = try PhotoPreparer().prepare(original, name: "iphone.jpg")
+        let photo = try PhotoPreparer().prepareBlocking(original, name: "iphone.jpg")
         let carried = try DecodedJPEG(#require(photo.uploadGainMap).data).luma
         let source = try DecodedJPEG(Exiftool.run(["-b", "-MPImage2", "-"], input: original)).luma
         #expect(source.width == carried.width && source.height == carried.height, "192x256 in the photo's 384x512")
@@ -102,10 +102,10 @@ struct PhoneHDRTests {
     func appleJPEGBroken(old: String, new: String, cause: String) throws {
         var bytes = try [UInt8](Fixtures.data(Self.jpegPhones[1].file))
         try HEIFGainMapTests.replace(old, with: new, in: &bytes)
-        let photo = try PhotoPreparer().prepare(Data(bytes), name: "broken.jpg")
+        let photo = try PhotoPreparer().prepareBlocking(Data(bytes), name: "broken.jpg")
         var preparer = PhotoPreparer()
         preparer.configuration.carriesGainMap = false
-        let sdr = try preparer.prepare(Data(bytes), name: "broken.jpg")
+        let sdr = try preparer.prepareBlocking(Data(bytes), name: "broken.jpg")
         #expect(photo.upload == sdr.upload && photo.uploadGainMap == nil)
         let warnings = photo.warnings.filter { $0.kind == .gainMap }.map(\.message)
         #expect(warnings.count == 1 && warnings[0].contains(cause), "\(warnings)")
@@ -119,7 +119,7 @@ struct PhoneHDRTests {
         let toneMap = try original.withUnsafeBytes { bytes in
             try #require(try HEIFContainer(bytes).toneMapMetadata()).get()
         }
-        let photo = try PhotoPreparer().prepare(original, name: phone.file)
+        let photo = try PhotoPreparer().prepareBlocking(original, name: phone.file)
         let gainMap = try #require(photo.uploadGainMap).data
         let signature = Data(UltraHDRSource.isoSignature)
         #expect(GainMapTests.isoSegments(photo.upload.data).map { $0.dropFirst(4) } == [signature + [0, 0, 0, 0]])
@@ -158,7 +158,7 @@ struct PhoneHDRTests {
 
     @Test("The crafted tmap (2.5 stops) wins over the maker note (1.8): its values carried, the samples as they are")
     func toneMapPreferred() throws {
-        let photo = try PhotoPreparer().prepare(
+        let photo = try PhotoPreparer().prepareBlocking(
             Fixtures.data("heic/gainmap/iphone-hdr-tmap.heic"), name: "tmap.heic")
         try Self.expectUltraHDR(photo, stops: 2.5, label: "tmap")
         let (_, gainMapTags) = try Self.exiftoolReading(of: photo.upload.data)
@@ -175,13 +175,13 @@ struct PhoneHDRTests {
         "The crafted forms no real file here has: iOS 26's layout (mattes, a style delta map, a linear thumbnail, each an auxl of the photo and the tmap: its tmap's 2.5 stops), an iPhone JPEG whose gain map XMP is version 2 (its HDRGainMapHeadroom 4: 2 stops, not the maker note's 3)",
         arguments: [("heic/gainmap/iphone-ios26-like.heic", 2.5), ("crafted/iphone-jpeg-apple-gainmap-v2.jpg", 2)])
     func craftedForm(file: String, stops: Double) throws {
-        let photo = try PhotoPreparer().prepare(Fixtures.data(file), name: file)
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(file), name: file)
         try Self.expectUltraHDR(photo, stops: stops, label: file)
     }
 
     @Test("A version 2 gain map's HDRGainMapHeadroom (4, 2 stops) wins over the maker note (1.8), its samples remapped")
     func appleVersion2() throws {
-        let photo = try PhotoPreparer().prepare(Fixtures.data("heic/gainmap/iphone-hdr-v2.heic"), name: "v2.heic")
+        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data("heic/gainmap/iphone-hdr-v2.heic"), name: "v2.heic")
         try Self.expectUltraHDR(photo, stops: 2, label: "v2")
         let (_, gainMapTags) = try Self.exiftoolReading(of: photo.upload.data)
         #expect(gainMapTags["XMP-hdrgm:Gamma"] as? Double == 1 && gainMapTags["XMP-hdrgm:OffsetSDR"] as? Double == 0)
@@ -233,7 +233,7 @@ struct PhoneHDRTests {
     func meaning(_ edit: Edit) throws {
         var bytes = try [UInt8](Fixtures.data(edit.file))
         try edit.edit(&bytes)
-        let photo = try PhotoPreparer().prepare(Data(bytes), name: "edited.heic")
+        let photo = try PhotoPreparer().prepareBlocking(Data(bytes), name: "edited.heic")
         if let stops = edit.stops {
             try Self.expectUltraHDR(photo, stops: stops, label: edit.description)
         } else {
@@ -266,7 +266,7 @@ struct PhoneHDRTests {
     func optOut(_ phone: Phone) throws {
         var preparer = PhotoPreparer()
         preparer.configuration.carriesGainMap = false
-        let photo = try preparer.prepare(Fixtures.data(phone.file), name: phone.file)
+        let photo = try preparer.prepareBlocking(Fixtures.data(phone.file), name: phone.file)
         #expect(photo.uploadGainMap == nil && photo.warnings.isEmpty, "\(photo.warnings)")
     }
 }

@@ -26,7 +26,7 @@ actor PreparedCorpus {
         let data = try Fixtures.data("corpus/" + name)
         let run = Task.detached {
             Result { () throws(ImagePrepError) in
-                try PhotoPreparer(configuration: Self.configuration).prepare(data, name: name)
+                try PhotoPreparer(configuration: Self.configuration).prepareBlocking(data, name: name)
             }
         }
         runs[name] = run

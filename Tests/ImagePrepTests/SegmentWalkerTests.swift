@@ -130,7 +130,7 @@ extension SegmentWalkerTests {
         // exiftool reads nothing from it either, not even the size.
         #expect(metadata == PhotoMetadata(originalSize: PixelSize(width: 0, height: 0)))
         // libjpeg reads on and decodes it; the prepared photo says why its metadata is missing.
-        let photo = try PhotoPreparer().prepare(try Fixtures.data(path), name: path)
+        let photo = try PhotoPreparer().prepareBlocking(try Fixtures.data(path), name: path)
         #expect(photo.warnings.contains(stopped))
         #expect(photo.metadata.originalSize == PixelSize(width: 250, height: 188))
         #expect(photo.metadata.captureTime == nil)

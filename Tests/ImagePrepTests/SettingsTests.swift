@@ -46,7 +46,7 @@ struct SettingsTests {
         preparer.configuration.quality = 0
         let data = try Fixtures.data("corpus/orientation-landscape-1.jpg")
         #expect(throws: ImagePrepError.invalidSetting(setting: "quality", value: "0", allowed: "1 to 100")) {
-            try preparer.prepare(data, name: "a.jpg")
+            try preparer.prepareBlocking(data, name: "a.jpg")
         }
         await #expect(throws: ImagePrepError.invalidSetting(setting: "quality", value: "0", allowed: "1 to 100")) {
             try await preparer.prepare(contentsOf: Fixtures.url("corpus/orientation-landscape-1.jpg"))
@@ -67,7 +67,7 @@ struct SettingsTests {
     /// The synchronous form, called from a synchronous function: in an async one the async
     /// overload is chosen.
     static func prepareBlocking(_ preparer: PhotoPreparer, _ url: URL) throws -> PreparedPhoto {
-        try preparer.prepare(contentsOf: url)
+        try preparer.prepareBlocking(contentsOf: url)
     }
 
     @Test func theAsyncFormGivesWhatTheOtherDoes() async throws {

@@ -56,10 +56,10 @@ struct StreamEncodeTests {
         let data = try Fixtures.data(path)
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = maxEdge
-        let alone = try PhotoPreparer(configuration: configuration).prepare(data, name: path)
+        let alone = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path)
         configuration.splitsWorkAcrossCores = true
         let workspace = PreparationWorkspace()
-        let split = try PhotoPreparer(configuration: configuration).prepare(data, name: path, workspace: workspace)
+        let split = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path, workspace: workspace)
         #expect(workspace.lastDecode.isUploadStreamed == streams)
         #expect(split.upload == alone.upload)
         #expect(split.display == alone.display)

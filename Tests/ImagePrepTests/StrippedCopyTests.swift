@@ -48,7 +48,7 @@ struct StrippedCopyTests {
             let start = hex.index(hex.startIndex, offsetBy: offset)
             return Double(UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!)
         }
-        let photo = try Self.preparer.prepare(Fixtures.data("corpus/" + name), name: name)
+        let photo = try Self.preparer.prepareBlocking(Fixtures.data("corpus/" + name), name: name)
         let display = try #require(photo.display)
         let decoded = try DecodedJPEG(display.data)
         let orientedWidth = try #require(expected["oriented_width"]?.int)
@@ -76,7 +76,7 @@ struct StrippedCopyTests {
         "every stripped copy of every corpus photo holds only JFIF, the comments and the image", arguments: preparable)
     func copiesAreStripped(name: String) throws {
         let original = try Fixtures.data("corpus/" + name)
-        let photo = try Self.preparer.prepare(original, name: name)
+        let photo = try Self.preparer.prepareBlocking(original, name: name)
         let comments: [Data] = original.withUnsafeBytes { bytes in
             SegmentWalker.walk(bytes).commentSegments.map { Data(bytes[$0.bytes]) }
         }
@@ -116,7 +116,7 @@ struct StrippedCopyTests {
         }
         let reference = try JSONDecoder().decode(Reference.self, from: Fixtures.data("color/p3-reference.json"))
         let name = "gps-north-west-display-p3-nikon.jpg"
-        let photo = try Self.preparer.prepare(Fixtures.data("corpus/" + name), name: name)
+        let photo = try Self.preparer.prepareBlocking(Fixtures.data("corpus/" + name), name: name)
         let display = try DecodedJPEG(try #require(photo.display).data, makingRGB: true)
         #expect(display.size == PixelSize(width: 600, height: 400))
         for patch in reference.patches {

@@ -59,7 +59,7 @@ struct WarningFormTests {
         var found: [(String, PhotoWarning)] = []
         for path in paths {
             guard let data = try? Fixtures.data(path) else { continue }
-            let prepared = (try? preparer.prepare(data, name: path))?.warnings ?? []
+            let prepared = (try? preparer.prepareBlocking(data, name: path))?.warnings ?? []
             let read = PhotoMetadata.read(from: data).warnings
             found += (prepared + read).map { (path, $0) }
         }

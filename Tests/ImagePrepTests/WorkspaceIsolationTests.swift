@@ -15,7 +15,7 @@ struct WorkspaceIsolationTests {
 
         init(_ preparer: PhotoPreparer, _ data: Data, name: String, workspace: PreparationWorkspace) {
             do {
-                let photo = try preparer.prepare(data, name: name, workspace: workspace)
+                let photo = try preparer.prepareBlocking(data, name: name, workspace: workspace)
                 self = .photo(
                     upload: photo.upload.data, display: photo.display?.data, thumbnail: photo.thumbnail?.data,
                     warnings: photo.warnings)
@@ -224,7 +224,7 @@ struct SharedWorkspaceTests {
         let data = try Fixtures.data(name)
         let preparer = PhotoPreparer()
         // In an async context the bare call is the async form; a synchronous closure picks the other.
-        let synchronous = try { () throws(ImagePrepError) in try preparer.prepare(data, name: name) }()
+        let synchronous = try { () throws(ImagePrepError) in try preparer.prepareBlocking(data, name: name) }()
         let asynchronous = try await preparer.prepare(data, name: name)
         #expect(asynchronous.upload.data == synchronous.upload.data)
         #expect(asynchronous.metadata == synchronous.metadata)

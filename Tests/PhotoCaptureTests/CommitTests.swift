@@ -50,7 +50,7 @@ struct CommitTests {
         try await withTemporaryFolder { folder in
             let preparer = PhotoPreparer()
             let photos = try ["offset-plus0200-pixel8pro-8x8.jpg", "gps-south-east-australia.jpg"].map { name in
-                try preparer.prepare(contentsOf: Fixtures.corpus.appendingPathComponent(name))
+                try preparer.prepareBlocking(contentsOf: Fixtures.corpus.appendingPathComponent(name))
             }
             let time = try #require(photos[0].metadata.captureTime)
             #expect(time.utcOffset != nil)

@@ -219,7 +219,7 @@ struct FuzzTests {
     /// How a seed's position could show in text: its latitude and longitude in decimal degrees,
     /// to two decimals, cut and rounded (none for a seed without GPS).
     static func coordinateDigits(of original: [UInt8]) throws -> [String] {
-        let photo = try preparer(acceptingIncompleteData: true).prepare(Data(original), name: "seed")
+        let photo = try preparer(acceptingIncompleteData: true).prepareBlocking(Data(original), name: "seed")
         guard let location = photo.metadata.location else { return [] }
         return [location.latitude, location.longitude].flatMap { degrees in
             let hundredths = abs(degrees) * 100
@@ -239,7 +239,7 @@ struct FuzzTests {
     /// - Returns: whether it was prepared (rather than refused).
     static func compare(_ item: Case, _ report: PhotoReport, outputs: URL, coordinates: [String]) throws -> Bool {
         let preparer = preparer(acceptingIncompleteData: item.acceptsIncompleteData)
-        let alone = Result { () throws(ImagePrepError) in try preparer.prepare(item.bytes, name: item.input) }
+        let alone = Result { () throws(ImagePrepError) in try preparer.prepareBlocking(item.bytes, name: item.input) }
         switch alone {
         case .failure(let error):
             expectNoCoordinates(in: error.description, of: coordinates, label: item.label)
@@ -361,7 +361,7 @@ enum SegmentRules {
         segments.removeFirst(min(1, segments.count))
         #expect(photo.upload.data.suffix(gainMap.data.count) == gainMap.data, "\(label): the gain map at the end")
         do {
-            let decoded = try FuzzTests.preparer(acceptingIncompleteData: false).prepare(gainMap.data, name: "gain map")
+            let decoded = try FuzzTests.preparer(acceptingIncompleteData: false).prepareBlocking(gainMap.data, name: "gain map")
             #expect(decoded.metadata.originalSize == gainMap.size, "\(label)")
             #expect(!decoded.warnings.contains { $0.kind == .imageData }, "\(label): \(decoded.warnings)")
         } catch {
@@ -375,7 +375,7 @@ enum SegmentRules {
         let strict = FuzzTests.preparer(acceptingIncompleteData: false)
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
             do {
-                let again = try strict.prepare(copy.data, name: "copy")
+                let again = try strict.prepareBlocking(copy.data, name: "copy")
                 #expect(again.metadata.originalSize == copy.size, "\(label)")
                 #expect(
                     !again.warnings.contains { $0.kind == .imageData || $0.kind == .incompleteImageData },

@@ -90,15 +90,18 @@ public struct PhotoPreparer: Sendable {
         self.configuration = configuration
     }
 
-    /// Reads and prepares the photo (JPEG, HEIF or PNG) at `url`, on the caller's thread: for a worker
-    /// thread of one's own. It cannot be cancelled; the async form can.
+    /// Reads and prepares the photo at `url`, in any format ImagePrep reads, blocking the calling
+    /// thread for the whole decode: for a worker thread of one's own (a batch, a command). It
+    /// cannot be cancelled. App code calls ``prepare(contentsOf:workspace:)`` instead,
+    /// which runs off the caller's executor; from async code this one is a warning.
     ///
     /// - Parameters:
     ///   - url: the photo's file, read whole before the decode.
     ///   - workspace: buffers to reuse from an earlier photo; one per thread.
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming the file and the cause.
-    public func prepare(
+    @available(*, noasync, message: "it blocks the thread for the whole decode: use 'await prepare(contentsOf:)'")
+    public func prepareBlocking(
         contentsOf url: URL, workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
     ) throws(ImagePrepError)
         -> PreparedPhoto
@@ -106,8 +109,7 @@ public struct PhotoPreparer: Sendable {
         try prepareFile(at: url, workspace: workspace)
     }
 
-    /// Both forms of `prepare(contentsOf:workspace:)`: one name for each, since an async context
-    /// would otherwise always pick the async overload.
+    /// Both forms of preparing a file, once its task's cancel flag is known.
     private func prepareFile(
         at url: URL, workspace: PreparationWorkspace, cancellation: PreparationCancellation = PreparationCancellation()
     ) throws(ImagePrepError) -> PreparedPhoto {
@@ -119,9 +121,9 @@ public struct PhotoPreparer: Sendable {
             data, name: url.relativePath, workspace: workspace, readTime: clock.now - start, cancellation: cancellation)
     }
 
-    /// Reads and prepares the photo at `url` (JPEG, HEIF or PNG) off the caller's executor: for an app that
-    /// prepares a photo from the main actor without blocking its UI. The work runs on the
-    /// concurrent executor.
+    /// Reads and prepares the photo at `url`, in any format ImagePrep reads, off the caller's
+    /// executor: for an app that prepares a photo from the main actor without blocking its UI. The
+    /// work runs on the concurrent executor.
     ///
     /// Cancelling the task stops the work within a strip of a JPEG or a tile of a HEIF file (see
     /// docs/library.md, "Cancelling"): the call then throws `CancellationError`, having freed what it
@@ -144,22 +146,25 @@ public struct PhotoPreparer: Sendable {
         }
     }
 
-    /// Prepares a photo's bytes (JPEG, HEIF or PNG) that did not come from a file (a camera buffer, a
-    /// download), on the caller's thread. It cannot be cancelled; the async form can.
+    /// Prepares a photo's bytes that did not come from a file (a camera buffer, a download),
+    /// blocking the calling thread for the whole decode: for a worker thread of one's own. It
+    /// cannot be cancelled. App code calls ``prepare(_:name:workspace:)`` instead;
+    /// from async code this one is a warning.
     ///
     /// - Parameters:
-    ///   - jpeg: the photo's bytes, JPEG or HEIF (the name is older than HEIF support).
+    ///   - bytes: the photo's bytes, in any format ImagePrep reads.
     ///   - name: what errors and warnings call these bytes, typically a file name.
     ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
     /// - Throws: `ImagePrepError` naming `name` and the cause.
-    public func prepare(
-        _ jpeg: Data, name: String,
+    @available(*, noasync, message: "it blocks the thread for the whole decode: use 'await prepare(_:name:)'")
+    public func prepareBlocking(
+        _ bytes: Data, name: String,
         workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
     )
         throws(ImagePrepError) -> PreparedPhoto
     {
-        try prepareBytes(jpeg, name: name, workspace: workspace, readTime: .zero)
+        try prepareBytes(bytes, name: name, workspace: workspace, readTime: .zero)
     }
 
     /// Prepares a photo's bytes (a camera buffer, a download) off the caller's executor, as
@@ -171,7 +176,7 @@ public struct PhotoPreparer: Sendable {
     /// held; it makes no result. A call that finished before it saw the cancel returns its photo.
     ///
     /// - Parameters:
-    ///   - jpeg: the photo's bytes, JPEG or HEIF (the name is older than HEIF support).
+    ///   - bytes: the photo's bytes, in any format ImagePrep reads.
     ///   - name: what errors and warnings call these bytes, typically a file name.
     ///   - workspace: buffers to reuse from an earlier photo (see `PreparationWorkspace`).
     /// - Returns: the three copies and the metadata.
@@ -179,15 +184,15 @@ public struct PhotoPreparer: Sendable {
     ///   was cancelled.
     @concurrent
     public func prepare(
-        _ jpeg: Data, name: String,
+        _ bytes: Data, name: String,
         workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
     ) async throws -> PreparedPhoto {
         try await cancellable { cancellation throws(ImagePrepError) in
-            try prepareBytes(jpeg, name: name, workspace: workspace, readTime: .zero, cancellation: cancellation)
+            try prepareBytes(bytes, name: name, workspace: workspace, readTime: .zero, cancellation: cancellation)
         }
     }
 
-    /// Both forms of `prepare(_:name:workspace:)`, and the file forms once the file is read.
+    /// Every form of preparing, once the bytes are read.
     ///
     /// - Parameter cancellation: the flag the async forms raise when their task is cancelled; the
     ///   synchronous forms pass one that nothing raises.

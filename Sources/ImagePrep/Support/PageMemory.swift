@@ -80,7 +80,7 @@ struct PageMemory: ~Copyable {
 /// Memory for a whole photo file's bytes, read by the caller.
 ///
 /// A 4 MB photo read into ordinary memory is a thousand page faults, 4–5 ms of a one-photo
-/// process; in huge pages it is two. `PhotoPreparer.prepare(contentsOf:)` reads this way; a
+/// process; in huge pages it is two. `PhotoPreparer.prepareBlocking(contentsOf:)` reads this way; a
 /// caller that reads files itself (to report its own errors) can too.
 public enum PhotoBytes {
     /// The largest file read as a photo, 1 GiB: a 100 MP JPEG at quality 100 is about 40 MB, and

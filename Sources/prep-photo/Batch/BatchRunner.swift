@@ -242,7 +242,7 @@ final class BatchRunner: Sendable {
                     throw .unreadable(file: input.description, reason: reason)
                 }
             }
-            prepared = try preparer.prepare(data, name: input.description, workspace: workspace)
+            prepared = try preparer.prepareBlocking(data, name: input.description, workspace: workspace)
         } catch {
             return .decided(.failed(code: error.code, message: error.description))
         }
