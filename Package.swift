@@ -57,6 +57,12 @@ let package = Package(
         // needs no libheif header: `include/Libheif.h` declares the part of the API it uses.
         .target(name: "CHeif"),
 
+        // giflib 5.2 (no pkg-config file in Debian 12): GIF, read a line at a time.
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"]), .brew(["giflib"])]),
+        // libwebp and its demuxer: WebP decoded at the upload's size, its chunks (EXIF, ICCP, XMP, frames).
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
+
         // The per-pixel loops in C: fast in a debug build too, and compiled for AVX2 beside the
         // baseline, picked at run time.
         .target(name: "CPixelKernels"),
@@ -64,6 +70,7 @@ let package = Package(
             name: "ImagePrep",
             dependencies: [
                 "CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer", "PackageVersion",
+                "CGIF", "CWebP",
             ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),

@@ -32,6 +32,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     /// libjpeg-turbo could not decode the JPEG to its last row, or could not read its header.
     /// `detail` says what is wrong in our words, with no number read from the file.
     case corruptJPEG(file: String, detail: String)
+    /// A GIF whose blocks or image data giflib cannot read (before any row of its first frame).
+    case corruptGIF(file: String, detail: String)
+    /// A WebP file whose RIFF chunks or image data libwebp cannot read.
+    case corruptWebP(file: String, detail: String)
     /// A HEIF file (HEIC, AVIF) whose structure or image data libheif cannot read.
     case corruptHEIF(file: String, detail: String)
     /// A HEIF file whose image is coded in a way this build cannot decode (VVC, JPEG 2000, or
@@ -62,7 +66,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         case .unreadable(let file, _), .empty(let file), .notJPEG(let file, _), .unsupportedJPEG(let file, _),
             .tooManyPixels(let file, _, _), .tooMuchDecoding(let file, _, _), .tooManyScans(let file, _),
             .incompleteImageData(let file, _),
-            .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
+            .corruptJPEG(let file, _), .corruptGIF(let file, _), .corruptWebP(let file, _), .corruptHEIF(let file, _),
+            .unsupportedHEIF(let file, _),
             .heifWithoutImage(let file), .heifSecurityLimit(let file, _), .heifUnavailable(let file, _),
             .encodingFailed(let file, _),
             .outOfMemory(let file, _):
@@ -93,6 +98,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' has missing or damaged image data: \(detail)."
         case .corruptJPEG(let file, let detail):
             return "'\(file)' is a damaged JPEG: \(detail)."
+        case .corruptGIF(let file, let detail):
+            return "'\(file)' is a damaged GIF: \(detail)."
+        case .corruptWebP(let file, let detail):
+            return "'\(file)' is a damaged WebP file: \(detail)."
         case .corruptHEIF(let file, let detail):
             return "'\(file)' is a damaged HEIF file: \(detail)."
         case .unsupportedHEIF(let file, let reason):

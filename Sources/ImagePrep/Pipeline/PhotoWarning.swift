@@ -15,6 +15,9 @@ public struct PhotoWarning: Sendable, Hashable, Codable, CustomStringConvertible
         /// The photo holds an HDR gain map (an Ultra HDR JPEG's, an iPhone's or a Samsung's) that
         /// could not be carried; the upload is SDR only.
         case gainMap
+        /// The file is animated (a GIF, an animated WebP): only its first frame, as a viewer
+        /// shows it first, is carried.
+        case animation
     }
 
     /// What the warning is about, for an app that reacts to some kinds and not others.
