@@ -103,7 +103,8 @@ let package = Package(
         .executableTarget(name: "notes-example", dependencies: ["Outbox"]),
         // The whole-job benchmark against vipsthumbnail; run it from a release build (docs/benchmark.md).
         .executableTarget(
-            name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser", "PlatformLayer"]),
+            name: "prep-bench",
+            dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser", "PlatformLayer", "CGIF", "CWebP"]),
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 
