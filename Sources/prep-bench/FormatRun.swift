@@ -12,6 +12,8 @@ struct FormatRow: Codable, Sendable {
     var batches: [String: [BatchMeasurement]] = [:]
     /// The floor's tool name, when the format has one here.
     var floorTool: String?
+    /// The tools that refused the file, left out of its rows.
+    var leftOut: [String] = []
 }
 
 enum FormatRun {
@@ -40,7 +42,18 @@ enum FormatRun {
             }
             let photo = BenchPhoto(path: path, width: 0, height: 0, byteCount: data.count)
             var row = FormatRow(path: path)
-            let single = (tools + (hasFloor(path) ? [floor] : [])).filter { $0.kind != .prepPhoto(isFast: true) }
+            // A tool that refuses the file (prep-photo before the PNG branch, on a PNG) is left out.
+            let probe = try folder("\(work)/formats/\(index)/probe")
+            let single = (tools + (hasFloor(path) ? [floor] : [])).filter { tool in
+                guard tool.kind != .prepPhoto(isFast: true) else { return false }
+                do throws(BenchError) {
+                    _ = try launcher.run(tool.arguments(for: photo, into: probe), stderrPath: "\(probe)/stderr.txt")
+                    return true
+                } catch {
+                    row.leftOut.append(tool.name)
+                    return false
+                }
+            }
             row.floorTool = hasFloor(path) ? floor.name : nil
             var failure: BenchError?
             row.processes = try SubprocessRun.timePhotos(
@@ -58,9 +71,12 @@ enum FormatRun {
             let copiesFolder = try folder("\(work)/formats/\(index)/copies")
             let copies = (0..<batchCopies).map { copy in
                 let name = "\(copiesFolder)/copy-\(copy).\(URL(fileURLWithPath: path).pathExtension)"
-                FileManager.default.createFile(atPath: name, contents: data)
+                if !FileManager.default.createFile(atPath: name, contents: data) {
+                    failure = .cannotWrite(path: name, reason: "it cannot be created")
+                }
                 return BenchPhoto(path: name, width: 0, height: 0, byteCount: data.count)
             }
+            if let failure { throw failure }
             for _ in 1...batchRuns {
                 for tool in single where tool.kind != .decodeFloor {
                     row.batches[tool.name, default: []].append(
@@ -93,6 +109,10 @@ enum FormatRun {
                 text += "\(format(median(runs.map(\.cpuMS)), 1)) | \(format(runs.map(\.peakRSSMB).max(), 1)) | "
                 text += "\(format(batch, 1)) |\n"
             }
+        }
+        for row in rows where !row.leftOut.isEmpty {
+            text += "\n\(URL(fileURLWithPath: row.path).lastPathComponent): left out, since it refused the file: "
+            text += row.leftOut.joined(separator: ", ") + "\n"
         }
         text += "\n"
         for row in rows {

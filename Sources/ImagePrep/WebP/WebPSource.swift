@@ -21,8 +21,18 @@ struct WebPSource: PhotoSource {
         bytes.starts(with: Array("RIFF".utf8)) && bytes.count >= 12 && bytes.hasPrefix(Array("WEBP".utf8), at: 8..<12)
     }
 
+    /// The canvas a VP8X chunk right after the RIFF header declares (24 bits a side, less one).
+    static func extendedCanvas(_ bytes: UnsafeRawBufferPointer) -> PixelSize? {
+        guard bytes.count >= 30, bytes.hasPrefix(Array("VP8X".utf8), at: 12..<16) else { return nil }
+        func side(_ offset: Int) -> Int { (0..<3).reduce(1) { $0 + Int(bytes[offset + $1]) << (8 * $1) } }
+        return PixelSize(width: side(24), height: side(27))
+    }
+
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {
         var start = clock.now
+        // A VP8X canvas first: libwebp calls one of more than 2^32 pixels, or a still picture's
+        // that its frame does not fill, damaged, where its size is the reason to refuse it.
+        if let canvas = Self.extendedCanvas(bytes) { try context.checkPixelLimit(canvas) }
         // The VP8X, VP8 or VP8L header's size, before the demuxer or the decoder allocates.
         var features = WebPBitstreamFeatures()
         let status = cwebp_features(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, &features)
@@ -46,7 +56,8 @@ struct WebPSource: PhotoSource {
             uploadSegments += segment.map { [$0] } ?? []
             warnings += exifWarnings
         }
-        if let xmp = container.chunk("XMP ") {
+        // "XMP\0" as some writers name it (exiftool reads it too).
+        if let xmp = container.chunk("XMP ") ?? container.chunk("XMP\u{0}") {
             if let segment = XMPSegment.make(packet: xmp) {
                 uploadSegments.append(segment)
             } else {
