@@ -93,7 +93,9 @@ struct FuzzTests {
     /// loops or a decode that never ends fails the run. And its address space: a decode that
     /// asks for gigabytes fails inside the cap instead of taking the machine.
     static let timeLimit: Duration = .seconds(300)
-    /// `PREP_FUZZ_MEMORY_MB` lowers it (the GIF and WebP runs of issue 53 ran under 400).
+    /// `PREP_FUZZ_MEMORY_MB` changes it. It caps address space, not resident memory: a thread's
+    /// stack and glibc's malloc arenas reserve far more than they touch, so 400 MB of address
+    /// space refuses allocations of files that take 30 MB resident.
     static let memoryLimit = (Int(environment["PREP_FUZZ_MEMORY_MB"] ?? "") ?? 4096) << 20
 
     /// Small copies keep each photo near a millisecond; a pixel limit just above the largest
