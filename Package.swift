@@ -59,6 +59,12 @@ let package = Package(
         // libspng 0.7 (Debian 12's libspng0): PNG and APNG input, a row at a time, no longjmp.
         .systemLibrary(name: "CSPNG", pkgConfig: "spng", providers: [.apt(["libspng-dev"]), .brew(["libspng"])]),
 
+        // giflib 5.2 (no pkg-config file in Debian 12): GIF, read a line at a time.
+        .systemLibrary(name: "CGIF", providers: [.apt(["libgif-dev"]), .brew(["giflib"])]),
+        // libwebp and its demuxer: WebP decoded at the upload's size, its chunks (EXIF, ICCP, XMP, frames).
+        .systemLibrary(
+            name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"]), .brew(["webp"])]),
+
         // The per-pixel loops in C: fast in a debug build too, and compiled for AVX2 beside the
         // baseline, picked at run time.
         .target(name: "CPixelKernels"),
@@ -66,7 +72,7 @@ let package = Package(
             name: "ImagePrep",
             dependencies: [
                 "CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer", "PackageVersion",
-                "CSPNG",
+                "CSPNG", "CGIF", "CWebP",
             ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),
@@ -99,7 +105,8 @@ let package = Package(
         .executableTarget(name: "notes-example", dependencies: ["Outbox"]),
         // The whole-job benchmark against vipsthumbnail; run it from a release build (docs/benchmark.md).
         .executableTarget(
-            name: "prep-bench", dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser", "PlatformLayer"]),
+            name: "prep-bench",
+            dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser", "PlatformLayer", "CGIF", "CWebP"]),
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 

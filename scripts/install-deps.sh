@@ -25,6 +25,8 @@ packages=(
   parallel # GNU parallel: the recipe of docs/sharding for a few machines reached by ssh
   python3-yaml # reads docs/sharding's Kubernetes Job, which stays on paper, to check its YAML and command
   libspng-dev libspng0 # CSPNG: PNG and APNG input, a row at a time (libspng reports errors by return code, no longjmp)
+  libgif-dev libgif7 # CGIF: giflib, GIF input a line at a time
+  libwebp-dev libwebp7 libwebpdemux2 # CWebP: libwebp (decoded at the upload's size) and its demuxer (chunks, frames)
 )
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo)

@@ -37,6 +37,9 @@ struct BenchOptions {
     var dec265Path: String? = BenchOptions.searchPath(for: "dec265") ?? BenchOptions.searchPath(for: "libde265-dec265")
     /// Photos of about 200 MP (`Benchmarks/make-200mp.sh`), timed with their peak memory alone.
     var hugePhotos: [String] = []
+    /// Files of other formats (a phone screenshot PNG, a WebP photo, an animated GIF), each timed
+    /// alone beside vipsthumbnail and its format's decoder (`FormatRun`); with no folder, only these.
+    var formatFiles: [String] = []
 
     static let usage = "prep-bench [options] <folder-of-jpegs>"
 
@@ -84,6 +87,14 @@ struct BenchOptions {
                 "A photo of about 200 MP (JPEG or HEIC, Benchmarks/make-200mp.sh makes both): prep-photo and vipsthumbnail on it alone, with their peak memory. Repeatable."
         ),
         Option(
+            "format", value: .required(placeholder: "file"),
+            help:
+                "A PNG, GIF or WebP file: prep-photo beside vipsthumbnail on it alone and on copies of it in a batch, and beside libwebp or giflib decoding it alone. Repeatable; without <folder-of-jpegs>, only these rows."
+        ),
+        Option(
+            "decode-floor", value: .required(placeholder: "file"),
+            help: "Decode a GIF or WebP with its own library alone and exit: the floor that --format times."),
+        Option(
             "report", value: .required(placeholder: "file.json"),
             help: "Print the tables of an earlier --json run (no folder needed)."),
         Option("help", short: "h", help: "Show this help."),
@@ -124,6 +135,8 @@ struct BenchOptions {
     enum Action {
         case run(BenchOptions)
         case showHelp
+        /// `--decode-floor FILE`: one decode, timed by the run that started this process.
+        case decodeFloor(String)
     }
 
     static func parse(_ arguments: [CommandLineArgument]) throws(UsageError) -> Action {
@@ -148,9 +161,11 @@ struct BenchOptions {
         if let dec265 = try parsed.string("dec265") { options.dec265Path = dec265 == "none" ? nil : dec265 }
         options.hugePhotos = try parsed.strings("huge")
         options.reportPath = try parsed.string("report")
+        options.formatFiles = try parsed.strings("format")
+        if let file = try parsed.string("decode-floor") { return .decodeFloor(file) }
 
         let folders = parsed.arguments
-        if options.reportPath != nil, folders.isEmpty { return .run(options) }
+        if options.reportPath != nil || !options.formatFiles.isEmpty, folders.isEmpty { return .run(options) }
         guard let folder = folders.first else { throw UsageError("Missing expected argument '<folder-of-jpegs>'") }
         try parsed.expectNoArguments(after: 1)
         options.photoFolder = try folder.text(for: "<folder-of-jpegs>")

@@ -11,6 +11,9 @@ struct CommandTool: Sendable {
         /// libde265's own decoder on a HEIC's tiles alone (the `.hevc` beside it): the CPU that
         /// the HEIC rows' whole job cannot go below.
         case hevcFloor
+        /// libwebp or giflib alone decoding a WebP or a GIF (`prep-bench --decode-floor`): the
+        /// floor beside the `--format` rows.
+        case decodeFloor
     }
 
     let kind: Kind
@@ -26,7 +29,9 @@ struct CommandTool: Sendable {
 
     /// The tool that `name` names, as saved in `BenchResults.toolNames`.
     init?(name: String, executable: String, jobs: Int) {
-        let kinds: [Kind] = [.vipsthumbnail, .prepPhoto(isFast: false), .prepPhoto(isFast: true), .hevcFloor]
+        let kinds: [Kind] = [
+            .vipsthumbnail, .prepPhoto(isFast: false), .prepPhoto(isFast: true), .hevcFloor, .decodeFloor,
+        ]
         guard let kind = kinds.first(where: { CommandTool(kind: $0, executable: "", jobs: 0).name == name }) else {
             return nil
         }
@@ -41,6 +46,7 @@ struct CommandTool: Sendable {
         case .vipsthumbnail: "vipsthumbnail"
         case .prepPhoto(let isFast): isFast ? "prep-photo --fast" : "prep-photo"
         case .hevcFloor: "dec265 -t 0"
+        case .decodeFloor: "decoder alone"
         }
     }
 
@@ -50,6 +56,7 @@ struct CommandTool: Sendable {
         case .vipsthumbnail: "2048 only"
         case .prepPhoto: "whole job"
         case .hevcFloor: "the HEVC floor: its tiles decoded alone"
+        case .decodeFloor: "the floor: libwebp or giflib decoding it alone"
         }
     }
 
@@ -67,6 +74,8 @@ struct CommandTool: Sendable {
         case .hevcFloor:
             // One process, no worker threads: libde265 alone, as ImagePrep drives it.
             [executable, "-q", "-t", "0", Self.hevcStream(of: photo)]
+        case .decodeFloor:
+            [executable, "--decode-floor", photo.path]
         }
     }
 
@@ -90,9 +99,9 @@ struct CommandTool: Sendable {
         case .prepPhoto(let isFast):
             [executable] + (isFast ? ["--fast"] : []) + pixelLimit(for: photos)
                 + ["--overwrite", "--jobs", "\(jobs)", "--out", folder] + photos.map(\.path)
-        case .hevcFloor:
-            // dec265 decodes one stream; the floor is a single photo's CPU.
-            preconditionFailure("the HEVC floor is timed one photo at a time")
+        case .hevcFloor, .decodeFloor:
+            // A floor decodes one file; it is a single photo's CPU.
+            preconditionFailure("a floor is timed one photo at a time")
         }
     }
 

@@ -20,6 +20,7 @@ do {
         print(BenchOptions.help, terminator: "")
         exit(0)
     case .run(let parsed): options = parsed
+    case .decodeFloor(let file): exit(DecodeFloor.run(file))
     }
 } catch {
     FileHandle.standardError.write(Data(error.report(usage: BenchOptions.usage, command: "prep-bench").utf8))
@@ -149,6 +150,7 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
             tools: tools.filter { $0.kind != .prepPhoto(isFast: true) },
             runs: options.runs, launcher: launcher, work: work, progress: say)
     }
+    if !options.formatFiles.isEmpty { try measureFormats(options, launcher: launcher) }
     results.loadAverageAtEnd = loadAverage()
 
     // 6. prep-photo's peak memory at every edge, on a photo at the pixel limit.
@@ -167,6 +169,20 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
     results.quality = try QualityRun.measure(
         photos.all, outputs: outputs, workers: options.jobs, computesSSIM: !options.skipsQuality)
     return results
+}
+
+/// The `--format` rows, printed as soon as they are measured.
+func measureFormats(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchError) {
+    var tools = [CommandTool(kind: .prepPhoto(isFast: false), executable: options.prepPhotoPath, jobs: options.jobs)]
+    if let vips = options.vipsthumbnailPath {
+        tools.append(CommandTool(kind: .vipsthumbnail, executable: vips, jobs: options.jobs))
+    }
+    let floor = CommandTool(kind: .decodeFloor, executable: BenchOptions.executablePath(), jobs: options.jobs)
+    let rows = try FormatRun.measure(
+        options.formatFiles, tools: tools, floor: floor, runs: options.runs, batchRuns: options.batchRuns,
+        launcher: launcher, work: options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(getpid())",
+        progress: say)
+    print(FormatRun.markdown(rows, ours: tools[0].name, vips: "vipsthumbnail"), terminator: "")
 }
 
 /// Prints the tables, writes the JSON and judges the goals.
@@ -218,6 +234,12 @@ do {
     // If anything throws, exiting closes the helpers' pipes and they end on their own.
     let launcher = try SpawnHelperPool(count: options.jobs)
     let results: BenchResults
+    if options.photoFolder.isEmpty, options.reportPath == nil {
+        // Only the --format rows.
+        try measureFormats(options, launcher: launcher)
+        launcher.stop()
+        exit(0)
+    }
     if let reportPath = options.reportPath {
         results = try BenchResults.load(reportPath)
     } else {

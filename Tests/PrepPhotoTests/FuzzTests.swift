@@ -13,8 +13,9 @@ import Testing
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
 /// (`heif`, `jpeg`, `png`, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds
-/// of every form, or `phones` for the four real phone photos) keeps some seeds;
-/// `scripts/fuzz.sh N SEED [heif|jpeg|png|ultrahdr|gainmap|phones]` runs a long one. A failure names the seed file, the mutation's number and what it did, which
+/// of every form, `phones` for the four real phone photos, `gif`, `webp`, or `gifwebp` for both)
+/// keeps some seeds; `scripts/fuzz.sh N SEED [heif|jpeg|png|ultrahdr|gainmap|phones|gif|webp|gifwebp]`
+/// runs a long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
 struct FuzzTests {
@@ -30,15 +31,20 @@ struct FuzzTests {
     /// tmap, Samsung's, an Ultra HDR JPEG with Extended XMP, an iPhone JPEG with Apple's MPF gain
     /// map), with the crafted forms they stand for (a tmap, iOS 26's auxiliary images, Apple's
     /// version 2 JPEG): their tmap, auxiliary types, XMP values and Extended XMP chunks mutated
-    /// too; and PNG: 8- and 16-bit, gray, palette with tRNS, RGBA, Adam7, an APNG, eXIf after the
-    /// image data with GPS, ImageMagick's raw EXIF text, iCCP and XMP (`PNGMutation`). Every
-    /// mutation is named `.jpg`, so the HEIF and PNG ones are also read by their content, not
-    /// their name.
+    /// too; PNG: 8- and 16-bit, gray, palette with tRNS, RGBA, Adam7, an APNG, eXIf after the
+    /// image data with GPS, ImageMagick's raw EXIF text, iCCP and XMP (`PNGMutation`). GIF:
+    /// static, transparent, interlaced, animated with local palettes; WebP: lossy, lossless with
+    /// alpha, lossy with ALPH, animated, and EXIF (GPS), ICCP and XMP chunks. Every mutation is
+    /// named `.jpg`, so the HEIF, PNG, GIF and WebP ones are also read by their content, not
+    /// their name (prep-photo takes a folder's `.jpg` files whatever their content).
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
         case "heif": isHEIF(file)
-        case "jpeg": !isHEIF(file) && !isPNG(file)
+        case "jpeg": file.hasSuffix(".jpg")
         case "png": isPNG(file)
+        case "gif": file.hasSuffix(".gif")
+        case "webp": file.hasSuffix(".webp")
+        case "gifwebp": file.hasSuffix(".gif") || file.hasSuffix(".webp")
         case "ultrahdr": file.contains("ultrahdr")
         case "gainmap": file.contains("gainmap") || file.contains("hdr")
         case "phones": file.hasPrefix("phones/")
@@ -65,6 +71,12 @@ struct FuzzTests {
             "formats/png/png-16bit-gray-alpha-iccp-sharp.png", "formats/png/png-apng-palette-trns-dispose-pillow.png",
             "formats/png/im-rgba-gps-south-east.png", "formats/png/crafted-raw-profile-exif-zTXt.png",
             "formats/png/png-iccp-xmp-orientation-pillow.png", "formats/png/png-16bit-rgb-flag-sharp.png",
+            "formats/gif-transparent-pillow.gif", "formats/gif-animated-fullcolour-local-palettes-thumbor.gif",
+            "formats/gif-animated-phone-screen-recording-android-samples.gif", "formats/gif-offset-frame-crafted.gif",
+            "formats/webp-lossy-vp8-photo-twelvemonkeys.webp", "formats/webp-lossless-vp8l-alpha-twelvemonkeys.webp",
+            "formats/webp-lossy-alpha-twelvemonkeys.webp", "formats/webp-animated-sharp.webp",
+            "formats/webp-exif-iccp-xmp-pillow.webp", "formats/webp-exif-gps-xmp-metadata-extractor.webp",
+            "formats/webp-iccp-exif-gps-htc-phone-metadata-extractor.webp",
         ] + (mutationCount >= 10_000 || environment["PREP_FUZZ_ONLY"] != nil ? largeSeedFiles : [])
 
     /// The real phone HEICs, of 24.5 and 7.4 million pixels, which libheif decodes whole (a second
@@ -92,6 +104,9 @@ struct FuzzTests {
     /// asks for gigabytes fails inside the cap instead of taking the machine (`PREP_FUZZ_MEMORY_MB`,
     /// default 4096, sets it).
     static let timeLimit: Duration = .seconds(300)
+    /// `PREP_FUZZ_MEMORY_MB` changes it. It caps address space, not resident memory: a thread's
+    /// stack and glibc's malloc arenas reserve far more than they touch, so 400 MB of address
+    /// space refuses allocations of files that take 30 MB resident.
     static let memoryLimit = (Int(environment["PREP_FUZZ_MEMORY_MB"] ?? "") ?? 4096) << 20
     /// And the most memory it may hold at once (its peak resident set, `/usr/bin/time`): every
     /// picture a mutated photo brings (a gain map as large as the photo, progressive, a tile named
@@ -146,11 +161,17 @@ struct FuzzTests {
             seedFile = FuzzTests.seedFiles[number % FuzzTests.seedFiles.count]
             let original = originals[seedFile]!
             mutation =
-                FuzzTests.isHEIF(seedFile)
-                ? .heif(HEIFMutation.random(for: original, using: &random))
-                : FuzzTests.isPNG(seedFile)
-                    ? .png(PNGMutation.random(for: original, using: &random))
-                    : .jpeg(JPEGMutation.random(for: original, using: &random))
+                if FuzzTests.isHEIF(seedFile) {
+                    .heif(HEIFMutation.random(for: original, using: &random))
+                } else if FuzzTests.isPNG(seedFile) {
+                    .png(PNGMutation.random(for: original, using: &random))
+                } else if seedFile.hasSuffix(".gif") {
+                    .gif(GIFMutation.random(for: original, using: &random))
+                } else if seedFile.hasSuffix(".webp") {
+                    .webp(WebPMutation.random(for: original, using: &random))
+                } else {
+                    .jpeg(JPEGMutation.random(for: original, using: &random))
+                }
             acceptsIncompleteData = Bool.random(using: &random)
             bytes = Data(mutation.apply(to: original))
             self.number = number
@@ -275,12 +296,15 @@ enum PhotoMutation: CustomStringConvertible {
     case jpeg(JPEGMutation)
     case heif(HEIFMutation)
     case png(PNGMutation)
+    case gif(ByteEdit)
+    case webp(ByteEdit)
 
     func apply(to original: [UInt8]) -> [UInt8] {
         switch self {
         case .jpeg(let mutation): mutation.apply(to: original)
         case .heif(let mutation): mutation.apply(to: original)
         case .png(let mutation): mutation.apply(to: original)
+        case .gif(let edit), .webp(let edit): edit.apply(to: original)
         }
     }
 
@@ -289,6 +313,7 @@ enum PhotoMutation: CustomStringConvertible {
         case .jpeg(let mutation): mutation.description
         case .heif(let mutation): mutation.description
         case .png(let mutation): mutation.description
+        case .gif(let edit), .webp(let edit): edit.description
         }
     }
 }
@@ -307,6 +332,10 @@ enum SegmentRules {
         }
         if original.withUnsafeBytes({ PNGSource.recognizes($0) }) {
             checkPNG(photo, label: label)
+            return
+        }
+        if original.withUnsafeBytes({ GIFSource.recognizes($0) || WebPSource.recognizes($0) }) {
+            checkHEIF(photo, carriesXMP: true, label: label)
             return
         }
         let (exif, icc, comments, isCMYK) = original.withUnsafeBytes { bytes in
@@ -391,14 +420,20 @@ enum SegmentRules {
 
     /// From a HEIF original: the upload holds JFIF, an EXIF APP1 or none, an Ultra HDR upload's
     /// XMP and MPF index, ICC chunks or none, then only TurboJPEG's own segments; the stripped
-    /// copies JFIF and those alone.
-    static func checkHEIF(_ photo: PreparedPhoto, label: String) {
+    /// copies JFIF and those alone. From a GIF or WebP original (`carriesXMP`), the same with an
+    /// XMP APP1 or none after the EXIF.
+    static func checkHEIF(_ photo: PreparedPhoto, carriesXMP: Bool = false, label: String) {
         var carried = segments(of: photo.upload.data)
         #expect(carried.first?.marker == JPEGSegment.app0, "\(label): the upload does not start with JFIF")
         carried.removeFirst(min(1, carried.count))
         // The EXIF, where the Exif item gave one (a gain map described by a tmap needs none).
         if let next = carried.first, next.marker == JPEGSegment.app1,
             next.bytes.dropFirst(4).starts(with: JPEGLayout.exifSignature)
+        {
+            carried.removeFirst()
+        }
+        if carriesXMP, let next = carried.first, next.marker == JPEGSegment.app1,
+            next.bytes.dropFirst(4).starts(with: GainMapMetadata.xmpSignature)
         {
             carried.removeFirst()
         }

@@ -58,4 +58,15 @@ extension ICCProfile {
             return segment
         }
     }
+
+    /// The segments an upload carries the profile in, or none and a warning that says so.
+    var uploadSegments: (segments: [Data], warning: PhotoWarning?) {
+        guard let segments = jpegSegments else {
+            return (
+                [],
+                PhotoWarning(.colorProfile, "the ICC profile is too large for a JPEG to carry, so the upload has none.")
+            )
+        }
+        return (segments, nil)
+    }
 }

@@ -160,14 +160,9 @@ struct HEIFSource: PhotoSource {
         }
         uploadSegments += uploadGainMap?.primarySegments ?? []
         start = clock.now
-        if let profile {
-            if let segments = profile.jpegSegments {
-                uploadSegments += segments
-            } else {
-                warnings.append(
-                    PhotoWarning(
-                        .colorProfile, "the ICC profile is too large for a JPEG to carry, so the upload has none."))
-            }
+        if let (segments, warning) = profile?.uploadSegments {
+            uploadSegments += segments
+            warnings += warning.map { [$0] } ?? []
         }
         timings.metadata += clock.now - start
         let factor = Double(reducedBy)

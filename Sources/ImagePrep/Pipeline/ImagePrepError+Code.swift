@@ -14,6 +14,8 @@ extension ImagePrepError {
         case .tooManyScans: "too_many_scans"
         case .incompleteImageData: "incomplete"
         case .corruptJPEG: "corrupt"
+        case .corruptGIF: "corrupt_gif"
+        case .corruptWebP: "corrupt_webp"
         case .corruptHEIF: "corrupt_heif"
         case .unsupportedHEIF: "unsupported_heif"
         case .corruptPNG: "corrupt_png"

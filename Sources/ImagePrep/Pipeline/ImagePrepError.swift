@@ -37,6 +37,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     /// libjpeg-turbo could not decode the JPEG to its last row, or could not read its header.
     /// `detail` says what is wrong in our words, with no number read from the file.
     case corruptJPEG(file: String, detail: String)
+    /// A GIF whose blocks or image data giflib cannot read (before any row of its first frame).
+    case corruptGIF(file: String, detail: String)
+    /// A WebP file whose RIFF chunks or image data libwebp cannot read.
+    case corruptWebP(file: String, detail: String)
     /// A HEIF file (HEIC, AVIF) whose structure or image data libheif cannot read.
     case corruptHEIF(file: String, detail: String)
     /// A PNG whose structure or image data libspng cannot read (a bad chunk CRC, a damaged
@@ -75,6 +79,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             .incompleteImageData(let file, _),
             .corruptJPEG(let file, _), .corruptHEIF(let file, _), .unsupportedHEIF(let file, _),
             .corruptPNG(let file, _), .unsupportedPNG(let file, _),
+            .corruptGIF(let file, _), .corruptWebP(let file, _),
             .heifWithoutImage(let file), .heifSecurityLimit(let file, _), .heifUnavailable(let file, _),
             .encodingFailed(let file, _),
             .outOfMemory(let file, _):
@@ -107,6 +112,10 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' has missing or damaged image data: \(detail)."
         case .corruptJPEG(let file, let detail):
             return "'\(file)' is a damaged JPEG: \(detail)."
+        case .corruptGIF(let file, let detail):
+            return "'\(file)' is a damaged GIF: \(detail)."
+        case .corruptWebP(let file, let detail):
+            return "'\(file)' is a damaged WebP file: \(detail)."
         case .corruptHEIF(let file, let detail):
             return "'\(file)' is a damaged HEIF file: \(detail)."
         case .corruptPNG(let file, let detail):

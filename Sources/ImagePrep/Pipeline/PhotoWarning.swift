@@ -15,8 +15,8 @@ public struct PhotoWarning: Sendable, Hashable, Codable, CustomStringConvertible
         /// The photo holds an HDR gain map (an Ultra HDR JPEG's, an iPhone's or a Samsung's) that
         /// could not be carried; the upload is SDR only.
         case gainMap
-        /// The file is animated (an APNG): only one picture of it, the one a viewer shows
-        /// first, is prepared.
+        /// The file is animated (an APNG, a GIF, an animated WebP): only one picture of it, the
+        /// one a viewer shows first, is carried.
         case animation
     }
 
