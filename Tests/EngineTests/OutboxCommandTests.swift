@@ -110,7 +110,7 @@ struct OutboxCommandTests {
             let listing = try OutboxProcess.run(["--store", store, "list", "--json"])
             #expect(listing.lines.first?.hasPrefix("{\"id\":\"\(added.lines[0])\",\"state\":\"QUEUED\"") == true)
             // What the library queues for the same file is a JPEG: the upload copy, upright.
-            let photo = try PhotoPreparer().prepareBlocking(contentsOf: URL(fileURLWithPath: heic))
+            let photo = try await PhotoPreparer().prepare(contentsOf: URL(fileURLWithPath: heic))
             #expect(photo.upload.data.prefix(2) == Data([0xFF, 0xD8]))
             #expect(photo.upload.size == PixelSize(width: 750, height: 1000))
         }

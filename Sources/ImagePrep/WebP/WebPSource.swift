@@ -58,7 +58,7 @@ struct WebPSource: PhotoSource {
         }
         // "XMP\0" as some writers name it (exiftool reads it too).
         if let xmp = container.chunk("XMP ") ?? container.chunk("XMP\u{0}") {
-            if let segment = XMPSegment.make(packet: xmp) {
+            if let segment = XMPSegment.segment(packet: [UInt8](xmp)) {
                 uploadSegments.append(segment)
             } else {
                 warnings.append(
