@@ -11,8 +11,9 @@ import Testing
 /// A crash or a hang fails the run; each batch runs under a memory cap (`setrlimit`) and a time
 /// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
-/// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
-/// (`heif`, `jpeg`, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds of
+/// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, `PREP_FUZZ_MEMORY_MB`
+/// the batches' address-space cap (default 4096), and `PREP_FUZZ_ONLY` (`tiff`, `bmp`, `tiffbmp`,
+/// `heif`, `jpeg`, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds of
 /// every form, or `phones` for the four real phone photos) keeps some seeds;
 /// `scripts/fuzz.sh N SEED [heif|jpeg|ultrahdr|gainmap|phones]` runs a long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
@@ -35,10 +36,13 @@ struct FuzzTests {
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
         case "heif": isHEIF(file)
-        case "jpeg": !isHEIF(file)
+        case "jpeg": !isHEIF(file) && !isTIFF(file) && !isBMP(file)
         case "ultrahdr": file.contains("ultrahdr")
         case "gainmap": file.contains("gainmap") || file.contains("hdr")
         case "phones": file.hasPrefix("phones/")
+        case "tiff": isTIFF(file)
+        case "bmp": isBMP(file)
+        case "tiffbmp": isTIFF(file) || isBMP(file)
         default: true
         }
     }
@@ -58,7 +62,8 @@ struct FuzzTests {
             "phones/ultrahdr-extended-xmp-lamps.jpg", "phones/iphone-jpeg-apple-gainmap-v1.jpg",
             "heic/gainmap/iphone-hdr-tmap.heic", "heic/gainmap/iphone-ios26-like.heic",
             "crafted/iphone-jpeg-apple-gainmap-v2.jpg",
-        ] + (mutationCount >= 10_000 || environment["PREP_FUZZ_ONLY"] != nil ? largeSeedFiles : [])
+        ] + tiffAndBMPSeedFiles
+        + (mutationCount >= 10_000 || environment["PREP_FUZZ_ONLY"] != nil ? largeSeedFiles : [])
 
     /// The real phone HEICs, of 24.5 and 7.4 million pixels, which libheif decodes whole (a second
     /// or more each): seeds of long runs (`scripts/fuzz.sh`) and of runs that name their seeds;
@@ -67,7 +72,25 @@ struct FuzzTests {
         "phones/iphone15plus-ios18.2-hdr-tmap.heic", "phones/galaxy-s25ultra-hdr-gainmap.heic",
     ]
 
+    /// Real TIFFs and BMPs (Tests/Fixtures/formats): strips and tiles, BigTIFF of both, LZW,
+    /// Deflate, JPEG and none, 8- and 16-bit, gray, RGB, CMYK with and without a profile, CIELab,
+    /// Exif and GPS IFDs in both byte orders, XMP; BMP palettes, RLE4, RLE8, bit fields with alpha.
+    static let tiffAndBMPSeedFiles = [
+        "formats/tiff-strips-jpeg-ycbcr-pillow.tif", "formats/tiff-tiles-jpeg-ycbcr-icc-pillow.tif",
+        "formats/tiff-16bit-rgb-deflate-tiled-pillow.tiff", "formats/tiff-bigtiff-strips-pillow.tif",
+        "formats/tiff-bigtiff-tiles-twelvemonkeys.tif", "formats/tiff-cmyk-jpeg-pillow.tif",
+        "formats/tiff-cmyk-lzw-icc-twelvemonkeys.tif", "formats/tiff-exif-gps-16bit-gray-flir-drone-pillow.tiff",
+        "formats/tiff-16bit-cielab-lzw-exif-gpsifd-nikon-sharp.tiff",
+        "formats/tiff-multipage-deflate-exif-icc-pillow.tif",
+        "formats/tiff-lzw-rgb-galaxy-twelvemonkeys.tif", "formats/tiff-palette-lzw-galaxy.tif",
+        "formats/bmp-rle4-bmpsuite-pillow.bmp", "formats/bmp-rle8-imagemagick-twelvemonkeys.bmp",
+        "formats/bmp-32bit-rgba-v5-bmpsuite-pillow.bmp", "formats/bmp-8bit-palette-twelvemonkeys.bmp",
+        "formats/bmp-24bit-twelvemonkeys.bmp",
+    ]
+
     static func isHEIF(_ file: String) -> Bool { file.hasSuffix(".heic") || file.hasSuffix(".avif") }
+    static func isTIFF(_ file: String) -> Bool { file.hasSuffix(".tif") || file.hasSuffix(".tiff") }
+    static func isBMP(_ file: String) -> Bool { file.hasSuffix(".bmp") }
 
     static let environment = ProcessInfo.processInfo.environment
     static let mutationCount = Int(environment["PREP_FUZZ_MUTATIONS"] ?? "") ?? 2400
@@ -82,7 +105,7 @@ struct FuzzTests {
     /// loops or a decode that never ends fails the run. And its address space: a decode that
     /// asks for gigabytes fails inside the cap instead of taking the machine.
     static let timeLimit: Duration = .seconds(300)
-    static let memoryLimit = 4 << 30
+    static let memoryLimit = (Int(environment["PREP_FUZZ_MEMORY_MB"] ?? "") ?? 4096) << 20
 
     /// Small copies keep each photo near a millisecond; a pixel limit just above the largest
     /// seed's (the iPhone 15 Plus's 24.5 million) keeps a mutated frame header from asking for a
@@ -134,7 +157,11 @@ struct FuzzTests {
             mutation =
                 FuzzTests.isHEIF(seedFile)
                 ? .heif(HEIFMutation.random(for: original, using: &random))
-                : .jpeg(JPEGMutation.random(for: original, using: &random))
+                : FuzzTests.isTIFF(seedFile)
+                    ? .tiff(TIFFMutation.random(for: original, using: &random))
+                    : FuzzTests.isBMP(seedFile)
+                        ? .bmp(BMPMutation.random(for: original, using: &random))
+                        : .jpeg(JPEGMutation.random(for: original, using: &random))
             acceptsIncompleteData = Bool.random(using: &random)
             bytes = Data(mutation.apply(to: original))
             self.number = number
@@ -246,11 +273,15 @@ struct FuzzTests {
 enum PhotoMutation: CustomStringConvertible {
     case jpeg(JPEGMutation)
     case heif(HEIFMutation)
+    case tiff(TIFFMutation)
+    case bmp(BMPMutation)
 
     func apply(to original: [UInt8]) -> [UInt8] {
         switch self {
         case .jpeg(let mutation): mutation.apply(to: original)
         case .heif(let mutation): mutation.apply(to: original)
+        case .tiff(let mutation): mutation.apply(to: original)
+        case .bmp(let mutation): mutation.apply(to: original)
         }
     }
 
@@ -258,6 +289,8 @@ enum PhotoMutation: CustomStringConvertible {
         switch self {
         case .jpeg(let mutation): mutation.description
         case .heif(let mutation): mutation.description
+        case .tiff(let mutation): mutation.description
+        case .bmp(let mutation): mutation.description
         }
     }
 }
@@ -270,7 +303,8 @@ enum SegmentRules {
     /// 21496-1 segments and our MPF index after the EXIF, and its gain map after the EOI. The
     /// stripped copies: JFIF and the comments only.
     static func check(_ photo: PreparedPhoto, original: Data, label: String) {
-        if original.withUnsafeBytes({ HEIFContainer.hasSignature($0) }) {
+        // A TIFF's or BMP's upload carries what it builds (EXIF, XMP, ICC), as a HEIF file's does.
+        if original.withUnsafeBytes({ HEIFContainer.hasSignature($0) || !JPEGSource.recognizes($0) }) {
             checkHEIF(photo, label: label)
             return
         }
@@ -364,6 +398,12 @@ enum SegmentRules {
         // The EXIF, where the Exif item gave one (a gain map described by a tmap needs none).
         if let next = carried.first, next.marker == JPEGSegment.app1,
             next.bytes.dropFirst(4).starts(with: JPEGLayout.exifSignature)
+        {
+            carried.removeFirst()
+        }
+        // A TIFF's XMP (a HEIF upload's own XMP is the gain map's, checked below).
+        if photo.uploadGainMap == nil, let next = carried.first, next.marker == JPEGSegment.app1,
+            next.bytes.dropFirst(4).starts(with: GainMapMetadata.xmpSignature)
         {
             carried.removeFirst()
         }

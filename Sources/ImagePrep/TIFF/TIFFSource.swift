@@ -33,8 +33,12 @@ struct TIFFSource: PhotoSource {
         guard let layout = TIFFImageLayout(handle) else {
             throw .corruptTIFF(file: file, detail: "its first directory gives no image size")
         }
+        guard layout.size.width > 0, layout.size.height > 0 else {
+            throw .corruptTIFF(file: file, detail: "its first directory gives a size of \(layout.size)")
+        }
         try context.checkPixelLimit(layout.size)
-        if TIFFLastDirectory(handle.tiff) == 0 {
+        // libtiff would count pages by walking them all; the link after IFD0 is all this needs.
+        if let next = structure.nextIFDOffset(afterIFDAt: structure.ifd0Offset), next != structure.ifd0Offset {
             warnings.append(PhotoWarning(.imageData, "the file holds more than one page; only the first is prepared."))
         }
         let uploadSize = layout.size.fitting(longEdge: configuration.maxEdge)
