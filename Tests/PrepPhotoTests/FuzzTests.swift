@@ -113,15 +113,18 @@ struct FuzzTests {
     /// is resampled on its own.
     static let arguments = [
         "--json", "--jobs", "1", "--max-edge", "32", "--display-edge", "24", "--thumb-edge", "16", "--max-pixels",
-        "25000000",
+        String(maxPixels),
     ]
+    /// `PREP_FUZZ_MAX_PIXELS`: a run of small seeds alone (the TIFFs and BMPs) may lower it, so
+    /// that a `PREP_FUZZ_MEMORY_MB` of 400 bounds what a mutated size may ask for.
+    static let maxPixels = Int(environment["PREP_FUZZ_MAX_PIXELS"] ?? "") ?? 25_000_000
 
     static func preparer(acceptingIncompleteData: Bool) -> PhotoPreparer {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 32
         configuration.displayEdge = 24
         configuration.thumbnailEdge = 16
-        configuration.maxPixels = 25_000_000
+        configuration.maxPixels = maxPixels
         configuration.acceptsIncompleteData = acceptingIncompleteData
         // In range, so set on a default preparer rather than through the throwing initialiser.
         var preparer = PhotoPreparer()

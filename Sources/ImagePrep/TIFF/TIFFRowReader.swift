@@ -27,10 +27,14 @@ struct TIFFRowReader {
         }
         let scanline = UnsafeMutableRawPointer.allocate(byteCount: scanlineSize, alignment: 8)
         defer { scanline.deallocate() }
+        // A damaged strip may leave part of a scanline unwritten: what shows there is never
+        // another photo's memory.
+        scanline.initializeMemory(as: UInt8.self, repeating: 0, count: scanlineSize)
         let pushed = layout.pushedLayout.rawValue
         // A CMYK row is converted behind itself: 4 samples, then the 3 they become.
         let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * max(pushed, 7))
         defer { row.deallocate() }
+        row.initialize(repeating: 0, count: width * max(pushed, 7))
         let palette = self.palette(handle)
         if layout.photometric == PHOTOMETRIC_PALETTE && palette == nil { return (false, nil) }
         let transform = cmykProfile.flatMap { ColorConverter.cmykTransform(for: $0, isInverted: false) }
@@ -87,6 +91,7 @@ struct TIFFRowReader {
         }
         let raster = UnsafeMutablePointer<UInt32>.allocate(capacity: width * bandHeight)
         defer { raster.deallocate() }
+        raster.initialize(repeating: 0, count: width * bandHeight)
         var y = 0
         while y < layout.size.height && upload.needsRows {
             try cancellation.check(file: file)
