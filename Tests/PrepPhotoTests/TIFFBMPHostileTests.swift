@@ -47,6 +47,15 @@ struct TIFFBMPHostileTests {
             "entry-count-65535.tif", strips,
             { edit($0) { layout, _ in [(layout.ifd0, layout.encode(0xFFFF, size: 2))] } }
         ),
+        (
+            "row-100-million-wide.tif", strips,
+            {
+                edit($0) { layout, _ in
+                    layout.fill(layout.entry(256)!, with: 100_000_000) + layout.fill(layout.entry(257)!, with: 1)
+                }
+            }
+        ),
+        ("bmp-row-100-million-wide.bmp", rle, { field(field($0, 18, 100_000_000), 22, 1) }),
         ("rle-delta-far.bmp", rle, { plant($0, [0, 2, 255, 255, 0, 2, 255, 255]) }),
         (
             "rle-run-past-row.bmp", rle,
@@ -98,7 +107,10 @@ struct TIFFBMPHostileTests {
             }
             // The ones that must be refused are; a far delta or a run past its row only loses pixels,
             // and libtiff inflates a Deflate stream that never ends only to its tile's size.
-            for name in ["strip-offsets-past-end.tif", "width-huge.tif", "bmp-height-huge.bmp"] {
+            for name in [
+                "strip-offsets-past-end.tif", "width-huge.tif", "bmp-height-huge.bmp", "row-100-million-wide.tif",
+                "bmp-row-100-million-wide.bmp",
+            ] {
                 #expect(throws: (any Error).self, "\(name)") { try alone[name]!.get() }
             }
             #expect(try alone["endless-deflate.tiff"]!.get().metadata.originalSize == PixelSize(width: 100, height: 40))

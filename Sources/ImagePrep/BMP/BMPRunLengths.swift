@@ -28,8 +28,9 @@ struct BMPRunLengths {
         self.stream = stream
         self.size = size
         self.isFourBit = isFourBit
-        // At most 65,536 checkpoints; a band of at least 64 rows.
-        bandHeight = max(64, (size.height + 65_535) / 65_536)
+        // At most 65,536 checkpoints; a band of 64 rows, fewer where rows are long (16 MB of
+        // indexes at most), more where there are over 4 million of them.
+        bandHeight = max(min(64, max(1, (16 << 20) / size.width)), (size.height + 65_535) / 65_536)
         var state = State(position: 0)
         var marks: [State] = []
         let bandHeight = bandHeight

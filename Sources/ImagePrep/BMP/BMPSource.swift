@@ -17,6 +17,9 @@ struct BMPSource: PhotoSource {
         let start = clock.now
         let header = try BMPHeader(bytes, file: file)
         try context.checkPixelLimit(header.size)
+        if let problem = RowStreamUpload.widthProblem(header.size) {
+            throw .unsupportedBMP(file: file, reason: problem)
+        }
         let uploadSize = header.size.fitting(longEdge: configuration.maxEdge)
         let upload = try RowStreamUpload(
             context: context, sourceSize: header.size, uploadSize: uploadSize, layout: header.hasAlpha ? .rgba : .rgb)

@@ -25,6 +25,13 @@ struct TIFFRowReader {
         guard scanlineSize > 0, scanlineSize >= (width * samples * layout.bitsPerSample + 7) / 8 else {
             return (false, nil)
         }
+        guard scanlineSize <= Self.maxBandBytes else {
+            throw .unsupportedTIFF(
+                file: file,
+                reason:
+                    "a row of its \(layout.samplesPerPixel) samples a pixel takes more than \(Self.maxBandBytes >> 20) MB"
+            )
+        }
         let scanline = UnsafeMutableRawPointer.allocate(byteCount: scanlineSize, alignment: 8)
         defer { scanline.deallocate() }
         // A damaged strip may leave part of a scanline unwritten: what shows there is never

@@ -37,6 +37,9 @@ struct TIFFSource: PhotoSource {
             throw .corruptTIFF(file: file, detail: "its first directory gives a size of \(layout.size)")
         }
         try context.checkPixelLimit(layout.size)
+        if let problem = RowStreamUpload.widthProblem(layout.size) {
+            throw .unsupportedTIFF(file: file, reason: problem)
+        }
         // libtiff would count pages by walking them all; the link after IFD0 is all this needs.
         if let next = structure.nextIFDOffset(afterIFDAt: structure.ifd0Offset), next != structure.ifd0Offset {
             warnings.append(PhotoWarning(.imageData, "the file holds more than one page; only the first is prepared."))
