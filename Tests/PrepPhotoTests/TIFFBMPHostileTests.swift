@@ -50,8 +50,14 @@ struct TIFFBMPHostileTests {
         (
             "row-100-million-wide.tif", strips,
             {
+                // ImageWidth as a LONG (a SHORT cannot say 100 million), ImageLength 1.
                 edit($0) { layout, _ in
-                    layout.fill(layout.entry(256)!, with: 100_000_000) + layout.fill(layout.entry(257)!, with: 1)
+                    let width = layout.entry(256)!
+                    return [
+                        (width.offset + 2, layout.encode(4, size: 2)),
+                        (width.offset + 8, layout.encode(100_000_000, size: 4)),
+                    ]
+                        + layout.fill(layout.entry(257)!, with: 1)
                 }
             }
         ),
