@@ -44,6 +44,8 @@ let package = Package(
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"]), .brew(["libexif"])]),
         .systemLibrary(
             name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // libtiff 4.5 (TIFF and BigTIFF input): per-handle error handlers and an allocation limit.
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
         // Apple's SDKs ship SQLite; Homebrew's is only for a Mac without the SDK's pkg-config file.
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -72,7 +74,7 @@ let package = Package(
             name: "ImagePrep",
             dependencies: [
                 "CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer", "PackageVersion",
-                "CSPNG", "CGIF", "CWebP",
+                "CSPNG", "CGIF", "CWebP", "CTIFF",
             ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),

@@ -11,6 +11,7 @@ packages=(
   libjpeg62-turbo-dev libjpeg62-turbo # CJPEG: libjpeg's own API, for every warning of a damaged photo's decode
   libexif-dev libexif12 # CExif: EXIF metadata
   liblcms2-dev liblcms2-2 # CLCMS2: wide-gamut ICC profiles to sRGB for the stripped copies
+  libtiff-dev libtiff6 # CTIFF: TIFF and BigTIFF input
   libheif-dev libheif1 # heif.h, for LibheifDeclarationTests only; libheif1 is loaded at the first HEIF file
   libde265-0 libdav1d6 libaom3 # the decoders libheif1 brings: HEVC (which ImagePrep also drives itself), then AV1
   libde265-dev # de265.h, for Libde265DeclarationTests only

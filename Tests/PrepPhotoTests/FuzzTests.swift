@@ -11,11 +11,11 @@ import Testing
 /// A crash or a hang fails the run; each batch runs under a memory cap (`setrlimit`) and a time
 /// limit, and every line on its stderr is one of prep-photo's own, none a C library's.
 ///
-/// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, and `PREP_FUZZ_ONLY`
-/// (`heif`, `jpeg`, `png`, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds
-/// of every form, `phones` for the four real phone photos, `gif`, `webp`, or `gifwebp` for both)
-/// keeps some seeds; `scripts/fuzz.sh N SEED [heif|jpeg|png|ultrahdr|gainmap|phones|gif|webp|gifwebp]`
-/// runs a long one. A failure names the seed file, the mutation's number and what it did, which
+/// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, `PREP_FUZZ_MEMORY_MB`
+/// the batches' address-space cap (default 4096), and `PREP_FUZZ_ONLY` (`heif`, `jpeg`, `png`,
+/// `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds of every form, `phones`
+/// for the four real phone photos, `gif`, `webp`, `gifwebp`, `tiff`, `bmp`, `tiffbmp`) keeps some
+/// seeds; `scripts/fuzz.sh N SEED [ONLY]` runs a long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
 @Suite("Fuzz: mutated photos in a batch are the same photos alone")
 struct FuzzTests {
@@ -48,6 +48,9 @@ struct FuzzTests {
         case "ultrahdr": file.contains("ultrahdr")
         case "gainmap": file.contains("gainmap") || file.contains("hdr")
         case "phones": file.hasPrefix("phones/")
+        case "tiff": isTIFF(file)
+        case "bmp": isBMP(file)
+        case "tiffbmp": isTIFF(file) || isBMP(file)
         default: true
         }
     }
@@ -77,7 +80,8 @@ struct FuzzTests {
             "formats/webp-lossy-alpha-twelvemonkeys.webp", "formats/webp-animated-sharp.webp",
             "formats/webp-exif-iccp-xmp-pillow.webp", "formats/webp-exif-gps-xmp-metadata-extractor.webp",
             "formats/webp-iccp-exif-gps-htc-phone-metadata-extractor.webp",
-        ] + (mutationCount >= 10_000 || environment["PREP_FUZZ_ONLY"] != nil ? largeSeedFiles : [])
+        ] + tiffAndBMPSeedFiles
+        + (mutationCount >= 10_000 || environment["PREP_FUZZ_ONLY"] != nil ? largeSeedFiles : [])
 
     /// The real phone HEICs, of 24.5 and 7.4 million pixels, which libheif decodes whole (a second
     /// or more each): seeds of long runs (`scripts/fuzz.sh`) and of runs that name their seeds;
@@ -86,7 +90,25 @@ struct FuzzTests {
         "phones/iphone15plus-ios18.2-hdr-tmap.heic", "phones/galaxy-s25ultra-hdr-gainmap.heic",
     ]
 
+    /// Real TIFFs and BMPs (Tests/Fixtures/formats): strips and tiles, BigTIFF of both, LZW,
+    /// Deflate, JPEG and none, 8- and 16-bit, gray, RGB, CMYK with and without a profile, CIELab,
+    /// Exif and GPS IFDs in both byte orders, XMP; BMP palettes, RLE4, RLE8, bit fields with alpha.
+    static let tiffAndBMPSeedFiles = [
+        "formats/tiff-strips-jpeg-ycbcr-pillow.tif", "formats/tiff-tiles-jpeg-ycbcr-icc-pillow.tif",
+        "formats/tiff-16bit-rgb-deflate-tiled-pillow.tiff", "formats/tiff-bigtiff-strips-pillow.tif",
+        "formats/tiff-bigtiff-tiles-twelvemonkeys.tif", "formats/tiff-cmyk-jpeg-pillow.tif",
+        "formats/tiff-cmyk-lzw-icc-twelvemonkeys.tif", "formats/tiff-exif-gps-16bit-gray-flir-drone-pillow.tiff",
+        "formats/tiff-16bit-cielab-lzw-exif-gpsifd-nikon-sharp.tiff",
+        "formats/tiff-multipage-deflate-exif-icc-pillow.tif",
+        "formats/tiff-lzw-rgb-galaxy-twelvemonkeys.tif", "formats/tiff-palette-lzw-galaxy.tif",
+        "formats/bmp-rle4-bmpsuite-pillow.bmp", "formats/bmp-rle8-imagemagick-twelvemonkeys.bmp",
+        "formats/bmp-32bit-rgba-v5-bmpsuite-pillow.bmp", "formats/bmp-8bit-palette-twelvemonkeys.bmp",
+        "formats/bmp-24bit-twelvemonkeys.bmp",
+    ]
+
     static func isHEIF(_ file: String) -> Bool { file.hasSuffix(".heic") || file.hasSuffix(".avif") }
+    static func isTIFF(_ file: String) -> Bool { file.hasSuffix(".tif") || file.hasSuffix(".tiff") }
+    static func isBMP(_ file: String) -> Bool { file.hasSuffix(".bmp") }
 
     static func isPNG(_ file: String) -> Bool { file.hasSuffix(".png") }
 
@@ -119,15 +141,18 @@ struct FuzzTests {
     /// is resampled on its own.
     static let arguments = [
         "--json", "--jobs", "1", "--max-edge", "32", "--display-edge", "24", "--thumb-edge", "16", "--max-pixels",
-        "25000000",
+        String(maxPixels),
     ]
+    /// `PREP_FUZZ_MAX_PIXELS`: a run of small seeds alone (the TIFFs and BMPs) may lower it, so
+    /// that a `PREP_FUZZ_MEMORY_MB` of 400 bounds what a mutated size may ask for.
+    static let maxPixels = Int(environment["PREP_FUZZ_MAX_PIXELS"] ?? "") ?? 25_000_000
 
     static func preparer(acceptingIncompleteData: Bool) -> PhotoPreparer {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 32
         configuration.displayEdge = 24
         configuration.thumbnailEdge = 16
-        configuration.maxPixels = 25_000_000
+        configuration.maxPixels = maxPixels
         configuration.acceptsIncompleteData = acceptingIncompleteData
         // In range, so set on a default preparer rather than through the throwing initialiser.
         var preparer = PhotoPreparer()
@@ -169,6 +194,10 @@ struct FuzzTests {
                     .gif(GIFMutation.random(for: original, using: &random))
                 } else if seedFile.hasSuffix(".webp") {
                     .webp(WebPMutation.random(for: original, using: &random))
+                } else if FuzzTests.isTIFF(seedFile) {
+                    .tiff(TIFFMutation.random(for: original, using: &random))
+                } else if FuzzTests.isBMP(seedFile) {
+                    .bmp(BMPMutation.random(for: original, using: &random))
                 } else {
                     .jpeg(JPEGMutation.random(for: original, using: &random))
                 }
@@ -298,6 +327,8 @@ enum PhotoMutation: CustomStringConvertible {
     case png(PNGMutation)
     case gif(ByteEdit)
     case webp(ByteEdit)
+    case tiff(TIFFMutation)
+    case bmp(BMPMutation)
 
     func apply(to original: [UInt8]) -> [UInt8] {
         switch self {
@@ -305,6 +336,8 @@ enum PhotoMutation: CustomStringConvertible {
         case .heif(let mutation): mutation.apply(to: original)
         case .png(let mutation): mutation.apply(to: original)
         case .gif(let edit), .webp(let edit): edit.apply(to: original)
+        case .tiff(let mutation): mutation.apply(to: original)
+        case .bmp(let mutation): mutation.apply(to: original)
         }
     }
 
@@ -314,6 +347,8 @@ enum PhotoMutation: CustomStringConvertible {
         case .heif(let mutation): mutation.description
         case .png(let mutation): mutation.description
         case .gif(let edit), .webp(let edit): edit.description
+        case .tiff(let mutation): mutation.description
+        case .bmp(let mutation): mutation.description
         }
     }
 }
@@ -334,7 +369,9 @@ enum SegmentRules {
             checkPNG(photo, label: label)
             return
         }
-        if original.withUnsafeBytes({ GIFSource.recognizes($0) || WebPSource.recognizes($0) }) {
+        // A GIF's, WebP's, TIFF's or BMP's upload carries what it builds (EXIF, XMP, ICC), as a
+        // HEIF file's does.
+        if original.withUnsafeBytes({ !JPEGSource.recognizes($0) }) {
             checkHEIF(photo, carriesXMP: true, label: label)
             return
         }
@@ -432,6 +469,7 @@ enum SegmentRules {
         {
             carried.removeFirst()
         }
+        // The format's own XMP (a GIF's, WebP's, TIFF's; a HEIF upload's own XMP is the gain map's, checked below).
         if carriesXMP, let next = carried.first, next.marker == JPEGSegment.app1,
             next.bytes.dropFirst(4).starts(with: GainMapMetadata.xmpSignature)
         {

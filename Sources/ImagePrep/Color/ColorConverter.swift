@@ -274,7 +274,7 @@ enum ColorConverter {
         .colorProfile,
         "LittleCMS could not convert the embedded ICC profile to sRGB; the copies keep the original colour numbers.")
 
-    private static func cmykTransform(for iccProfile: ICCProfile, isInverted: Bool) -> ColorTransform? {
+    static func cmykTransform(for iccProfile: ICCProfile, isInverted: Bool) -> ColorTransform? {
         guard let profile = Profile(iccProfile.bytes), profile.colorSpace == cmsSigCmykData else { return nil }
         let sRGB = Profile(taking: cmsCreate_sRGBProfile())
         return ColorTransform(

@@ -23,6 +23,10 @@ extension ImagePrepError {
         case .heifWithoutImage: "no_image"
         case .heifSecurityLimit(_, let limit): limit.code
         case .heifUnavailable: "heif_unavailable"
+        case .corruptTIFF: "corrupt_tiff"
+        case .unsupportedTIFF: "unsupported_tiff"
+        case .corruptBMP: "corrupt_bmp"
+        case .unsupportedBMP: "unsupported_bmp"
         case .encodingFailed: "encoding_failed"
         case .outOfMemory: "out_of_memory"
         case .invalidSetting: "invalid_setting"

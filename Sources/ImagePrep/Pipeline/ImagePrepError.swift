@@ -59,6 +59,15 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     /// A HEIF file, where libheif, which reads HEIF, cannot be loaded (it is loaded at the first
     /// HEIF file, so JPEGs never need it): `reason` is the dynamic loader's, for each name tried.
     case heifUnavailable(file: String, reason: String)
+    /// A TIFF or BigTIFF file whose structure or image data libtiff cannot read.
+    case corruptTIFF(file: String, detail: String)
+    /// A TIFF file this version does not prepare: a camera raw or DNG, or pixels libtiff cannot
+    /// turn into RGB (`reason` says which).
+    case unsupportedTIFF(file: String, reason: String)
+    /// A BMP file whose headers or pixel data are damaged.
+    case corruptBMP(file: String, detail: String)
+    /// A BMP file stored in a way this version does not read (an embedded JPEG or PNG).
+    case unsupportedBMP(file: String, reason: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)
     /// The system would not give the memory the photo's pixels need (`byteCount` bytes for one
@@ -82,7 +91,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             .corruptGIF(let file, _), .corruptWebP(let file, _),
             .heifWithoutImage(let file), .heifSecurityLimit(let file, _), .heifUnavailable(let file, _),
             .encodingFailed(let file, _),
-            .outOfMemory(let file, _):
+            .outOfMemory(let file, _), .corruptTIFF(let file, _), .unsupportedTIFF(let file, _),
+            .corruptBMP(let file, _), .unsupportedBMP(let file, _):
             return file
         }
     }
@@ -130,6 +140,14 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is a HEIF file that libheif refuses at one of its security limits: \(limit.clause)."
         case .heifUnavailable(let file, let reason):
             return "'\(file)' is a HEIF file, and \(Self.libheifNeeded)\(reason)."
+        case .corruptTIFF(let file, let detail):
+            return "'\(file)' is a damaged TIFF file: \(detail)."
+        case .unsupportedTIFF(let file, let reason):
+            return "'\(file)' is a TIFF file that cannot be prepared: \(reason)."
+        case .corruptBMP(let file, let detail):
+            return "'\(file)' is a damaged BMP file: \(detail)."
+        case .unsupportedBMP(let file, let reason):
+            return "'\(file)' is a BMP file that cannot be prepared: \(reason)."
         case .encodingFailed(let file, let detail):
             return "Encoding a copy of '\(file)' failed: \(detail)."
         case .outOfMemory(let file, let byteCount):

@@ -18,7 +18,8 @@ protocol PhotoSource: PreparationStage, SendableMetatype {
 enum PhotoSources {
     /// HEIF first: its `ftyp` box is unambiguous, and a JPEG is anything that starts with FF D8.
     static let all: [any PhotoSource.Type] = [
-        HEIFSource.self, JPEGSource.self, PNGSource.self, GIFSource.self, WebPSource.self,
+        HEIFSource.self, JPEGSource.self, PNGSource.self, GIFSource.self, WebPSource.self, TIFFSource.self,
+        BMPSource.self,
     ]
 
     /// The source that recognises `bytes`, or nil when none does.
