@@ -17,7 +17,9 @@ protocol PhotoSource: PreparationStage, SendableMetatype {
 /// Every format ImagePrep prepares, in the order they are asked whether they recognise a file.
 enum PhotoSources {
     /// HEIF first: its `ftyp` box is unambiguous, and a JPEG is anything that starts with FF D8.
-    static let all: [any PhotoSource.Type] = [HEIFSource.self, JPEGSource.self, TIFFSource.self, BMPSource.self]
+    static let all: [any PhotoSource.Type] = [
+        HEIFSource.self, JPEGSource.self, TIFFSource.self, BMPSource.self, JXLSource.self,
+    ]
 
     /// The source that recognises `bytes`, or nil when none does.
     static func source(for bytes: UnsafeRawBufferPointer) -> (any PhotoSource.Type)? {
