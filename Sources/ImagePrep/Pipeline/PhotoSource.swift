@@ -19,6 +19,7 @@ enum PhotoSources {
     /// HEIF first: its `ftyp` box is unambiguous, and a JPEG is anything that starts with FF D8.
     static let all: [any PhotoSource.Type] = [
         HEIFSource.self, JPEGSource.self, TIFFSource.self, BMPSource.self, JXLSource.self, JPEG2000Source.self,
+        PSDSource.self,
     ]
 
     /// The source that recognises `bytes`, or nil when none does.
