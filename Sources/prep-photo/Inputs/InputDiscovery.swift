@@ -28,6 +28,10 @@ struct InputDiscovery {
     /// image formats so that a PNG in a folder is reported as not read rather than left out.
     static let imageExtensions: Set<String> = [
         "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "gif", "webp", "tif", "tiff", "bmp",
+        // JPEG XL, JPEG 2000, Photoshop, DNG and camera raws, and JPEG XR (refused in words).
+        "jxl", "jp2", "j2k", "j2c", "jpf", "jpx", "psd", "psb", "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf",
+        "sr2", "orf", "rw2", "rwl", "raf", "pef", "srw", "x3f", "3fr", "iiq", "erf", "mrw", "kdc", "dcr", "mos",
+        "jxr", "wdp", "hdp",
     ]
 
     let isRecursive: Bool
