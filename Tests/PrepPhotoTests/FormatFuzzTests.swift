@@ -87,7 +87,13 @@ struct FormatFuzzTests {
                 for line in result.standardError.split(separator: "\n") {
                     if line.hasPrefix("peak-kilobytes ") {
                         peak = Int(line.dropFirst("peak-kilobytes ".count)) ?? 0
-                    } else if !["prep-photo: ", "Prepared ", "Left out: "].contains(where: line.hasPrefix) {
+                    } else if line.hasPrefix("./lib/jxl/") {
+                        // libjxl 0.7 as Debian builds it prints its failures to stderr itself,
+                        // with no handle to stop it (a known gap, in docs/formats.md).
+                        continue
+                    } else if !["prep-photo: ", "Prepared ", "Left out: ", "Command exited with non-zero status"]
+                        .contains(where: line.hasPrefix)
+                    {
                         Issue.record("a line on stderr that is not prep-photo's: \(line)")
                     }
                 }

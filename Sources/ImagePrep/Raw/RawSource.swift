@@ -90,11 +90,13 @@ struct RawSource: PhotoSource {
         try context.checkPixelLimit(size)
         try context.checkPixelLimit(stored)
         let uploadSize = size.fitting(longEdge: configuration.maxEdge)
-        let isHalf = size.width / 2 >= uploadSize.width && size.height / 2 >= uploadSize.height
+        // LibRaw's half size takes a mosaic's 2x2 cells as one pixel; other raw data stays whole.
+        let isMosaic = craw_filters(raw) != 0
+        let isHalf = isMosaic && size.width / 2 >= uploadSize.width && size.height / 2 >= uploadSize.height
         let rendered = isHalf ? PixelSize(width: size.width / 2, height: size.height / 2) : size
         // The sensor data (16 bits a photosite, or four 16-bit samples a pixel when it is not a
         // mosaic), the 16-bit picture LibRaw renders into, and the 8-bit one it hands over.
-        let sensorBytes = Int.saturatingProduct(stored.width, stored.height, craw_filters(raw) != 0 ? 2 : 8)
+        let sensorBytes = Int.saturatingProduct(stored.width, stored.height, isMosaic ? 2 : 8)
         let pictureBytes = Int.saturatingProduct(rendered.width, rendered.height, 8 + 3)
         try context.checkDecodeMemory(sensorBytes > Int.max - pictureBytes ? .max : sensorBytes + pictureBytes)
         craw_set_output(raw, isHalf ? 1 : 0)

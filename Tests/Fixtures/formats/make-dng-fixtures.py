@@ -3,7 +3,7 @@
 
 - dng-preview-2048.dng: a 2048x1536 JPEG preview in IFD0 (what a camera or Lightroom embeds), a
   small LinearRaw image in its SubIFD. ImagePrep prepares the preview.
-- dng-linear-raw-400x300.dng: a 256x192 JPEG preview in IFD0 and a 400x300 16-bit LinearRaw image
+- dng-linear-raw-400x300.dng: a 160x120 JPEG preview in IFD0 and a 400x300 16-bit LinearRaw image
   (linear sRGB primaries, ColorMatrix1 = XYZ to linear sRGB) in its SubIFD: ImagePrep renders
   the raw data through LibRaw.
 
@@ -123,4 +123,4 @@ def write_dng(path, photo, preview_size, raw_size):
 
 photo = Image.open(SOURCE).convert("RGB")
 write_dng("dng-preview-2048.dng", photo, (2048, 1536), (64, 48))
-write_dng("dng-linear-raw-400x300.dng", photo, (256, 192), (400, 300))
+write_dng("dng-linear-raw-400x300.dng", photo, (160, 120), (400, 300))
