@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One photo of each new format timed three ways, in the same run: prep-photo (upload, display and
 # thumbnail), vipsthumbnail (one 2048 thumbnail) and the format's decoder alone (djxl,
-# opj_decompress at the reduction prep-photo picks, LibRaw's dcraw_emu at half size), median wall
+# opj_decompress whole and halved, LibRaw's dcraw_emu at half size), median wall
 # time of RUNS runs and the peak resident memory of the last. A stand-in until prep-bench has
 # rows for these formats (docs/formats-jxl-j2k-psd-raw.md).
 #
@@ -29,10 +29,14 @@ measure() {  # label command...
 for file in "$@"; do
   name=$(basename "$file")
   measure "$name prep-photo" "$prep" --overwrite -o "$out/prep" "$file"
-  measure "$name vipsthumbnail" vipsthumbnail "$file" --size '2048x2048>' -o "$out/vips.jpg"
+  # Not '2048x2048>': libvips 8.14 then takes a JPEG 2000's smallest level (a 175 px thumbnail).
+  measure "$name vipsthumbnail" vipsthumbnail "$file" --size 2048 -o "$out/vips.jpg"
   case "$file" in
     *.jxl) measure "$name djxl" djxl "$file" "$out/d.ppm" ;;
-    *.jp2 | *.j2k | *.j2c) measure "$name opj_decompress -r 1" opj_decompress -i "$file" -o "$out/d.ppm" -r 1 ;;
+    *.jp2 | *.j2k | *.j2c)
+      measure "$name opj_decompress -r 0" opj_decompress -i "$file" -o "$out/d.ppm" -r 0
+      measure "$name opj_decompress -r 1" opj_decompress -i "$file" -o "$out/d.ppm" -r 1
+      ;;
     *.dng) command -v dcraw_emu >/dev/null && measure "$name dcraw_emu -h" dcraw_emu -h -Z "$out/d.ppm" "$file" ;;
   esac
 done
