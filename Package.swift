@@ -46,6 +46,13 @@ let package = Package(
             name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         // libtiff 4.5 (TIFF and BigTIFF input): per-handle error handlers and an allocation limit.
         .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"]), .brew(["libtiff"])]),
+        // libjxl 0.7 (JPEG XL input), OpenJPEG 2.5 (JPEG 2000 input), LibRaw 0.20's reentrant build
+        // (camera raw and DNG input). libjxl's and LibRaw's pkg-config files give flags SwiftPM
+        // refuses (-fopenmp, -D), and their headers are on the default path: no pkg-config for them.
+        .systemLibrary(name: "CJXL", providers: [.apt(["libjxl-dev"]), .brew(["jpeg-xl"])]),
+        .systemLibrary(
+            name: "COpenJPEG", pkgConfig: "libopenjp2", providers: [.apt(["libopenjp2-7-dev"]), .brew(["openjpeg"])]),
+        .systemLibrary(name: "CRaw", providers: [.apt(["libraw-dev"]), .brew(["libraw"])]),
         // Apple's SDKs ship SQLite; Homebrew's is only for a Mac without the SDK's pkg-config file.
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -74,7 +81,7 @@ let package = Package(
             name: "ImagePrep",
             dependencies: [
                 "CTurboJPEG", "CJPEG", "CExif", "CLCMS2", "CHeif", "CPixelKernels", "PlatformLayer", "PackageVersion",
-                "CSPNG", "CGIF", "CWebP", "CTIFF",
+                "CSPNG", "CGIF", "CWebP", "CTIFF", "CJXL", "COpenJPEG", "CRaw",
             ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),

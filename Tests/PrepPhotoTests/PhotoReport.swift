@@ -62,7 +62,7 @@ struct PhotoReport: Decodable {
             "input", "ok", "skipped", "code", "error", "upload", "display", "thumbnail", "gainMap", "original",
             "orientation",
             "capturedAt",
-            "location", "comment", "warnings",
+            "location", "comment", "warnings", "rawPixels",
         ]
         static let copy: Set = ["path", "width", "height", "bytes"]
         static let original: Set = ["width", "height"]

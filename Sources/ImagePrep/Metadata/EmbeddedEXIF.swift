@@ -14,10 +14,13 @@ enum EmbeddedEXIF {
     ///   - block: the chunk's payload: a TIFF block, or one that starts `Exif\0\0` as some
     ///     writers make it (a JPEG APP1's signature), which is passed over.
     ///   - metadata: the photo's metadata so far (its `originalSize`), completed from the block.
+    ///   - settingOrientationUp: for a format whose upload is turned upright (a JPEG XL file,
+    ///     whose own orientation field overrides its EXIF's), the carried Orientation becomes 1.
     /// - Returns: no segment when the block is not a TIFF block or is too large to carry, with a
     ///   warning that says so.
     static func read(
-        _ block: UnsafeRawBufferPointer, into metadata: inout PhotoMetadata, uploadSize: PixelSize
+        _ block: UnsafeRawBufferPointer, into metadata: inout PhotoMetadata, uploadSize: PixelSize,
+        settingOrientationUp: Bool = false
     ) -> (segment: Data?, warnings: [PhotoWarning]) {
         var tiff = block
         if tiff.starts(with: JPEGLayout.exifSignature) {
@@ -32,7 +35,7 @@ enum EmbeddedEXIF {
         var warnings: [PhotoWarning] = []
         EXIFReader.read(tiff: tiff, into: &metadata, warnings: &warnings)
         let (segment, warning) = EXIFPatcher.segment(
-            carrying: tiff, settingPixelSize: uploadSize, settingOrientationUp: false)
+            carrying: tiff, settingPixelSize: uploadSize, settingOrientationUp: settingOrientationUp)
         warnings += warning.map { [$0] } ?? []
         return (segment, warnings)
     }

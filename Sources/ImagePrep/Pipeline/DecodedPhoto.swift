@@ -33,4 +33,6 @@ struct DecodedPhoto {
     /// The HDR gain map the upload carries after its EOI, resized; its segments are already in
     /// `uploadSegments`.
     var gainMap: UploadGainMap? = nil
+    /// A camera raw's: whether the pixels are its embedded preview's or its sensor data's.
+    var cameraRawPixels: CameraRawPixels? = nil
 }

@@ -68,6 +68,25 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case corruptBMP(file: String, detail: String)
     /// A BMP file stored in a way this version does not read (an embedded JPEG or PNG).
     case unsupportedBMP(file: String, reason: String)
+    /// A JPEG XL file whose codestream or container libjxl cannot read.
+    case corruptJXL(file: String, detail: String)
+    /// A JPEG 2000 file (jp2 or a raw codestream) whose structure or image data OpenJPEG cannot read.
+    case corruptJPEG2000(file: String, detail: String)
+    /// A Photoshop file (PSD or PSB) whose header, sections or composite image are damaged.
+    case corruptPSD(file: String, detail: String)
+    /// A Photoshop file saved without its merged composite image ("Maximize Compatibility" off),
+    /// which is the only picture ImagePrep reads from one: its layers are not flattened here.
+    case psdWithoutComposite(file: String)
+    /// A camera raw or DNG file that LibRaw cannot read, and whose embedded previews are too
+    /// small or absent.
+    case corruptRaw(file: String, detail: String)
+    /// A file whose decode would need more memory than ImagePrep allows one photo (`budget`
+    /// bytes), from what its header declares, for a decoder that holds the whole picture
+    /// (JPEG 2000, JPEG XL, camera raw); nothing was decoded.
+    case tooMuchMemory(file: String, byteCount: Int, budget: Int)
+    /// An image in a format that this version does not prepare, or a form of a known format it
+    /// does not read: `format` names it and `reason` says why.
+    case unsupportedImageFormat(file: String, format: String, reason: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)
     /// The system would not give the memory the photo's pixels need (`byteCount` bytes for one
@@ -92,7 +111,9 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             .heifWithoutImage(let file), .heifSecurityLimit(let file, _), .heifUnavailable(let file, _),
             .encodingFailed(let file, _),
             .outOfMemory(let file, _), .corruptTIFF(let file, _), .unsupportedTIFF(let file, _),
-            .corruptBMP(let file, _), .unsupportedBMP(let file, _):
+            .corruptBMP(let file, _), .unsupportedBMP(let file, _), .corruptJXL(let file, _),
+            .corruptJPEG2000(let file, _), .corruptPSD(let file, _), .psdWithoutComposite(let file),
+            .corruptRaw(let file, _), .tooMuchMemory(let file, _, _), .unsupportedImageFormat(let file, _, _):
             return file
         }
     }
@@ -148,6 +169,22 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             return "'\(file)' is a damaged BMP file: \(detail)."
         case .unsupportedBMP(let file, let reason):
             return "'\(file)' is a BMP file that cannot be prepared: \(reason)."
+        case .corruptJXL(let file, let detail):
+            return "'\(file)' is a damaged JPEG XL file: \(detail)."
+        case .corruptJPEG2000(let file, let detail):
+            return "'\(file)' is a damaged JPEG 2000 file: \(detail)."
+        case .corruptPSD(let file, let detail):
+            return "'\(file)' is a damaged Photoshop file: \(detail)."
+        case .psdWithoutComposite(let file):
+            return "'\(file)' is a Photoshop file saved without its composite image (\"Maximize Compatibility\" was "
+                + "off), and its layers are not flattened here: save it again with that option on, or export a copy."
+        case .corruptRaw(let file, let detail):
+            return "'\(file)' is a camera raw file that cannot be read: \(detail)."
+        case .tooMuchMemory(let file, let byteCount, let budget):
+            return "'\(file)' was refused because its decoder would hold \(Self.megabytes(byteCount)) MB at once, more "
+                + "than the limit of \(Self.megabytes(budget)) MB for one photo; nothing was decoded."
+        case .unsupportedImageFormat(let file, let format, let reason):
+            return "'\(file)' is \(format), which cannot be prepared: \(reason)."
         case .encodingFailed(let file, let detail):
             return "Encoding a copy of '\(file)' failed: \(detail)."
         case .outOfMemory(let file, let byteCount):

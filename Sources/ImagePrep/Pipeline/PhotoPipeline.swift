@@ -12,6 +12,8 @@ struct PhotoPipeline: PreparationStage {
             throw .unrecognizedFormat(file: file, detected: FileSignature.describe(bytes))
         }
         let decoded = try format.init(context: context).decode(bytes)
-        return try CopyStage(context: context).makeCopies(of: decoded)
+        var prepared = try CopyStage(context: context).makeCopies(of: decoded)
+        prepared.cameraRawPixels = decoded.cameraRawPixels
+        return prepared
     }
 }

@@ -17,9 +17,11 @@ protocol PhotoSource: PreparationStage, SendableMetatype {
 /// Every format ImagePrep prepares, in the order they are asked whether they recognise a file.
 enum PhotoSources {
     /// HEIF first: its `ftyp` box is unambiguous, and a JPEG is anything that starts with FF D8.
+    /// Camera raws before TIFF: a DNG, a CR2 or a NEF is a TIFF too.
     static let all: [any PhotoSource.Type] = [
-        HEIFSource.self, JPEGSource.self, PNGSource.self, GIFSource.self, WebPSource.self, TIFFSource.self,
-        BMPSource.self,
+        HEIFSource.self, JPEGSource.self, PNGSource.self, GIFSource.self, WebPSource.self, RawSource.self,
+        TIFFSource.self, BMPSource.self, JXLSource.self, JPEG2000Source.self, PSDSource.self,
+        RefusedImageSource.self,
     ]
 
     /// The source that recognises `bytes`, or nil when none does.

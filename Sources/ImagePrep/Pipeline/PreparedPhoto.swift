@@ -48,6 +48,9 @@ public struct PreparedPhoto: Sendable, Hashable {
     /// The HDR gain map that the upload carries after its own EOI (the last bytes of
     /// `upload.data`), with its size; nil when the upload is SDR only.
     public var uploadGainMap: EncodedJPEG?
+    /// For a camera raw or DNG, whether its pixels are the embedded JPEG preview's or the raw
+    /// sensor data's (`CameraRawPixels`); nil for every other format.
+    public var cameraRawPixels: CameraRawPixels?
 
     /// A prepared photo from its parts: for tests, and for an app that commits copies it made
     /// itself (a photo edited in the app) with the outbox's `commit`.

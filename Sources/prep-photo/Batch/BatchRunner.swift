@@ -27,6 +27,9 @@ enum PhotoOutcome: Sendable {
         /// Nil for a kept photo that could not be read again.
         let metadata: PhotoMetadata?
         let warnings: [PhotoWarning]
+        /// A camera raw's: its embedded preview or its sensor data; nil for other formats and
+        /// for a kept photo, which is not decoded again.
+        var cameraRawPixels: CameraRawPixels? = nil
     }
 
     case prepared(Prepared)
@@ -264,7 +267,7 @@ final class BatchRunner: Sendable {
             .init(
                 upload: written[0]!, display: written[1], thumbnail: written[2],
                 uploadGainMap: prepared.uploadGainMap.map { ($0.size, $0.data.count) }, metadata: prepared.metadata,
-                warnings: prepared.warnings))
+                warnings: prepared.warnings, cameraRawPixels: prepared.cameraRawPixels))
         do throws(OutputWriter.Failure) {
             let staged = try writer.stage(
                 copies.compactMap { $0.map { (data: $0.0.data, destination: $0.1) } }, modified: photo.status?.modified)

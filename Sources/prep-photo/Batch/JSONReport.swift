@@ -76,7 +76,7 @@ enum JSONReport {
             ("code", code.map { .string($0) } ?? .null), ("error", message.map { .string($0) } ?? .null),
             ("upload", .null), ("display", .null), ("thumbnail", .null), ("gainMap", .null), ("original", .null),
             ("orientation", .null), ("capturedAt", .null), ("location", .null), ("comment", .null),
-            ("warnings", .array([])),
+            ("warnings", .array([])), ("rawPixels", .null),
         ]).serialized
     }
 
@@ -133,6 +133,7 @@ enum JSONReport {
             ("capturedAt", capturedAt), ("location", location),
             ("comment", metadata?.comment.map { .string($0) } ?? .null),
             ("warnings", .array(prepared.warnings.map { .string($0.message) })),
+            ("rawPixels", prepared.cameraRawPixels.map { .string($0.rawValue) } ?? .null),
         ]).serialized
     }
 }

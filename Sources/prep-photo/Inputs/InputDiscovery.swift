@@ -24,11 +24,15 @@ enum FoundInput: Sendable {
 ///   left out, each counted by cause; a file or folder given by name is always tried.
 /// - Paths are bytes throughout, so that names that are not UTF-8 are found and opened.
 struct InputDiscovery {
-    /// File name extensions taken from a folder: JPEG, HEIF (with Canon's `.hif`), PNG (with
-    /// `.apng`), GIF and WebP, and other image formats so that a TIFF in a folder is reported as
-    /// not read rather than left out. The file's content decides its format, never its name.
+    /// File name extensions taken from a folder: every format ImagePrep prepares, and JPEG XR,
+    /// which it refuses in words, so that no image is left out as "not an image". The file's
+    /// content decides its format, never its name.
     static let imageExtensions: Set<String> = [
         "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "apng", "gif", "webp", "tif", "tiff", "bmp",
+        // JPEG XL, JPEG 2000, Photoshop, DNG and camera raws, and JPEG XR (refused in words).
+        "jxl", "jp2", "j2k", "j2c", "jpf", "jpx", "psd", "psb", "dng", "cr2", "cr3", "crw", "nef", "nrw", "arw", "srf",
+        "sr2", "orf", "rw2", "rwl", "raf", "pef", "srw", "x3f", "3fr", "iiq", "erf", "mrw", "kdc", "dcr", "mos",
+        "jxr", "wdp", "hdp",
     ]
 
     let isRecursive: Bool

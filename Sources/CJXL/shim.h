@@ -1,0 +1,5 @@
+#ifndef CJXL_SHIM_H
+#define CJXL_SHIM_H
+#include <jxl/decode.h>
+#include <jxl/color_encoding.h>
+#endif
