@@ -19,7 +19,7 @@ struct BMPSourceTests {
         let negative = UInt32(bitPattern: Int32(-height))
         for index in 0..<4 { flipped[22 + index] = UInt8(truncatingIfNeeded: negative >> (8 * UInt32(index))) }
         let bottomUp = try TIFFBMPFixtures.prepared(name)
-        let topDown = try PhotoPreparer().prepare(Data(flipped), name: "top-down.bmp")
+        let topDown = try PhotoPreparer().prepareBlocking(Data(flipped), name: "top-down.bmp")
         #expect(topDown.upload.data == bottomUp.upload.data)
     }
 
@@ -57,7 +57,7 @@ struct BMPSourceTests {
             var bytes = original
             bytes.replaceSubrange(item.offset..<(item.offset + item.bytes.count), with: item.bytes)
             #expect {
-                try PhotoPreparer().prepare(Data(bytes), name: "lying.bmp")
+                try PhotoPreparer().prepareBlocking(Data(bytes), name: "lying.bmp")
             } throws: { error in
                 (error as? ImagePrepError)?.code == "corrupt_bmp" && "\(error)".contains(item.words)
             }
@@ -68,7 +68,7 @@ struct BMPSourceTests {
     func hugePaletteCount() throws {
         var bytes = [UInt8](try Fixtures.data("formats/bmp-4bit-made.bmp"))
         bytes.replaceSubrange(46..<50, with: [0xFF, 0xFF, 0xFF, 0xFF])
-        let photo = try PhotoPreparer().prepare(Data(bytes), name: "palette.bmp")
+        let photo = try PhotoPreparer().prepareBlocking(Data(bytes), name: "palette.bmp")
         let plain = try TIFFBMPFixtures.prepared("bmp-4bit-made.bmp")
         #expect(photo.upload.data == plain.upload.data)
     }

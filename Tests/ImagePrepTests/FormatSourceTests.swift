@@ -31,7 +31,7 @@ struct FormatSourceTests {
         _ file: String, configuration: PhotoPreparer.Configuration = .init(),
         workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
     ) throws -> PreparedPhoto {
-        try PhotoPreparer(configuration: configuration).prepare(
+        try PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data("formats/" + file), name: file, workspace: workspace)
     }
 
@@ -101,7 +101,7 @@ struct FormatSourceTests {
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 12000
         let error = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer(configuration: configuration).prepare(Data(bytes), name: "large.jp2")
+            try PhotoPreparer(configuration: configuration).prepareBlocking(Data(bytes), name: "large.jp2")
         }
         guard case .tooMuchMemory(_, let byteCount, let budget) = error else {
             Issue.record("got \(error)")
@@ -113,7 +113,7 @@ struct FormatSourceTests {
         #expect(
             throws: ImagePrepError.tooManyPixels(
                 file: "large.jp2", size: PixelSize(width: 12000, height: 12000), limit: 100_000_000)
-        ) { try PhotoPreparer(configuration: configuration).prepare(Data(bytes), name: "large.jp2") }
+        ) { try PhotoPreparer(configuration: configuration).prepareBlocking(Data(bytes), name: "large.jp2") }
     }
 
     @Test("a PSD file's EXIF, XMP and ICC resources are carried")
@@ -132,7 +132,7 @@ struct FormatSourceTests {
         // The file cut where its image data section starts: the layers, and no composite.
         let cut = Data(original.prefix(original.count - header.imageData.count))
         let error = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer().prepare(cut, name: "layers-only.psd")
+            try PhotoPreparer().prepareBlocking(cut, name: "layers-only.psd")
         }
         #expect(error == .psdWithoutComposite(file: "layers-only.psd"))
         #expect(error.code == "psd_without_composite")
@@ -150,7 +150,7 @@ struct FormatSourceTests {
         #expect(bytes[offset] == 1)
         bytes[offset] = 0
         #expect(throws: ImagePrepError.psdWithoutComposite(file: "blank.psd")) {
-            try PhotoPreparer().prepare(Data(bytes), name: "blank.psd")
+            try PhotoPreparer().prepareBlocking(Data(bytes), name: "blank.psd")
         }
     }
 }

@@ -13,7 +13,7 @@ struct RawSourceTests {
         _ file: String, configuration: PhotoPreparer.Configuration = .init(),
         workspace: PreparationWorkspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
     ) throws -> PreparedPhoto {
-        try PhotoPreparer(configuration: configuration).prepare(
+        try PhotoPreparer(configuration: configuration).prepareBlocking(
             Fixtures.data("formats/" + file), name: file, workspace: workspace)
     }
 
@@ -94,12 +94,12 @@ struct RawSourceTests {
         configuration.maxEdge = 4096
         configuration.maxPixels = 1_000_000_000
         let error = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer(configuration: configuration).prepare(Data(bytes), name: "lying.dng")
+            try PhotoPreparer(configuration: configuration).prepareBlocking(Data(bytes), name: "lying.dng")
         }
         #expect(["too_much_memory", "corrupt_raw"].contains(error.code), "\(error)")
         configuration.maxPixels = 100_000_000
         let limited = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer(configuration: configuration).prepare(Data(bytes), name: "lying.dng")
+            try PhotoPreparer(configuration: configuration).prepareBlocking(Data(bytes), name: "lying.dng")
         }
         #expect(["too_many_pixels", "corrupt_raw"].contains(limited.code), "\(limited)")
     }
@@ -107,7 +107,7 @@ struct RawSourceTests {
     @Test("a JPEG XR file is refused with its format named and why, with its own code")
     func jpegXR() throws {
         let bytes = Data([0x49, 0x49, 0xBC, 0x01, 0x20, 0, 0, 0] + [UInt8](repeating: 0, count: 64))
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepare(bytes, name: "scan.jxr") }
+        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(bytes, name: "scan.jxr") }
         #expect(error.code == "unsupported_format")
         #expect(error.description.hasPrefix("'scan.jxr' is a JPEG XR image, which cannot be prepared: "))
     }

@@ -15,7 +15,7 @@ enum TIFFBMPFixtures {
     static func prepared(_ name: String, configuration: PhotoPreparer.Configuration = .init()) throws
         -> PreparedPhoto
     {
-        try PhotoPreparer(configuration: configuration).prepare(Fixtures.data("formats/" + name), name: name)
+        try PhotoPreparer(configuration: configuration).prepareBlocking(Fixtures.data("formats/" + name), name: name)
     }
 
     /// The lowest luma PSNR against vipsthumbnail's copy, measured less 2 dB where it is under
@@ -92,7 +92,7 @@ struct TIFFSourceTests {
     @Test("the upload's EXIF is rebuilt by libexif: the camera tags, Exif and GPS IFDs, no strip or tile offsets")
     func uploadEXIF() throws {
         let photo = try TIFFBMPFixtures.prepared("tiff-exif-gps-16bit-gray-flir-drone-pillow.tiff")
-        let again = try PhotoPreparer().prepare(photo.upload.data, name: "upload")
+        let again = try PhotoPreparer().prepareBlocking(photo.upload.data, name: "upload")
         #expect(again.metadata.location == photo.metadata.location && photo.metadata.location != nil)
         #expect(again.metadata.captureTime == photo.metadata.captureTime && photo.metadata.captureTime != nil)
         #expect(again.metadata.cameraMake == "FLIR" && again.metadata.cameraModel == "Duo Pro R")
@@ -108,7 +108,7 @@ struct TIFFSourceTests {
         #expect(photo.upload.size == PixelSize(width: 278, height: 374))
         #expect(photo.display?.size == PixelSize(width: 374, height: 278))
         #expect(photo.metadata.captureTime?.utcOffset == UTCOffset(minutes: 120))
-        let again = try PhotoPreparer().prepare(photo.upload.data, name: "upload")
+        let again = try PhotoPreparer().prepareBlocking(photo.upload.data, name: "upload")
         #expect(again.metadata.orientation == .right)
     }
 
@@ -150,13 +150,13 @@ struct TIFFSourceTests {
         // nothing of a strip that is cut, so a file of one strip has no rows to accept.)
         let cut = bytes.prefix(bytes.count / 2)
         #expect {
-            try PhotoPreparer().prepare(cut, name: "cut.tif")
+            try PhotoPreparer().prepareBlocking(cut, name: "cut.tif")
         } throws: { error in
             (error as? ImagePrepError)?.code == "incomplete"
         }
         var configuration = PhotoPreparer.Configuration()
         configuration.acceptsIncompleteData = true
-        let photo = try PhotoPreparer(configuration: configuration).prepare(cut, name: "cut.tif")
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(cut, name: "cut.tif")
         #expect(photo.warnings.contains { $0.kind == .incompleteImageData }, "\(photo.warnings)")
     }
 

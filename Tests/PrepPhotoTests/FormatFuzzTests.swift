@@ -119,7 +119,7 @@ struct FormatFuzzTests {
     /// Whether the case was a photo; records where the batch and the photo alone differ.
     static func compare(_ item: Case, _ report: PhotoReport, outputs: URL) throws -> Bool {
         let preparer = FuzzTests.preparer(acceptingIncompleteData: item.acceptsIncompleteData)
-        switch Result(catching: { () throws(ImagePrepError) in try preparer.prepare(item.bytes, name: item.input) }) {
+        switch Result(catching: { () throws(ImagePrepError) in try preparer.prepareBlocking(item.bytes, name: item.input) }) {
         case .failure(let error):
             #expect(!report.ok, "\(item.label): refused alone (\(error)) but prepared in the batch")
             #expect(report.error == error.description && report.code == error.code, "\(item.label)")

@@ -84,7 +84,7 @@ struct TIFFBMPHostileTests {
                     try bytes.write(to: URL(fileURLWithPath: keep).appendingPathComponent(item.name))
                 }
                 alone[item.name] = Result { () throws(ImagePrepError) in
-                    try PhotoPreparer().prepare(bytes, name: item.name)
+                    try PhotoPreparer().prepareBlocking(bytes, name: item.name)
                 }
             }
             let result = try PrepPhotoRunner.run(
