@@ -62,7 +62,9 @@ struct BadInputTests {
 
     @Test("no bytes at all is .empty")
     func emptyData() throws {
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(Data(), name: "upload-42") }
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer().prepareBlocking(Data(), name: "upload-42")
+        }
         #expect(error == .empty(file: "upload-42"))
         #expect(error.description.contains("'upload-42'"))
     }
@@ -173,7 +175,9 @@ struct BadInputTests {
         ] as [[UInt8]])
     func tinyFilesThatAreNotJPEG(bytes: [UInt8]) async {
         await #expect(processExitsWith: .success) { [bytes] in
-            let result = Result { () throws(ImagePrepError) in try PhotoPreparer().prepareBlocking(Data(bytes), name: "tiny") }
+            let result = Result { () throws(ImagePrepError) in
+                try PhotoPreparer().prepareBlocking(Data(bytes), name: "tiny")
+            }
             guard case .failure(.unrecognizedFormat(file: "tiny", _)) = result else { exit(1) }
         }
     }

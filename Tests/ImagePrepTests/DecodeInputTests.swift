@@ -131,7 +131,8 @@ struct DecodeInputTests {
         let markers = try Fixtures.data(path).withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
         #expect(markers.contains(0xDD) || source.frameMarker == 0xC2, "the fixture has a DRI or is progressive")
         // ...so the pipeline must make the same upload of them.
-        let upload = try DecodedJPEG(PhotoPreparer().prepareBlocking(Fixtures.data(path), name: Self.name(path)).upload.data)
+        let upload = try DecodedJPEG(
+            PhotoPreparer().prepareBlocking(Fixtures.data(path), name: Self.name(path)).upload.data)
         let expected = try DecodedJPEG(
             PhotoPreparer().prepareBlocking(Fixtures.data(baselinePath), name: "baseline").upload.data)
         #expect(upload.planes.map(\.samples) == expected.planes.map(\.samples))

@@ -53,7 +53,10 @@ struct ExtendedXMPTests {
     static func prepared(_ file: Data) throws -> (photo: PreparedPhoto, sdr: PreparedPhoto) {
         var sdr = PhotoPreparer()
         sdr.configuration.carriesGainMap = false
-        return (try PhotoPreparer().prepareBlocking(file, name: "lamps.jpg"), try sdr.prepareBlocking(file, name: "lamps.jpg"))
+        return (
+            try PhotoPreparer().prepareBlocking(file, name: "lamps.jpg"),
+            try sdr.prepareBlocking(file, name: "lamps.jpg")
+        )
     }
 
     @Test(

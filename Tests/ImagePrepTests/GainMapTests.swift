@@ -121,7 +121,8 @@ struct GainMapTests {
 
     @Test("carriesGainMap off: the upload is the SDR photo alone, with no MPF and no XMP, and no warning")
     func optOut() throws {
-        let photo = try Self.preparer(carriesGainMap: false).prepareBlocking(Fixtures.data(Self.crafted), name: "sdr.jpg")
+        let photo = try Self.preparer(carriesGainMap: false).prepareBlocking(
+            Fixtures.data(Self.crafted), name: "sdr.jpg")
         #expect(photo.uploadGainMap == nil && photo.warnings.isEmpty)
         let markers = photo.upload.data.withUnsafeBytes { SegmentWalker.walk($0).segments.map(\.marker) }
         #expect(markers.filter { $0 == JPEGSegment.app2 }.isEmpty)

@@ -87,7 +87,9 @@ struct HEIFBadInputTests {
         #expect(error == .corruptHEIF(file: "grid.heic", detail: "its grid's tiles do not cover its image"))
         #expect(Self.nothingAllocated(workspace))
         // The tiles' own size prepares.
-        #expect(try PhotoPreparer().prepareBlocking(Self.gridWithTileWidth(256), name: "grid.heic").upload.size.height == 1000)
+        #expect(
+            try PhotoPreparer().prepareBlocking(Self.gridWithTileWidth(256), name: "grid.heic").upload.size.height
+                == 1000)
     }
 
     @Test("an image derived from itself is .corruptHEIF, and libheif never sees it")
@@ -163,7 +165,9 @@ struct HEIFBadInputTests {
     func otherISOMedia() throws {
         var mp4 = Data([0, 0, 0, 24] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
         mp4.append(contentsOf: [0, 0, 0, 8] + Array("free".utf8))
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(mp4, name: "clip.mp4") }
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer().prepareBlocking(mp4, name: "clip.mp4")
+        }
         #expect(error == .unrecognizedFormat(file: "clip.mp4", detected: "an ISO media file ('isom')"))
         #expect(
             error.description
@@ -174,7 +178,8 @@ struct HEIFBadInputTests {
     func compatibleBrand() throws {
         var data = try Fixtures.data("heic/no-exif.heic")
         data.replaceSubrange(8..<12, with: Array("xxxx".utf8))
-        #expect(try PhotoPreparer().prepareBlocking(data, name: "brand").upload.size == PixelSize(width: 250, height: 188))
+        #expect(
+            try PhotoPreparer().prepareBlocking(data, name: "brand").upload.size == PixelSize(width: 250, height: 188))
     }
 }
 

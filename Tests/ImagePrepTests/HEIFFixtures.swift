@@ -41,7 +41,8 @@ enum HEIFFixtures {
 
     /// Prepares the fixture and checks that every copy is a JPEG libjpeg-turbo decodes cleanly.
     static func prepared(_ path: String, configuration: PhotoPreparer.Configuration = .init()) throws -> PreparedPhoto {
-        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(Fixtures.data(path), name: name(path))
+        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(
+            Fixtures.data(path), name: name(path))
         for copy in [photo.upload, photo.display, photo.thumbnail].compactMap({ $0 }) {
             let decoded = try DecodedJPEG(copy.data)
             #expect(decoded.size == copy.size && decoded.warnings.isEmpty, "\(path)")

@@ -117,7 +117,8 @@ struct HEIFGainMapTests {
 
     @Test("carriesGainMap off: the HDR HEIC's upload is the SDR photo alone, no MPF, no XMP, and no warning")
     func optOut() throws {
-        let photo = try Self.preparer(carriesGainMap: false).prepareBlocking(Fixtures.data(Self.photo), name: "sdr.heic")
+        let photo = try Self.preparer(carriesGainMap: false).prepareBlocking(
+            Fixtures.data(Self.photo), name: "sdr.heic")
         #expect(photo.uploadGainMap == nil && photo.warnings.isEmpty, "\(photo.warnings)")
         #expect(photo.upload.data.firstRange(of: Data("hdrgm".utf8)) == nil)
         #expect(photo.upload.data.firstRange(of: Data("MPF\0".utf8)) == nil)

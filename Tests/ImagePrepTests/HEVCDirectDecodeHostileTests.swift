@@ -51,7 +51,8 @@ struct HEVCDirectDecodeHostileTests {
         #expect(try !Self.isCovered(path), "\(path): left to libheif")
         let workspace = PreparationWorkspace()
         do {
-            let photo = try PhotoPreparer().prepareBlocking(Fixtures.data(path), name: "photo.heic", workspace: workspace)
+            let photo = try PhotoPreparer().prepareBlocking(
+                Fixtures.data(path), name: "photo.heic", workspace: workspace)
             guard case .prepared = older else {
                 Issue.record("\(path): prepared, where no libheif decodes it")
                 return

@@ -82,7 +82,8 @@ struct LibraryMessageTests {
             Self.expectNoCoordinates(in: warning.message)
         }
         let error = try #require(throws: ImagePrepError.self) {
-            try PhotoPreparer(configuration: BadInputTests.refusingIncompleteData).prepareBlocking(cut, name: "gps-cut.jpg")
+            try PhotoPreparer(configuration: BadInputTests.refusingIncompleteData).prepareBlocking(
+                cut, name: "gps-cut.jpg")
         }
         Self.expectNoCoordinates(in: error.description)
     }

@@ -30,10 +30,12 @@ struct ParallelPreparationTests {
         // fuzz test's size) the bottom of a cut 224x150 photo is too small to make a row alone.
         configuration.maxEdge = path.hasPrefix("decode") ? maxEdge : maxEdge * 10
         let aloneWorkspace = PreparationWorkspace()
-        let alone = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path, workspace: aloneWorkspace)
+        let alone = try PhotoPreparer(configuration: configuration).prepareBlocking(
+            data, name: path, workspace: aloneWorkspace)
         configuration.splitsWorkAcrossCores = true
         let splitWorkspace = PreparationWorkspace()
-        let split = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path, workspace: splitWorkspace)
+        let split = try PhotoPreparer(configuration: configuration).prepareBlocking(
+            data, name: path, workspace: splitWorkspace)
         // The same decode, not a fall back to the whole one, whose pixels differ.
         #expect(splitWorkspace.lastDecode.size == aloneWorkspace.lastDecode.size)
         #expect(splitWorkspace.lastDecode.isStripWise == aloneWorkspace.lastDecode.isStripWise)
@@ -64,10 +66,12 @@ struct ParallelPreparationTests {
         configuration.maxEdge = 100
         configuration.acceptsIncompleteData = true
         let workspace = PreparationWorkspace()
-        let alone = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path, workspace: workspace)
+        let alone = try PhotoPreparer(configuration: configuration).prepareBlocking(
+            data, name: path, workspace: workspace)
         #expect(!workspace.lastDecode.isCutInTwo)
         configuration.splitsWorkAcrossCores = true
-        let split = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path, workspace: workspace)
+        let split = try PhotoPreparer(configuration: configuration).prepareBlocking(
+            data, name: path, workspace: workspace)
         #expect(workspace.lastDecode.isCutInTwo == isCut)
         #expect(split.upload == alone.upload)
         #expect(split.warnings == alone.warnings)

@@ -181,7 +181,8 @@ struct PhoneHDRTests {
 
     @Test("A version 2 gain map's HDRGainMapHeadroom (4, 2 stops) wins over the maker note (1.8), its samples remapped")
     func appleVersion2() throws {
-        let photo = try PhotoPreparer().prepareBlocking(Fixtures.data("heic/gainmap/iphone-hdr-v2.heic"), name: "v2.heic")
+        let photo = try PhotoPreparer().prepareBlocking(
+            Fixtures.data("heic/gainmap/iphone-hdr-v2.heic"), name: "v2.heic")
         try Self.expectUltraHDR(photo, stops: 2, label: "v2")
         let (_, gainMapTags) = try Self.exiftoolReading(of: photo.upload.data)
         #expect(gainMapTags["XMP-hdrgm:Gamma"] as? Double == 1 && gainMapTags["XMP-hdrgm:OffsetSDR"] as? Double == 0)

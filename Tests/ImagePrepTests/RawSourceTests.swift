@@ -107,7 +107,9 @@ struct RawSourceTests {
     @Test("a JPEG XR file is refused with its format named and why, with its own code")
     func jpegXR() throws {
         let bytes = Data([0x49, 0x49, 0xBC, 0x01, 0x20, 0, 0, 0] + [UInt8](repeating: 0, count: 64))
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(bytes, name: "scan.jxr") }
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer().prepareBlocking(bytes, name: "scan.jxr")
+        }
         #expect(error.code == "unsupported_format")
         #expect(error.description.hasPrefix("'scan.jxr' is a JPEG XR image, which cannot be prepared: "))
     }

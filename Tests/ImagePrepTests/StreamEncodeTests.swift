@@ -59,7 +59,8 @@ struct StreamEncodeTests {
         let alone = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path)
         configuration.splitsWorkAcrossCores = true
         let workspace = PreparationWorkspace()
-        let split = try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: path, workspace: workspace)
+        let split = try PhotoPreparer(configuration: configuration).prepareBlocking(
+            data, name: path, workspace: workspace)
         #expect(workspace.lastDecode.isUploadStreamed == streams)
         #expect(split.upload == alone.upload)
         #expect(split.display == alone.display)

@@ -120,14 +120,15 @@ struct TIFFSourceTests {
         #expect(try TIFFBMPFixtures.prepared("tiff-lzw-rgb-galaxy-twelvemonkeys.tif").warnings.isEmpty)
     }
 
-    @Test("a TIFF whose IFD0 has DNGVersion is refused in words as a camera raw, with its own code")
-    func dngRefused() throws {
+    @Test("a TIFF whose IFD0 has DNGVersion goes to the camera raw source, never read as a plain TIFF")
+    func dngGoesToRaw() throws {
+        // An RGB TIFF marked with DNGVersion: no raw data LibRaw knows, and no preview, so it is
+        // refused in the raw source's words, with the file named.
         #expect {
             try TIFFBMPFixtures.prepared("tiff-dngversion-marked.tif")
         } throws: { error in
-            guard let error = error as? ImagePrepError, case .unsupportedTIFF = error else { return false }
-            return error.code == "unsupported_tiff" && error.description.contains("DNG camera raw")
-                && error.description.contains("'tiff-dngversion-marked.tif'")
+            guard let error = error as? ImagePrepError, case .corruptRaw = error else { return false }
+            return error.code == "corrupt_raw" && error.description.contains("'tiff-dngversion-marked.tif'")
         }
     }
 
@@ -143,20 +144,20 @@ struct TIFFSourceTests {
         }
     }
 
-    @Test("a TIFF cut short is refused as incomplete, or prepared with a warning when incomplete data is accepted")
+    @Test("a TIFF cut short is prepared with a warning, or refused as incomplete when incomplete data is refused")
     func truncated() throws {
         let bytes = try Fixtures.data("formats/tiff-16bit-rgb-exif-icc-fujifilm-sharp.tiff")
         // Its directory comes first, then its strips: cut them in the middle. (libtiff reads
         // nothing of a strip that is cut, so a file of one strip has no rows to accept.)
         let cut = bytes.prefix(bytes.count / 2)
+        var refusing = PhotoPreparer.Configuration()
+        refusing.acceptsIncompleteData = false
         #expect {
-            try PhotoPreparer().prepareBlocking(cut, name: "cut.tif")
+            try PhotoPreparer(configuration: refusing).prepareBlocking(cut, name: "cut.tif")
         } throws: { error in
             (error as? ImagePrepError)?.code == "incomplete"
         }
-        var configuration = PhotoPreparer.Configuration()
-        configuration.acceptsIncompleteData = true
-        let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(cut, name: "cut.tif")
+        let photo = try PhotoPreparer().prepareBlocking(cut, name: "cut.tif")
         #expect(photo.warnings.contains { $0.kind == .incompleteImageData }, "\(photo.warnings)")
     }
 

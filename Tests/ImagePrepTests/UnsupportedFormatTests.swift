@@ -60,7 +60,9 @@ struct UnsupportedFormatTests {
     func textStartingBM() throws {
         let bytes = Array("BMW drivers' handbook, chapter one\n".utf8)
         #expect(bytes.withUnsafeBytes { FileSignature.unsupportedFormat(of: $0) } == nil)
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(Data(bytes), name: "t") }
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer().prepareBlocking(Data(bytes), name: "t")
+        }
         #expect(error == .unrecognizedFormat(file: "t", detected: "text"))
     }
 }

@@ -80,7 +80,7 @@ struct FormatFuzzTests {
                 let mode = accepting ? "accept" : "strict"
                 let result = try PrepPhotoRunner.run(
                     ["/usr/bin/time", "-f", "peak-kilobytes %M", PrepPhotoRunner.executable.path] + Self.arguments
-                        + (accepting ? ["--accept-incomplete"] : []) + ["--out", "out-\(mode)", mode],
+                        + (accepting ? [] : ["--refuse-incomplete"]) + ["--out", "out-\(mode)", mode],
                     in: folder.url, launch: .command, timeLimit: .seconds(600))
                 try #require(!result.timedOut && (result.status == 0 || result.status == 1), "prep-photo: \(result)")
                 var peak = 0
@@ -119,7 +119,9 @@ struct FormatFuzzTests {
     /// Whether the case was a photo; records where the batch and the photo alone differ.
     static func compare(_ item: Case, _ report: PhotoReport, outputs: URL) throws -> Bool {
         let preparer = FuzzTests.preparer(acceptingIncompleteData: item.acceptsIncompleteData)
-        switch Result(catching: { () throws(ImagePrepError) in try preparer.prepareBlocking(item.bytes, name: item.input) }) {
+        switch Result(catching: { () throws(ImagePrepError) in
+            try preparer.prepareBlocking(item.bytes, name: item.input)
+        }) {
         case .failure(let error):
             #expect(!report.ok, "\(item.label): refused alone (\(error)) but prepared in the batch")
             #expect(report.error == error.description && report.code == error.code, "\(item.label)")

@@ -427,7 +427,8 @@ enum SegmentRules {
         segments.removeFirst(min(1, segments.count))
         #expect(photo.upload.data.suffix(gainMap.data.count) == gainMap.data, "\(label): the gain map at the end")
         do {
-            let decoded = try FuzzTests.preparer(acceptingIncompleteData: false).prepareBlocking(gainMap.data, name: "gain map")
+            let decoded = try FuzzTests.preparer(acceptingIncompleteData: false).prepareBlocking(
+                gainMap.data, name: "gain map")
             #expect(decoded.metadata.originalSize == gainMap.size, "\(label)")
             #expect(!decoded.warnings.contains { $0.kind == .imageData }, "\(label): \(decoded.warnings)")
         } catch {

@@ -176,7 +176,7 @@ struct LibraryTests {
             #expect(result.status == 1)
             #expect(!result.standardError.contains("\u{1B}"))
             #expect(
-                result.errorLines.first?.contains("'in/bad\\x1B[31mred\\x0A.jpg' is not a JPEG") == true,
+                result.errorLines.first?.contains("'in/bad\\x1B[31mred\\x0A.jpg' is in no image format") == true,
                 "\(result.standardError)")
             #expect(try result.reports().first?.input == "in/bad\\x1B[31mred\\x0A.jpg")
         }
