@@ -46,6 +46,14 @@ done
 for folder in Sources/C*/include; do
   clang_maps+=(-Xcc "-I$PWD/$folder")
 done
+# And the header folders of the system libraries whose headers are not in /usr/include itself
+# (openjpeg.h is in /usr/include/openjpeg-2.5, libraw's in /usr/include/libraw), as pkg-config
+# gives them to the build.
+for package in $(sed -n 's/.*pkgConfig: "\([^"]*\)".*/\1/p' Package.swift) libraw; do
+  for flag in $(pkg-config --cflags-only-I "$package" 2>/dev/null); do
+    clang_maps+=(-Xcc "$flag")
+  done
+done
 
 # The guides of docs/ that each module's reference carries as articles. A link from one to another
 # carried in the same archive becomes a DocC link; to any other file, the file's path in words.

@@ -29,6 +29,7 @@ packages=(
   slurm-wlm munge # slurmctld, slurmd, sbatch and munged: the Slurm recipe of docs/sharding runs on a one-node cluster
   parallel # GNU parallel: the recipe of docs/sharding for a few machines reached by ssh
   python3-yaml # reads docs/sharding's Kubernetes Job, which stays on paper, to check its YAML and command
+  imagemagick # convert: GainMapBudgetTests re-encodes a real gain map as a progressive one as large as the photo
   libspng-dev libspng0 # CSPNG: PNG and APNG input, a row at a time (libspng reports errors by return code, no longjmp)
   libgif-dev libgif7 # CGIF: giflib, GIF input a line at a time
   libwebp-dev libwebp7 libwebpdemux2 # CWebP: libwebp (decoded at the upload's size) and its demuxer (chunks, frames)

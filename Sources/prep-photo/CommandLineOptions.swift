@@ -111,8 +111,9 @@ struct CommandLineOptions {
         overview: """
             Prepare photos for upload: an upload copy with the original EXIF, a stripped upright display copy \
             and a thumbnail, all JPEG, plus the capture time and place. Reads JPEG, HEIF (HEIC from \
-            iPhones and Android phones, and AVIF), PNG, GIF and WebP, told apart by their content, whatever \
-            their names; of an animated file, the first frame.
+            iPhones and Android phones, and AVIF), PNG, GIF, WebP, TIFF, BMP, JPEG XL, JPEG 2000, PSD, and \
+            camera raw and DNG (the largest preview, else the raw data), told apart by their content, \
+            whatever their names; of an animated file, the first frame.
             """,
         usage: usage,
         sections: [
@@ -121,7 +122,7 @@ struct CommandLineOptions {
                 [
                     .init(
                         "<photo-or-folder>",
-                        "Photo files, or folders whose image files (.jpg, .jpeg, .heic, .heif, .hif, .avif, .png, .apng, .gif, .webp, and .tif, .bmp, ... which fail as not read) are all taken; other files in a folder, hidden names, links to folders and special files are left out and counted."
+                        "Photo files, or folders whose image files (.jpg, .jpeg, .heic, .heif, .hif, .avif, .png, .apng, .gif, .webp, .tif, .tiff, .bmp, .jxl, .jp2, .j2k, .psd, .dng, camera raws, and .jxr, which fails in words) are all taken; other files in a folder, hidden names, links to folders and special files are left out and counted."
                     )
                 ]),
             .text(

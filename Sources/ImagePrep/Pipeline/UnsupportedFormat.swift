@@ -6,9 +6,11 @@ public enum UnsupportedFormat: String, Equatable, Sendable, CaseIterable {
     case tiff
     /// A camera's raw file (DNG, CR2, CR3, NEF-like TIFFs that say so, ORF, RW2, RAF).
     case cameraRaw
+    /// JPEG XL, as a bare codestream or in its container.
     case jpegXL
     /// JPEG 2000, as a JP2 file or a bare codestream.
     case jpeg2000
+    /// A Windows bitmap.
     case bmp
     /// A Photoshop document.
     case psd
