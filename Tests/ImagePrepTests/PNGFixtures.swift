@@ -3,8 +3,9 @@ import Testing
 
 @testable import ImagePrep
 
-/// The PNGs of `Tests/Fixtures/formats/png`: real files from `../shared/formats` (README there)
-/// and the ones `make-crafted.sh` writes with ImageMagick; `hostile/` is `PNGHostileInputTests`'.
+/// The PNGs of `Tests/Fixtures/formats/png`: real files copied in from public repositories (its
+/// README gives each one's source, licence and sha256) and the ones `make-crafted.sh` writes with
+/// ImageMagick; `hostile/` is `PNGHostileInputTests`'. Nothing is read from outside the bundle.
 enum PNGFixtures {
     static let all: [String] = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.url("formats/png").path)) ?? []
