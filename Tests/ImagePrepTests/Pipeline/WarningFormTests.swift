@@ -132,7 +132,7 @@ struct WarningFormTests {
 
     /// The package's sources, beside this file's folder.
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/ImagePrep")
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/ImagePrep")
 
     @Test("every message written in the sources starts in the one form and ends with a full stop")
     func everyMessageInTheSourcesIsInTheOneForm() throws {

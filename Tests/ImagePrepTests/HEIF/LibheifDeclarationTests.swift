@@ -8,7 +8,7 @@ import Testing
 @Suite("Our libheif declarations are libheif's")
 struct LibheifDeclarationTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
     static let ourHeader = repository.appendingPathComponent("Sources/CHeif/include/Libheif.h")
 
     /// libheif's header, where Debian puts it.

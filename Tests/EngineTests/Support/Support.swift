@@ -34,7 +34,8 @@ enum Fixtures {
     /// The reference engine and its own tests, beside this package's sources: they are the
     /// repository's, not the test bundle's, and python3 runs them from there.
     static let engineFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("engine")
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("engine")
 
     /// Photos as `outbox add` would queue them, prepared by the real pipeline (small: no resampling).
     static func prepared(_ url: URL) throws -> PreparedPhoto {
