@@ -2,22 +2,11 @@
 // 6.2: `@concurrent` (PhotoPreparer's async prepare, Outbox.commit) needs the 6.2 compiler.
 import PackageDescription
 
-/// Test targets that share `Tests/Fixtures` as a resource: each one's path is `Tests`, so it must
-/// leave out the others' folders.
-let fixtureTestTargets = [
+/// The test targets, a folder each in `Tests`, beside TestSupport's.
+let testTargetFolders = [
     "ImagePrepTests", "OutboxTests", "PhotoCaptureTests", "PrepPhotoTests", "EngineTests", "CommandLineParserTests",
+    "PrepBenchTests",
 ]
-
-func fixtureTestTarget(_ name: String, dependencies: [Target.Dependency]) -> Target {
-    .testTarget(
-        name: name,
-        dependencies: dependencies,
-        path: "Tests",
-        exclude: fixtureTestTargets.filter { $0 != name } + ["PrepBenchTests", "TestSupport", "Fixtures/README.md"],
-        sources: [name],
-        resources: [.copy("Fixtures")]
-    )
-}
 
 let package = Package(
     name: "ImagePrep",
@@ -119,29 +108,35 @@ let package = Package(
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 
-        // What the test targets share: temporary folders, JSON values, the corpus manifest.
-        .target(name: "TestSupport", dependencies: ["PlatformLayer"], path: "Tests/TestSupport"),
+        // What the test targets share: `Tests/Fixtures` (one copy, in this target's bundle), temporary
+        // folders, JSON values, the corpus manifest, the repository's own folder.
+        .target(
+            name: "TestSupport", dependencies: ["PlatformLayer"], path: "Tests",
+            exclude: testTargetFolders + ["Fixtures/README.md"], sources: ["TestSupport"],
+            resources: [.copy("Fixtures")]),
         // CTurboJPEG directly, so that tests decode the copies independently of our decoder; CJPEG for
         // libjpeg's message codes; CHeif for libheif's errors as it gives them.
-        fixtureTestTarget(
-            "ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG", "CHeif"]),
+        .testTarget(
+            name: "ImagePrepTests", dependencies: ["TestSupport", "ImagePrep", "CTurboJPEG", "CJPEG", "CHeif"]),
         // Outbox on its own, so that the tests prove it needs nothing of ImagePrep.
-        fixtureTestTarget("OutboxTests", dependencies: ["TestSupport", "Outbox"]),
-        fixtureTestTarget("PhotoCaptureTests", dependencies: ["TestSupport", "PhotoCapture", "Outbox", "ImagePrep"]),
+        .testTarget(name: "OutboxTests", dependencies: ["TestSupport", "Outbox"]),
+        .testTarget(name: "PhotoCaptureTests", dependencies: ["TestSupport", "PhotoCapture", "Outbox", "ImagePrep"]),
         // Runs the built prep-photo as a subprocess; the dependency makes `swift test` build it.
         // ImagePrep prepares the fuzz test's photos alone, to compare with prep-photo's batch.
-        fixtureTestTarget("PrepPhotoTests", dependencies: ["prep-photo", "ImagePrep"]),
+        .testTarget(name: "PrepPhotoTests", dependencies: ["TestSupport", "prep-photo", "ImagePrep"]),
         // Runs the reference engine (python3), the built outbox and notes-example as subprocesses.
-        fixtureTestTarget(
-            "EngineTests",
+        .testTarget(
+            name: "EngineTests",
             dependencies: ["TestSupport", "Outbox", "PhotoCapture", "ImagePrep", "OutboxCommand", "notes-example"]),
         // The parser on its own, the three commands' help and usage errors as golden text, and
         // their version against the libraries' and CHANGELOG.md's.
-        fixtureTestTarget(
-            "CommandLineParserTests",
-            dependencies: ["CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench", "ImagePrep", "Outbox"]),
+        .testTarget(
+            name: "CommandLineParserTests",
+            dependencies: [
+                "TestSupport", "CommandLineParser", "prep-photo", "OutboxCommand", "prep-bench", "ImagePrep", "Outbox",
+            ]),
         // The benchmark's reference, SSIM and goal checks, on made-up numbers (never its timings).
-        .testTarget(name: "PrepBenchTests", dependencies: ["prep-bench"], path: "Tests/PrepBenchTests"),
+        .testTarget(name: "PrepBenchTests", dependencies: ["prep-bench"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The `--help` of every command, compared with the golden text in `Tests/Fixtures/help`, and the
@@ -16,10 +17,9 @@ struct HelpGoldenTests {
         return folder
     }()
 
-    static let goldens = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/help")
+    static let goldens = Fixtures.url("help")
     /// Where a recorded golden goes: the source tree, not the copy in the bundle.
-    static let sourceGoldens = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/help")
+    static let sourceGoldens = Repository.url("Tests/Fixtures/help")
     static let cores = "\(ProcessInfo.processInfo.activeProcessorCount) here"
 
     static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String, error: String) {

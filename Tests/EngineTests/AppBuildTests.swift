@@ -110,7 +110,7 @@ struct AppBuildTests {
         }
         for name in ["CaptureViewModel.swift", "main.swift"] {
             try write(
-                String(contentsOf: Fixtures.folder.appendingPathComponent("app/" + name), encoding: .utf8),
+                String(contentsOf: Fixtures.root.appendingPathComponent("app/" + name), encoding: .utf8),
                 to: "view-model-app/" + name)
         }
         // What fragments name without declaring: the app's own types.

@@ -69,7 +69,7 @@ struct OutboxCommandTests {
         try await withTemporaryFolder { folder in
             let store = folder.appendingPathComponent("outbox").path
             let photos = try Fixtures.distinctPhotos(count: 2, in: folder.appendingPathComponent("photos")).map(\.path)
-            let png = Fixtures.folder.appendingPathComponent("decode/not-a-jpeg.txt").path
+            let png = Fixtures.root.appendingPathComponent("decode/not-a-jpeg.txt").path
 
             let first = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", photos[0], png, photos[1]])
             #expect(first.status == 1)
@@ -103,7 +103,7 @@ struct OutboxCommandTests {
     @Test func addQueuesAHEICAsAJPEGCapture() async throws {
         try await withTemporaryFolder { folder in
             let store = folder.appendingPathComponent("outbox").path
-            let heic = Fixtures.folder.appendingPathComponent("heic/iphone-like-grid-p3-rotated.heic").path
+            let heic = Fixtures.root.appendingPathComponent("heic/iphone-like-grid-p3-rotated.heic").path
             let added = try OutboxProcess.run(["--store", store, "add", "--kind", "plate", heic])
             #expect(added.status == 0, "\(added.standardError)")
             #expect(added.lines.count == 1 && added.lines[0].hasPrefix("plate-"))

@@ -10,71 +10,6 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).
-enum Fixtures {
-    static let folder: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
-    static let corpus = folder.appendingPathComponent("corpus")
-    static let crafted = folder.appendingPathComponent("crafted")
-    /// Stores and engine data written by earlier releases, a folder each (`stores/make.sh`).
-    static let releaseStores = folder.appendingPathComponent("stores")
-    /// Servers that answer the way no engine should (`misbehaving_engine.py`).
-    static let misbehavingEngine = folder.appendingPathComponent("engines/misbehaving_engine.py")
-
-    /// A copy of one of a release's stores (`queued`, `engine-data`, ...) at `destination`, to
-    /// open and change: the fixture itself is never opened.
-    ///
-    /// - Parameter release: The commit of the release that wrote it; the release before issue 11
-    ///   by default.
-    static func copyReleaseStore(_ name: String, of release: String = "d7eef39", to destination: URL) throws -> URL {
-        try FileManager.default.copyItem(
-            at: releaseStores.appendingPathComponent("release-\(release)/\(name)"), to: destination)
-        return destination
-    }
-
-    /// The reference engine and its own tests, beside this package's sources: they are the
-    /// repository's, not the test bundle's, and python3 runs them from there.
-    static let engineFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("engine")
-
-    /// Photos as `outbox add` would queue them, prepared by the real pipeline (small: no resampling).
-    static func prepared(_ url: URL) throws -> PreparedPhoto {
-        try PhotoPreparer(configuration: uploadOnly).prepareBlocking(contentsOf: url)
-    }
-
-    /// The configuration `outbox add --max-edge 512` uses.
-    static let uploadOnly: PhotoPreparer.Configuration = {
-        var configuration = PhotoPreparer.Configuration()
-        configuration.maxEdge = 512
-        configuration.displayEdge = nil
-        configuration.thumbnailEdge = nil
-        return configuration
-    }()
-
-    /// `count` different JPEG files: corpus photos (one with the camera's time and GPS, one with
-    /// GPS only, and one of 1800x1200 that `--max-edge 512` resamples, which makes its preparation
-    /// take a few milliseconds), each made unique by a COM segment that names it, which the upload
-    /// copy carries.
-    static func distinctPhotos(count: Int, in folder: URL) throws -> [URL] {
-        let sources = [
-            corpus.appendingPathComponent("offset-plus0200-pixel8pro-8x8.jpg"),
-            crafted.appendingPathComponent("gps-south-west.jpg"),
-            corpus.appendingPathComponent("orientation-landscape-1.jpg"),
-        ]
-        let originals = try sources.map { try Data(contentsOf: $0) }
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return try (0..<count).map { number in
-            let comment = Data("engine test photo \(number)".utf8)
-            var segment = Data([0xFF, 0xFE, UInt8((comment.count + 2) >> 8), UInt8((comment.count + 2) & 0xFF)])
-            segment += comment
-            let original = originals[number % originals.count]
-            let url = folder.appendingPathComponent(String(format: "photo-%03d.jpg", number))
-            try (original.prefix(2) + segment + original.dropFirst(2)).write(to: url)
-            return url
-        }
-    }
-}
-
 /// A capture around prepared photos, with fixed values the engine's record can be checked against.
 func makeCapture(
     id: String, photos: [PreparedPhoto], capturedAt: String = "2024-04-30T14:02:05+02:00", place: GeoPoint? = nil
@@ -183,7 +118,7 @@ final class ReferenceEngine {
     static func cuttingProxy(to engine: ReferenceEngine, cutAfter: Int, dataFolder: URL) throws -> ReferenceEngine {
         try FileManager.default.createDirectory(at: dataFolder, withIntermediateDirectories: true)
         return try ReferenceEngine(
-            script: Fixtures.folder.appendingPathComponent("engines/cutting_proxy.py"),
+            script: Fixtures.root.appendingPathComponent("engines/cutting_proxy.py"),
             arguments: [
                 "--upstream-port", String(engine.port), "--cut-after", String(cutAfter), "--log",
                 dataFolder.appendingPathComponent("connections.jsonl").path,
@@ -362,15 +297,6 @@ struct EngineState: Decodable {
 struct EngineTestError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A list that many tasks can append to.
-final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Locked<[Element]>([])
-
-    func append(_ element: Element) { storage.withLock { $0.append(element) } }
-
-    var elements: [Element] { storage.withLock { $0 } }
 }
 
 /// A clock that moves only when a test moves it.

@@ -18,15 +18,15 @@ struct BMPSourceTests {
         }
         let negative = UInt32(bitPattern: Int32(-height))
         for index in 0..<4 { flipped[22 + index] = UInt8(truncatingIfNeeded: negative >> (8 * UInt32(index))) }
-        let bottomUp = try TIFFBMPFixtures.prepared(name)
+        let bottomUp = try Fixtures.preparedFormat(name)
         let topDown = try PhotoPreparer().prepareBlocking(Data(flipped), name: "top-down.bmp")
         #expect(topDown.upload.data == bottomUp.upload.data)
     }
 
     @Test("an RLE8 BMP is the picture of the same photo stored with a plain palette")
     func rleMatchesPlain() throws {
-        let rle = try DecodedJPEG(TIFFBMPFixtures.prepared("bmp-rle8-imagemagick-twelvemonkeys.bmp").upload.data)
-        let plain = try DecodedJPEG(TIFFBMPFixtures.prepared("bmp-8bit-palette-twelvemonkeys.bmp").upload.data)
+        let rle = try DecodedJPEG(Fixtures.preparedFormat("bmp-rle8-imagemagick-twelvemonkeys.bmp").upload.data)
+        let plain = try DecodedJPEG(Fixtures.preparedFormat("bmp-8bit-palette-twelvemonkeys.bmp").upload.data)
         #expect(psnr(plain.luma.values, rle.luma.values) >= 40)
     }
 
@@ -35,10 +35,10 @@ struct BMPSourceTests {
         var configuration = PhotoPreparer.Configuration()
         configuration.background = .init(red: 255, green: 255, blue: 255)
         let white = try DecodedJPEG(
-            TIFFBMPFixtures.prepared("bmp-32bit-rgba-v5-bmpsuite-pillow.bmp", configuration: configuration).upload.data)
+            Fixtures.preparedFormat("bmp-32bit-rgba-v5-bmpsuite-pillow.bmp", configuration: configuration).upload.data)
         configuration.background = .init(red: 0, green: 0, blue: 0)
         let black = try DecodedJPEG(
-            TIFFBMPFixtures.prepared("bmp-32bit-rgba-v5-bmpsuite-pillow.bmp", configuration: configuration).upload.data)
+            Fixtures.preparedFormat("bmp-32bit-rgba-v5-bmpsuite-pillow.bmp", configuration: configuration).upload.data)
         let mean = { (plane: DecodedJPEG.Plane) in plane.values.reduce(0, +) / Double(plane.values.count) }
         #expect(mean(white.luma) > mean(black.luma) + 5, "\(mean(white.luma)) against \(mean(black.luma))")
     }
@@ -69,7 +69,7 @@ struct BMPSourceTests {
         var bytes = [UInt8](try Fixtures.data("formats/bmp-4bit-made.bmp"))
         bytes.replaceSubrange(46..<50, with: [0xFF, 0xFF, 0xFF, 0xFF])
         let photo = try PhotoPreparer().prepareBlocking(Data(bytes), name: "palette.bmp")
-        let plain = try TIFFBMPFixtures.prepared("bmp-4bit-made.bmp")
+        let plain = try Fixtures.preparedFormat("bmp-4bit-made.bmp")
         #expect(photo.upload.data == plain.upload.data)
     }
 }

@@ -11,10 +11,10 @@ import Testing
 struct GIFWebPSourceTests {
     @Test(
         "the upload matches vipsthumbnail's copy in size and in 64 cells of mean colour",
-        arguments: GIFWebPFixtures.gifs + GIFWebPFixtures.webps)
+        arguments: Fixtures.GIFWebP.gifs + Fixtures.GIFWebP.webps)
     func looksLikeVips(name: String) throws {
-        let photo = try GIFWebPFixtures.prepared(name)
-        let vips = try #require(GIFWebPFixtures.vipsCells[name], "\(name) has no vips cells")
+        let photo = try Fixtures.preparedFormat(name)
+        let vips = try #require(Fixtures.GIFWebP.vipsCells[name], "\(name) has no vips cells")
         #expect(photo.upload.size == vips.size, "\(name)")
         // The upload keeps the stored colour numbers (with the ICC profile), as vipsthumbnail does.
         let decoded = try DecodedJPEG(photo.upload.data, makingRGB: true)
@@ -25,7 +25,7 @@ struct GIFWebPSourceTests {
             #expect(try DecodedJPEG(copy.data).warnings.isEmpty, "\(name)")
         }
         let warned = photo.warnings.contains { $0.kind == .animation }
-        #expect(warned == GIFWebPFixtures.animated.contains(name), "\(name): \(photo.warnings)")
+        #expect(warned == Fixtures.GIFWebP.animated.contains(name), "\(name): \(photo.warnings)")
         #expect(photo.warnings.allSatisfy { $0.kind == .animation }, "\(name): \(photo.warnings)")
     }
 
@@ -33,10 +33,10 @@ struct GIFWebPSourceTests {
     func transparencyOverBackground() throws {
         for name in ["gif-transparent-pillow.gif", "webp-lossless-vp8l-alpha-twelvemonkeys.webp"] {
             var configuration = PhotoPreparer.Configuration()
-            let white = try DecodedJPEG(GIFWebPFixtures.prepared(name).upload.data, makingRGB: true)
+            let white = try DecodedJPEG(Fixtures.preparedFormat(name).upload.data, makingRGB: true)
             configuration.background = .black
             let black = try DecodedJPEG(
-                GIFWebPFixtures.prepared(name, configuration: configuration).upload.data, makingRGB: true)
+                Fixtures.preparedFormat(name, configuration: configuration).upload.data, makingRGB: true)
             // Both fixtures are transparent at their top left corner.
             #expect(white.meanRGB(x: 0, y: 0, width: 4, height: 4).allSatisfy { $0 > 250 }, "\(name)")
             #expect(black.meanRGB(x: 0, y: 0, width: 4, height: 4).allSatisfy { $0 < 5 }, "\(name)")
@@ -46,7 +46,7 @@ struct GIFWebPSourceTests {
     @Test("a GIF frame smaller than its screen lies at its offset, the rest of the screen background")
     func gifFrameAtItsOffset() throws {
         // ImageMagick's 60x40 red-to-blue gradient at +25+30 on a 100x80 screen (README-gif-webp.md).
-        let photo = try GIFWebPFixtures.prepared("gif-offset-frame-crafted.gif")
+        let photo = try Fixtures.preparedFormat("gif-offset-frame-crafted.gif")
         #expect(photo.upload.size == PixelSize(width: 100, height: 80))
         let decoded = try DecodedJPEG(photo.upload.data, makingRGB: true)
         #expect(decoded.meanRGB(x: 2, y: 2, width: 16, height: 16).allSatisfy { $0 > 245 })
@@ -63,7 +63,7 @@ struct GIFWebPSourceTests {
         #expect(4100 * 4100 > GIFSource.interlacedBandBytes)
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = 4100
-        let photo = try GIFWebPFixtures.prepared("gif-interlaced-bands-crafted.gif", configuration: configuration)
+        let photo = try Fixtures.preparedFormat("gif-interlaced-bands-crafted.gif", configuration: configuration)
         let decoded = try DecodedJPEG(photo.upload.data, makingRGB: true)
         // Eight flat stripes from red to blue: the row just past the first band's end (4092) is
         // the bluest, the first row the reddest, and every row goes no redder than the one above.
@@ -85,13 +85,13 @@ struct GIFWebPSourceTests {
         let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: true)
         let name = "webp-lossy-alpha-twelvemonkeys.webp"
         let photo = try PhotoPreparer(configuration: configuration).prepareBlocking(
-            GIFWebPFixtures.data(name), name: name, workspace: workspace)
+            Fixtures.data("formats/" + name), name: name, workspace: workspace)
         #expect(photo.upload.size == PixelSize(width: 480, height: 369))
         #expect(photo.metadata.originalSize == PixelSize(width: 1920, height: 1477))
         let decodedSize = workspace.lastDecode.size
         #expect(decodedSize == photo.upload.size, "libwebp decoded \(decodedSize)")
         // The same picture as the full-size decode resampled.
-        let full = try DecodedJPEG(GIFWebPFixtures.prepared(name).upload.data)
+        let full = try DecodedJPEG(Fixtures.preparedFormat(name).upload.data)
         let small = try DecodedJPEG(photo.upload.data)
         #expect(psnr(full.lumaGrid(columns: 16, rows: 12), small.lumaGrid(columns: 16, rows: 12)) > 30)
     }

@@ -21,17 +21,17 @@ struct PNGExiftoolAgreementTests {
 
     @Test("every PNG fixture has exiftool's reading beside it")
     func everyPNGHasAReading() {
-        #expect(Set(Self.readings.keys) == Set(PNGFixtures.all))
+        #expect(Set(Self.readings.keys) == Set(Fixtures.PNG.all))
     }
 
-    @Test("every PNG reads as exiftool reads it, field by field", arguments: PNGFixtures.all)
+    @Test("every PNG reads as exiftool reads it, field by field", arguments: Fixtures.PNG.all)
     func agrees(path: String) throws {
         let tags = try #require(Self.readings[path])
         var expected = MetadataReading(exiftool: tags)
         // exiftool names a PNG's size PNG:ImageWidth, not File:ImageWidth.
         expected.width = tags["PNG:ImageWidth"]?.int ?? 0
         expected.height = tags["PNG:ImageHeight"]?.int ?? 0
-        let ours = MetadataReading(try PNGFixtures.prepared(path).metadata)
+        let ours = MetadataReading(try Fixtures.prepared(path).metadata)
         for field in MetadataReading.Field.allCases {
             #expect(ours.agrees(field, with: expected), "\(path) \(field): ours \(ours), expected \(expected)")
         }
@@ -39,7 +39,7 @@ struct PNGExiftoolAgreementTests {
 
     @Test("the files with a time and a place have them, so the comparison is not idle")
     func notIdle() throws {
-        let withPlace = try PNGFixtures.all.filter { try PNGFixtures.prepared($0).metadata.location != nil }
+        let withPlace = try Fixtures.PNG.all.filter { try Fixtures.prepared($0).metadata.location != nil }
         #expect(withPlace.count >= 3, "\(withPlace)")
     }
 }

@@ -7,9 +7,9 @@ import Testing
 /// the image data, ImageMagick's raw EXIF text, iCCP, XMP) prepared as photos.
 @Suite("PNG: prepared like a JPEG, with its metadata")
 struct PNGSourceTests {
-    @Test("every PNG fixture prepares, at its own size, its copies clean JPEGs", arguments: PNGFixtures.all)
+    @Test("every PNG fixture prepares, at its own size, its copies clean JPEGs", arguments: Fixtures.PNG.all)
     func prepares(path: String) throws {
-        let photo = try PNGFixtures.prepared(path)
+        let photo = try Fixtures.prepared(path)
         let (width, height) = try Self.headerSize(path)
         #expect(photo.metadata.originalSize == PixelSize(width: width, height: height))
         #expect(photo.upload.size == photo.metadata.originalSize.fitting(longEdge: 2048))
@@ -20,11 +20,11 @@ struct PNGSourceTests {
 
     @Test("a gray PNG gives gray copies; a colour one, colour copies")
     func grayStaysGray() throws {
-        let gray = try PNGFixtures.prepared("formats/png/png-grayscale-8bit-cicp-kodim03-libavif.png")
+        let gray = try Fixtures.prepared("formats/png/png-grayscale-8bit-cicp-kodim03-libavif.png")
         #expect(try DecodedJPEG(gray.upload.data).componentCount == 1)
-        let grayAlpha = try PNGFixtures.prepared("formats/png/png-16bit-gray-alpha-iccp-sharp.png")
+        let grayAlpha = try Fixtures.prepared("formats/png/png-16bit-gray-alpha-iccp-sharp.png")
         #expect(try DecodedJPEG(grayAlpha.upload.data).componentCount == 1)
-        let colour = try PNGFixtures.prepared("formats/png/png-8bit-rgb-testcard-pillow.png")
+        let colour = try Fixtures.prepared("formats/png/png-8bit-rgb-testcard-pillow.png")
         #expect(try DecodedJPEG(colour.upload.data).componentCount == 3)
     }
 
@@ -33,8 +33,8 @@ struct PNGSourceTests {
         let path = "formats/png/png-palette-trns-thumbor.png"
         var black = PhotoPreparer.Configuration()
         black.background = .black
-        let onWhite = try DecodedJPEG(PNGFixtures.prepared(path).upload.data).luma
-        let onBlack = try DecodedJPEG(PNGFixtures.prepared(path, configuration: black).upload.data).luma
+        let onWhite = try DecodedJPEG(Fixtures.prepared(path).upload.data).luma
+        let onBlack = try DecodedJPEG(Fixtures.prepared(path, configuration: black).upload.data).luma
         // Its top left corner is transparent (its palette entry's tRNS alpha is 0).
         #expect(onWhite[2, 2] >= 250 && onBlack[2, 2] <= 5, "\(onWhite[2, 2]) \(onBlack[2, 2])")
     }
@@ -44,8 +44,8 @@ struct PNGSourceTests {
         let path = "formats/png/png-palette-trns-thumbor.png"
         var black = PhotoPreparer.Configuration()
         black.background = .black
-        let onWhite = try DecodedJPEG(PNGFixtures.prepared(path).upload.data).luma.values
-        let onBlack = try DecodedJPEG(PNGFixtures.prepared(path, configuration: black).upload.data).luma.values
+        let onWhite = try DecodedJPEG(Fixtures.prepared(path).upload.data).luma.values
+        let onBlack = try DecodedJPEG(Fixtures.prepared(path, configuration: black).upload.data).luma.values
         // Without tRNS both would be the same picture.
         let meanOnWhite: Double = onWhite.reduce(0, +) / Double(onWhite.count)
         let meanOnBlack: Double = onBlack.reduce(0, +) / Double(onBlack.count)
@@ -66,7 +66,7 @@ struct PNGSourceTests {
 
     @Test("an Adam7 PNG gives the picture its non-interlaced twin gives")
     func interlaced() throws {
-        let photo = try PNGFixtures.prepared("formats/png/png-interlaced-adam7-rgba-pillow.png")
+        let photo = try Fixtures.prepared("formats/png/png-interlaced-adam7-rgba-pillow.png")
         #expect(photo.metadata.originalSize == PixelSize(width: 162, height: 150))
         // Not blank: Adam7's passes filled the whole picture in.
         let luma = try DecodedJPEG(photo.upload.data).luma.values
@@ -76,18 +76,18 @@ struct PNGSourceTests {
 
     @Test("an APNG prepares its default image, with a warning that only one frame is carried")
     func animated() throws {
-        let photo = try PNGFixtures.prepared("formats/png/png-apng-animated-iss634-pillow.apng")
+        let photo = try Fixtures.prepared("formats/png/png-apng-animated-iss634-pillow.apng")
         let warning = try #require(photo.warnings.first { $0.kind == .animation })
         #expect(warning.message.contains("only its first frame is prepared"), "\(warning)")
     }
 
     @Test("the eXIf chunk, even after the image data, is read and carried as the upload's APP1")
     func exifAfterImageData() throws {
-        let photo = try PNGFixtures.prepared("formats/png/im-exif-after-idat-gps-offset-nokia.png")
+        let photo = try Fixtures.prepared("formats/png/im-exif-after-idat-gps-offset-nokia.png")
         #expect(photo.metadata.captureTime?.local.iso8601 == "2022-08-14T14:12:31")
         #expect(photo.metadata.captureTime?.utcOffset?.description == "+03:00")
         #expect(photo.metadata.location != nil)
-        let segments = PNGFixtures.segments(of: photo.upload.data)
+        let segments = UploadSegments.appSegments(of: photo.upload.data)
         #expect(
             segments.first?.marker == 0xE1 && segments.first?.payload.starts(with: JPEGLayout.exifSignature) == true)
         // Read back from the upload, it says the same.
@@ -98,24 +98,24 @@ struct PNGSourceTests {
 
     @Test("ImageMagick's raw EXIF text (zTXt \"Raw profile type exif\") is read as the eXIf chunk is")
     func rawProfileEXIF() throws {
-        let fromChunk = try PNGFixtures.prepared("formats/png/im-exif-after-idat-gps-offset-nokia.png")
-        let fromText = try PNGFixtures.prepared("formats/png/crafted-raw-profile-exif-zTXt.png")
+        let fromChunk = try Fixtures.prepared("formats/png/im-exif-after-idat-gps-offset-nokia.png")
+        let fromText = try Fixtures.prepared("formats/png/crafted-raw-profile-exif-zTXt.png")
         #expect(fromText.metadata == fromChunk.metadata)
         #expect(
-            PNGFixtures.segments(of: fromText.upload.data).first?.payload
-                == PNGFixtures.segments(of: fromChunk.upload.data).first?.payload)
+            UploadSegments.appSegments(of: fromText.upload.data).first?.payload
+                == UploadSegments.appSegments(of: fromChunk.upload.data).first?.payload)
     }
 
     @Test("the iTXt XMP is carried as an XMP APP1, the iCCP as ICC APP2 chunks; stripped copies carry neither")
     func xmpAndProfile() throws {
-        let photo = try PNGFixtures.prepared("formats/png/png-iccp-xmp-orientation-pillow.png")
-        let segments = PNGFixtures.segments(of: photo.upload.data)
+        let photo = try Fixtures.prepared("formats/png/png-iccp-xmp-orientation-pillow.png")
+        let segments = UploadSegments.appSegments(of: photo.upload.data)
         let xmp = try #require(
             segments.first { $0.marker == 0xE1 && $0.payload.starts(with: GainMapMetadata.xmpSignature) })
         #expect(String(decoding: xmp.payload, as: UTF8.self).contains("tiff:Orientation"))
         #expect(segments.contains { $0.marker == 0xE2 && $0.payload.starts(with: JPEGLayout.iccSignature) })
         for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
-            #expect(PNGFixtures.segments(of: copy.data).isEmpty, "a stripped copy carries metadata")
+            #expect(UploadSegments.appSegments(of: copy.data).isEmpty, "a stripped copy carries metadata")
         }
         // XMP's tiff:Orientation is not EXIF's: the picture is not turned for it, as for a JPEG.
         #expect(photo.metadata.orientation == nil)

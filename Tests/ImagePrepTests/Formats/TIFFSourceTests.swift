@@ -3,40 +3,13 @@ import Testing
 
 @testable import ImagePrep
 
-/// The TIFF and BMP files of `Tests/Fixtures/formats` (README-tiff-bmp.md) and what they are held to.
-enum TIFFBMPFixtures {
-    static let names: [String] = {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: Fixtures.url("formats").path)) ?? []
-        return names.filter { $0.hasPrefix("tiff-") || $0.hasPrefix("bmp-") }.sorted()
-    }()
-    /// All but the one marked as a DNG, which is refused.
-    static let preparable = names.filter { $0 != "tiff-dngversion-marked.tif" }
-
-    static func prepared(_ name: String, configuration: PhotoPreparer.Configuration = .init()) throws
-        -> PreparedPhoto
-    {
-        try PhotoPreparer(configuration: configuration).prepareBlocking(Fixtures.data("formats/" + name), name: name)
-    }
-
-    /// The lowest luma PSNR against vipsthumbnail's copy, measured less 2 dB where it is under
-    /// 30: CMYK without a profile (vips applies a CMYK profile of its own, we the plain inversion
-    /// as ImageMagick does), CIELab (libtiff's conversion and vips's differ in white point), and
-    /// the dithered RLE4 test card, where every JPEG loses much.
-    static let minimumPSNR: [String: Double] = [
-        "tiff-cmyk-jpeg-pillow.tif": 16, "tiff-16bit-cielab-lzw-exif-gpsifd-nikon-sharp.tiff": 24,
-        "bmp-rle4-bmpsuite-pillow.bmp": 24, "bmp-1bit-made.bmp": 20,
-        // vipsthumbnail drops the alpha and keeps the colours under it; we composite over white.
-        "bmp-32bit-rgba-v5-bmpsuite-pillow.bmp": 12,
-    ]
-}
-
 @Suite("TIFF and BigTIFF photos")
 struct TIFFSourceTests {
     @Test(
         "each TIFF and BMP prepares, and its upright copy is vipsthumbnail's picture",
-        arguments: TIFFBMPFixtures.preparable)
+        arguments: Fixtures.TIFFBMP.preparable)
     func matchesVipsthumbnail(name: String) throws {
-        let photo = try TIFFBMPFixtures.prepared(name)
+        let photo = try Fixtures.preparedFormat(name)
         let stem = (name as NSString).deletingPathExtension
         let reference = try DecodedJPEG(Fixtures.data("formats/references-tiff-bmp/\(stem).jpg"))
         // vipsthumbnail turns the picture upright and keeps its profile: the upload is the stored
@@ -45,7 +18,7 @@ struct TIFFSourceTests {
         let ours = try DecodedJPEG((isTurned ? photo.display! : photo.upload).data)
         try #require(ours.size == reference.size, "\(name): \(ours.size) against \(reference.size)")
         let score = psnr(reference.luma.values, ours.luma.values)
-        #expect(score >= TIFFBMPFixtures.minimumPSNR[name] ?? 30, "\(name): \(score) dB")
+        #expect(score >= Fixtures.TIFFBMP.minimumPSNR[name] ?? 30, "\(name): \(score) dB")
         #expect(!photo.warnings.contains { $0.kind == .imageData && !$0.message.contains("page") }, "\(photo.warnings)")
     }
 
@@ -57,7 +30,7 @@ struct TIFFSourceTests {
         for reading in readings {
             let name = reading["SourceFile"] as! String
             guard name != "tiff-dngversion-marked.tif" else { continue }
-            let metadata = try TIFFBMPFixtures.prepared(name).metadata
+            let metadata = try Fixtures.preparedFormat(name).metadata
             let date =
                 (reading["Composite:SubSecDateTimeOriginal"] ?? reading["ExifIFD:DateTimeOriginal"]
                 ?? reading["IFD0:ModifyDate"]) as? String
@@ -91,7 +64,7 @@ struct TIFFSourceTests {
 
     @Test("the upload's EXIF is rebuilt by libexif: the camera tags, Exif and GPS IFDs, no strip or tile offsets")
     func uploadEXIF() throws {
-        let photo = try TIFFBMPFixtures.prepared("tiff-exif-gps-16bit-gray-flir-drone-pillow.tiff")
+        let photo = try Fixtures.preparedFormat("tiff-exif-gps-16bit-gray-flir-drone-pillow.tiff")
         let again = try PhotoPreparer().prepareBlocking(photo.upload.data, name: "upload")
         #expect(again.metadata.location == photo.metadata.location && photo.metadata.location != nil)
         #expect(again.metadata.captureTime == photo.metadata.captureTime && photo.metadata.captureTime != nil)
@@ -103,7 +76,7 @@ struct TIFFSourceTests {
 
     @Test("Orientation is carried: the upload keeps the stored pixels and the tag, the display copy is turned")
     func orientation() throws {
-        let photo = try TIFFBMPFixtures.prepared("tiff-orientation-6.tif")
+        let photo = try Fixtures.preparedFormat("tiff-orientation-6.tif")
         #expect(photo.metadata.orientation == .right)
         #expect(photo.upload.size == PixelSize(width: 278, height: 374))
         #expect(photo.display?.size == PixelSize(width: 374, height: 278))
@@ -114,10 +87,10 @@ struct TIFFSourceTests {
 
     @Test("a file of several pages gives its first, with a warning; one of a single page gives none")
     func pages() throws {
-        let two = try TIFFBMPFixtures.prepared("tiff-multipage-two-pages.tif")
+        let two = try Fixtures.preparedFormat("tiff-multipage-two-pages.tif")
         #expect(two.metadata.originalSize == PixelSize(width: 278, height: 374))
         #expect(two.warnings.map(\.message) == ["the file holds more than one page; only the first is prepared."])
-        #expect(try TIFFBMPFixtures.prepared("tiff-lzw-rgb-galaxy-twelvemonkeys.tif").warnings.isEmpty)
+        #expect(try Fixtures.preparedFormat("tiff-lzw-rgb-galaxy-twelvemonkeys.tif").warnings.isEmpty)
     }
 
     @Test("a TIFF whose IFD0 has DNGVersion goes to the camera raw source, never read as a plain TIFF")
@@ -125,7 +98,7 @@ struct TIFFSourceTests {
         // An RGB TIFF marked with DNGVersion: no raw data LibRaw knows, and no preview, so it is
         // refused in the raw source's words, with the file named.
         #expect {
-            try TIFFBMPFixtures.prepared("tiff-dngversion-marked.tif")
+            try Fixtures.preparedFormat("tiff-dngversion-marked.tif")
         } throws: { error in
             guard let error = error as? ImagePrepError, case .corruptRaw = error else { return false }
             return error.code == "corrupt_raw" && error.description.contains("'tiff-dngversion-marked.tif'")
@@ -140,7 +113,7 @@ struct TIFFSourceTests {
             throws: ImagePrepError.tooManyPixels(
                 file: "tiff-lzw-rgb-galaxy-twelvemonkeys.tif", size: PixelSize(width: 965, height: 965), limit: 900_000)
         ) {
-            try TIFFBMPFixtures.prepared("tiff-lzw-rgb-galaxy-twelvemonkeys.tif", configuration: configuration)
+            try Fixtures.preparedFormat("tiff-lzw-rgb-galaxy-twelvemonkeys.tif", configuration: configuration)
         }
     }
 

@@ -21,10 +21,10 @@ struct WebPMetadataTests {
 
     @Test(
         "capture time with its offset, GPS, camera and orientation agree with exiftool",
-        arguments: GIFWebPFixtures.webps)
+        arguments: Fixtures.GIFWebP.webps)
     func agreesWithExiftool(name: String) throws {
         let tags = try #require(Self.readings[name], "\(name) has no exiftool reading")
-        let photo = try GIFWebPFixtures.prepared(name)
+        let photo = try Fixtures.preparedFormat(name)
         var expected = MetadataReading(exiftool: tags)
         expected.width = tags["RIFF:ImageWidth"]?.int ?? 0
         expected.height = tags["RIFF:ImageHeight"]?.int ?? 0
@@ -36,12 +36,12 @@ struct WebPMetadataTests {
 
     @Test("the phones' GPS and capture times are read: an iPhone X's and an HTC Desire's")
     func phoneValues() throws {
-        let iPhone = try GIFWebPFixtures.prepared("webp-exif-gps-xmp-metadata-extractor.webp").metadata
+        let iPhone = try Fixtures.preparedFormat("webp-exif-gps-xmp-metadata-extractor.webp").metadata
         #expect(iPhone.cameraModel == "iPhone X" && iPhone.orientation == .right)
         #expect(iPhone.captureTime?.iso8601.hasPrefix("2018-08-27T12:20:23.738") == true)
         #expect(
             iPhone.location.map { abs($0.latitude - 37.39268) < 1e-4 && abs($0.longitude + 122.04097) < 1e-4 } == true)
-        let htc = try GIFWebPFixtures.prepared("webp-iccp-exif-gps-htc-phone-metadata-extractor.webp").metadata
+        let htc = try Fixtures.preparedFormat("webp-iccp-exif-gps-htc-phone-metadata-extractor.webp").metadata
         #expect(htc.cameraMake == "HTC" && htc.location.map { abs($0.latitude - 45.50067) < 1e-4 } == true)
     }
 
@@ -49,7 +49,7 @@ struct WebPMetadataTests {
         "the upload carries the EXIF (Orientation kept), the XMP packet and the ICC profile; the stripped copies none")
     func carried() throws {
         let name = "webp-exif-gps-xmp-metadata-extractor.webp"
-        let photo = try GIFWebPFixtures.prepared(name)
+        let photo = try Fixtures.preparedFormat(name)
         let segments = Self.segments(of: photo.upload.data)
         let exif = try #require(
             segments.first { $0.starts(with: [0xFF, 0xE1]) && $0.dropFirst(4).starts(with: JPEGLayout.exifSignature) })
@@ -70,8 +70,8 @@ struct WebPMetadataTests {
         }
 
         // The Adobe RGB profile in APP2 byte for byte; the display copy converted to sRGB.
-        let adobe = try GIFWebPFixtures.prepared("webp-iccp-adobergb-twelvemonkeys.webp")
-        let profile = try GIFWebPFixtures.data("webp-iccp-adobergb-twelvemonkeys.webp").withUnsafeBytes { bytes in
+        let adobe = try Fixtures.preparedFormat("webp-iccp-adobergb-twelvemonkeys.webp")
+        let profile = try Fixtures.data("formats/webp-iccp-adobergb-twelvemonkeys.webp").withUnsafeBytes { bytes in
             try WebPContainer(bytes, file: "adobe").chunk("ICCP").map { Array($0) }
         }
         let carriedProfile = Self.segments(of: adobe.upload.data).filter {

@@ -39,7 +39,7 @@ struct HEIFBadInputTests {
     func overThePixelLimit(path: String, size: PixelSize) throws {
         let workspace = PreparationWorkspace()
         let error = try Self.refusal(path, workspace: workspace)
-        #expect(error == .tooManyPixels(file: HEIFFixtures.name(path), size: size, limit: 210_000_000))
+        #expect(error == .tooManyPixels(file: Fixtures.HEIF.name(path), size: size, limit: 210_000_000))
         #expect(Self.nothingAllocated(workspace))
     }
 
@@ -54,7 +54,7 @@ struct HEIFBadInputTests {
                     limit: 1000 * 750 - 1))
         configuration.maxPixels = 1000 * 750
         #expect(
-            try HEIFFixtures.prepared("heic/iphone-like-grid-p3-rotated.heic", configuration: configuration).upload.size
+            try Fixtures.prepared("heic/iphone-like-grid-p3-rotated.heic", configuration: configuration).upload.size
                 .height == 1000)
     }
 

@@ -18,7 +18,7 @@ struct HEIFHostileInputTests {
         #expect(
             error
                 == .tooManyPixels(
-                    file: HEIFFixtures.name(path), size: PixelSize(width: 4_294_967_295, height: 4_294_967_295),
+                    file: Fixtures.HEIF.name(path), size: PixelSize(width: 4_294_967_295, height: 4_294_967_295),
                     limit: 210_000_000))
         #expect(error.description.contains("9223372036854775807 pixels"), "the count saturates: \(error)")
         #expect(HEIFBadInputTests.nothingAllocated(workspace))
@@ -38,7 +38,7 @@ struct HEIFHostileInputTests {
         let workspace = PreparationWorkspace()
         let error = try HEIFBadInputTests.refusal(path, workspace: workspace)
         #expect(
-            error == .corruptHEIF(file: HEIFFixtures.name(path), detail: "its images refer to each other in a loop"))
+            error == .corruptHEIF(file: Fixtures.HEIF.name(path), detail: "its images refer to each other in a loop"))
         #expect(error.code == "corrupt_heif")
         #expect(HEIFBadInputTests.nothingAllocated(workspace))
         // Reading its metadata does not hand it to libheif either.
@@ -75,7 +75,7 @@ struct HEIFHostileInputTests {
         // Within our budget it is libheif's to compose: 1.15.1-1+deb12u1 does, and deb12u2's
         // bound on composed images refuses it. Either is our contract, said in our words.
         do {
-            _ = try HEIFFixtures.prepared(path)
+            _ = try Fixtures.prepared(path)
         } catch let error as ImagePrepError {
             #expect(error == .heifSecurityLimit(file: "overlay-50-layers.heic", limit: .tooManyImagesComposed))
             #expect(error.code == "heif_too_many_images")
@@ -102,22 +102,22 @@ struct HEIFHostileInputTests {
         // libheif 1.15.1-1+deb12u2 refuses both at a limit of its own; deb12u1's libde265 finds
         // the first's stream malformed and decodes the second.
         do {
-            let photo = try HEIFFixtures.prepared(path)
+            let photo = try Fixtures.prepared(path)
             #expect(photo.upload.size == PixelSize(width: 250, height: 188))
         } catch let error as ImagePrepError {
             let older = ImagePrepError.corruptHEIF(
-                file: HEIFFixtures.name(path), detail: "the image data does not decode")
-            #expect(error == .heifSecurityLimit(file: HEIFFixtures.name(path), limit: limit) || error == older)
+                file: Fixtures.HEIF.name(path), detail: "the image data does not decode")
+            #expect(error == .heifSecurityLimit(file: Fixtures.HEIF.name(path), limit: limit) || error == older)
         }
     }
 
     @Test("an Exif item whose length is 0xFFFFFFF0 costs only the metadata, with a warning")
     func oversizedExifItem() throws {
-        let photo = try HEIFFixtures.prepared("heic/hostile/exif-length-fffffff0.heic")
+        let photo = try Fixtures.prepared("heic/hostile/exif-length-fffffff0.heic")
         #expect(photo.upload.size == PixelSize(width: 250, height: 188))
         #expect(photo.metadata.location == nil && photo.metadata.captureTime == nil)
         #expect(photo.warnings == [HEIFMetadata.unreadableItemWarning])
-        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil)
+        #expect(UploadSegments.exifSegment(of: photo.upload.data) == nil)
         let (metadata, warnings) = try PhotoMetadata.read(from: Fixtures.data("heic/hostile/exif-length-fffffff0.heic"))
         #expect(metadata.originalSize == PixelSize(width: 250, height: 188))
         #expect(warnings == [HEIFMetadata.unreadableItemWarning])
@@ -125,7 +125,7 @@ struct HEIFHostileInputTests {
 
     @Test("a decode with two warnings gives both, once each, where libheif 1.15 overran a buffer of one")
     func severalDecodingWarnings() throws {
-        let photo = try HEIFFixtures.prepared("heic/hostile/av1-two-decoding-warnings.avif")
+        let photo = try Fixtures.prepared("heic/hostile/av1-two-decoding-warnings.avif")
         let messages = photo.warnings.map(\.message)
         #expect(messages.count == 2 && Set(messages).count == 2, "\(messages)")
         #expect(messages.allSatisfy { $0.hasPrefix("libheif met a problem and decoded the image all the same: ") })
@@ -135,7 +135,7 @@ struct HEIFHostileInputTests {
         "an XMP item stored deflated (16 KB that inflate to 16 MB) is inflated by no one: the photo, with a warning",
         arguments: ["heic/hostile/xmp-deflated-to-16mb.heic", "heic/hostile/xmp-deflated-listed-twice.heic"])
     func deflatedXMPItem(path: String) throws {
-        let photo = try HEIFFixtures.prepared(path)
+        let photo = try Fixtures.prepared(path)
         #expect(photo.upload.size == PixelSize(width: 250, height: 188))
         #expect(photo.warnings == [HEIFMetadata.encodedItemWarning])
         let (metadata, warnings) = try PhotoMetadata.read(from: Fixtures.data(path))

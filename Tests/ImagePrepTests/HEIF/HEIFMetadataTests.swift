@@ -10,14 +10,14 @@ import Testing
 struct HEIFMetadataTests {
     @Test(
         "the upload's EXIF is the Exif item's TIFF block byte for byte but the two dimensions and the Orientation",
-        arguments: HEIFFixtures.preparable)
+        arguments: Fixtures.HEIF.preparable)
     func exifBytes(path: String) throws {
-        let photo = try HEIFFixtures.prepared(path)
-        let carried = HEIFFixtures.exifSegment(of: photo.upload.data)
-        guard let tiff = try HEIFFixtures.exifBlock(of: path) else {
+        let photo = try Fixtures.prepared(path)
+        let carried = UploadSegments.exifSegment(of: photo.upload.data)
+        guard let tiff = try Fixtures.HEIF.exifBlock(of: path) else {
             // No Exif item, one that is not carried (its offset leads nowhere), or one carried
             // rebuilt because it is too large for APP1.
-            #expect((carried != nil) == HEIFFixtures.rebuiltEXIF.contains(path), "\(path)")
+            #expect((carried != nil) == Fixtures.HEIF.rebuiltEXIF.contains(path), "\(path)")
             return
         }
         let before = EXIFDimensionFields.segment(aroundTIFF: tiff)
@@ -33,9 +33,10 @@ struct HEIFMetadataTests {
     }
 
     @Test(
-        "preparing a HEIF photo gives the metadata PhotoMetadata.read(from:) gives", arguments: HEIFFixtures.preparable)
+        "preparing a HEIF photo gives the metadata PhotoMetadata.read(from:) gives", arguments: Fixtures.HEIF.preparable
+    )
     func sameMetadataEitherWay(path: String) throws {
-        let photo = try HEIFFixtures.prepared(path)
+        let photo = try Fixtures.prepared(path)
         let (metadata, warnings) = PhotoMetadata.read(from: try Fixtures.data(path))
         #expect(photo.metadata == metadata)
         #expect(warnings.allSatisfy(photo.warnings.contains), "\(warnings) not in \(photo.warnings)")
@@ -43,7 +44,7 @@ struct HEIFMetadataTests {
 
     @Test("an iPhone-like photo: time with its offset and sub-seconds, GPS and camera from the Exif item")
     func iPhoneMetadata() throws {
-        let metadata = try HEIFFixtures.prepared("heic/iphone-like-grid-p3-rotated.heic").metadata
+        let metadata = try Fixtures.prepared("heic/iphone-like-grid-p3-rotated.heic").metadata
         #expect(metadata.cameraMake == "Apple" && metadata.cameraModel == "iPhone 14 Pro Max")
         #expect(metadata.captureTime?.iso8601 == "2025-09-07T14:16:43.472-04:00")
         #expect(metadata.captureTime?.source == .dateTimeOriginal)
@@ -54,7 +55,7 @@ struct HEIFMetadataTests {
 
     @Test("exiftool's writing into a HEIC: a quarter-hour offset, sub-seconds, south-east below sea level")
     func exiftoolWrittenItem() throws {
-        let metadata = try HEIFFixtures.prepared("heic/time-offset-gps-exiftool.heic").metadata
+        let metadata = try Fixtures.prepared("heic/time-offset-gps-exiftool.heic").metadata
         #expect(metadata.captureTime?.iso8601 == "2024-11-02T06:15:30.25+05:45")
         #expect(metadata.location?.latitude ?? 0 < 0 && metadata.location?.longitude ?? 0 > 0)
         #expect(metadata.location?.altitude.map { abs($0 + 14.5) < 0.01 } == true)
@@ -62,16 +63,16 @@ struct HEIFMetadataTests {
 
     @Test("a HEIC without an Exif item prepares with no EXIF and empty metadata")
     func noExif() throws {
-        let photo = try HEIFFixtures.prepared("heic/no-exif.heic")
+        let photo = try Fixtures.prepared("heic/no-exif.heic")
         #expect(photo.metadata == PhotoMetadata(originalSize: PixelSize(width: 250, height: 188)))
-        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil && photo.warnings.isEmpty)
+        #expect(UploadSegments.exifSegment(of: photo.upload.data) == nil && photo.warnings.isEmpty)
     }
 
     @Test("an Exif item whose offset points past its end gives a warning and no EXIF, and the photo prepares")
     func exifOffsetPastEnd() throws {
-        let photo = try HEIFFixtures.prepared("heic/exif-offset-past-end.heic")
+        let photo = try Fixtures.prepared("heic/exif-offset-past-end.heic")
         #expect(photo.metadata == PhotoMetadata(originalSize: PixelSize(width: 250, height: 188)))
-        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) == nil)
+        #expect(UploadSegments.exifSegment(of: photo.upload.data) == nil)
         #expect(photo.warnings.map(\.kind) == [.metadata])
     }
 
@@ -83,13 +84,13 @@ struct HEIFMetadataTests {
             ("heic/iphone-like-grid-p3-rotated.heic", "corpus/offset-minus0400-iphone14promax-p3-mpf.jpg"),
             ("heic/display-p3-gps.heic", "corpus/gps-north-west-display-p3-nikon.jpg"),
         ] {
-            let photo = try HEIFFixtures.prepared(heif)
-            let expected = try #require(HEIFFixtures.iccProfile(of: try Fixtures.data(jpeg)))
-            #expect(HEIFFixtures.iccProfile(of: photo.upload.data) == expected, "\(heif)")
+            let photo = try Fixtures.prepared(heif)
+            let expected = try #require(UploadSegments.iccProfile(of: try Fixtures.data(jpeg)))
+            #expect(UploadSegments.iccProfile(of: photo.upload.data) == expected, "\(heif)")
             // Stripped copies carry no profile: they are sRGB.
-            #expect(HEIFFixtures.iccProfile(of: try #require(photo.display).data) == nil)
+            #expect(UploadSegments.iccProfile(of: try #require(photo.display).data) == nil)
         }
-        #expect(HEIFFixtures.iccProfile(of: try HEIFFixtures.prepared("heic/no-exif.heic").upload.data) == nil)
+        #expect(UploadSegments.iccProfile(of: try Fixtures.prepared("heic/no-exif.heic").upload.data) == nil)
     }
 
     /// The mean RGB of each of 4x4 cells of a copy.
@@ -112,15 +113,15 @@ struct HEIFMetadataTests {
         let unconverted = try DecodedJPEG(jpeg.upload.data, makingRGB: true).rgbCellAverages(grid: 4)
         #expect(Self.largestDifference(converted, unconverted) > 8)
         for path in ["heic/display-p3-gps.heic", "heic/av1-nclx-display-p3.avif"] {
-            let photo = try HEIFFixtures.prepared(path, configuration: configuration)
+            let photo = try Fixtures.prepared(path, configuration: configuration)
             let difference = Self.largestDifference(try Self.cells(photo.display), converted)
             // Two lossy codecs at low quality between them, on cell means.
             #expect(difference < 3, "\(path): \(difference) levels from the JPEG's display copy")
             #expect(photo.warnings.allSatisfy { $0.kind != .colorProfile }, "\(photo.warnings)")
         }
         // The nclx colours are carried as an ICC profile that viewers understand.
-        let avif = try HEIFFixtures.prepared("heic/av1-nclx-display-p3.avif")
-        #expect(HEIFFixtures.iccProfile(of: avif.upload.data) != nil)
+        let avif = try Fixtures.prepared("heic/av1-nclx-display-p3.avif")
+        #expect(UploadSegments.iccProfile(of: avif.upload.data) != nil)
     }
 
     @Test("an nclx description that is sRGB in all but name, or an HDR curve, makes no profile")
@@ -141,9 +142,9 @@ struct HEIFMetadataTests {
         arguments: ["heic/bt709-limited-range.heic", "heic/ten-bit.heic", "heic/gray.heic"])
     func otherSamples(path: String) throws {
         let isGray = path.hasSuffix("gray.heic")
-        let photo = try HEIFFixtures.prepared(path)
+        let photo = try Fixtures.prepared(path)
         let upload = try DecodedJPEG(photo.upload.data, makingRGB: !isGray)
-        let reference = try DecodedJPEG(Fixtures.data(HEIFFixtures.reference(of: path)), makingRGB: !isGray)
+        let reference = try DecodedJPEG(Fixtures.data(Fixtures.HEIF.reference(of: path)), makingRGB: !isGray)
         #expect(upload.size == reference.size)
         #expect(upload.componentCount == (isGray ? 1 : 3))
         func cells(_ image: DecodedJPEG) -> [[Double]] {
@@ -190,21 +191,21 @@ struct HEIFMetadataTests {
 
     @Test("an AVIF file prepares through libheif's AV1 decoder, turned by its irot")
     func avif() throws {
-        let photo = try HEIFFixtures.prepared("heic/av1-orientation-6.avif")
+        let photo = try Fixtures.prepared("heic/av1-orientation-6.avif")
         #expect(photo.upload.size == PixelSize(width: 224, height: 150) && photo.metadata.orientation == .right)
     }
 
     @Test("a HEIC named .jpg is prepared by its content, from a file and from bytes")
     func namedJPEG() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("heic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("IMG_0001.jpg")
-        let data = try Fixtures.data("heic/iphone-like-grid-p3-rotated.heic")
-        try data.write(to: url)
-        let fromFile = try PhotoPreparer().prepareBlocking(contentsOf: url)
-        let fromBytes = try PhotoPreparer().prepareBlocking(data, name: "IMG_0001.jpg")
-        #expect(fromFile.upload.data == fromBytes.upload.data)
-        #expect(fromFile.upload.size == PixelSize(width: 750, height: 1000))
+        try TemporaryFolder.with(label: "heic") { temporary in
+            let folder = temporary.url
+            let url = folder.appendingPathComponent("IMG_0001.jpg")
+            let data = try Fixtures.data("heic/iphone-like-grid-p3-rotated.heic")
+            try data.write(to: url)
+            let fromFile = try PhotoPreparer().prepareBlocking(contentsOf: url)
+            let fromBytes = try PhotoPreparer().prepareBlocking(data, name: "IMG_0001.jpg")
+            #expect(fromFile.upload.data == fromBytes.upload.data)
+            #expect(fromFile.upload.size == PixelSize(width: 750, height: 1000))
+        }
     }
 }

@@ -28,13 +28,13 @@ struct HEIFOrientationTests {
 
     @Test(
         "every copy of every HEIF fixture shows heif-convert's pixels, within the stated PSNR",
-        arguments: HEIFFixtures.preparable)
+        arguments: Fixtures.HEIF.preparable)
     func copiesMatchHeifConvert(path: String) throws {
         var configuration = PhotoPreparer.Configuration()
         configuration.displayEdge = 160  // smaller than the upload, so that it is made on its own
         configuration.thumbnailEdge = 64
-        let photo = try HEIFFixtures.prepared(path, configuration: configuration)
-        let reference = try DecodedJPEG(Fixtures.data(HEIFFixtures.reference(of: path)))
+        let photo = try Fixtures.prepared(path, configuration: configuration)
+        let reference = try DecodedJPEG(Fixtures.data(Fixtures.HEIF.reference(of: path)))
         #expect(photo.upload.size == reference.size, "the upload is upright at full size: \(path)")
         var scores: [String] = []
         for (copy, kind) in [(photo.upload, "upload"), (photo.display, "display"), (photo.thumbnail, "thumbnail")] {
@@ -47,13 +47,13 @@ struct HEIFOrientationTests {
         // Upright pixels, so no viewer may turn them again: an Orientation tag in the original
         // is 1 in the upload (and an absent one stays absent).
         let (uploadMetadata, _) = PhotoMetadata.read(fromJPEG: photo.upload.data)
-        let original = try HEIFFixtures.exifBlock(of: path).flatMap {
+        let original = try Fixtures.HEIF.exifBlock(of: path).flatMap {
             EXIFDimensionFields(segment: EXIFDimensionFields.segment(aroundTIFF: $0))
         }
         // A block carried rebuilt (too large for APP1) is not taken out; its Orientation is read.
         let hasOrientation =
             original?.orientation != nil
-            || (HEIFFixtures.rebuiltEXIF.contains(path) && photo.metadata.orientation != nil)
+            || (Fixtures.HEIF.rebuiltEXIF.contains(path) && photo.metadata.orientation != nil)
         #expect(uploadMetadata.orientation == (hasOrientation ? .up : nil), "\(path)")
     }
 
@@ -61,7 +61,7 @@ struct HEIFOrientationTests {
         "orientation-N.heic, stored as Landscape_N.jpg with the irot and imir that undo it, shows orientation-1's picture",
         arguments: 1...8)
     func everyTurnShowsTheSamePicture(n: Int) throws {
-        let photo = try HEIFFixtures.prepared("heic/orientation-\(n).heic")
+        let photo = try Fixtures.prepared("heic/orientation-\(n).heic")
         let upright = try DecodedJPEG(Fixtures.data("heic/references/orientation-1.jpg"))
         #expect(photo.upload.size == PixelSize(width: 224, height: 150))
         let score = try Self.lumaPSNR(of: photo.upload, against: upright)
@@ -73,7 +73,7 @@ struct HEIFOrientationTests {
 
     @Test("the same copy turned any other way scores under 16 dB against heif-convert, so the bound discriminates")
     func aWrongTurnFails() throws {
-        let photo = try HEIFFixtures.prepared("heic/orientation-1.heic")
+        let photo = try Fixtures.prepared("heic/orientation-1.heic")
         let decoded = try DecodedJPEG(photo.upload.data)
         let reference = try DecodedJPEG(Fixtures.data("heic/references/orientation-1.jpg"))
         let image = PlanarImage()
@@ -96,12 +96,12 @@ struct HEIFOrientationTests {
         "an iPhone-like grid stored sideways (irot 3, Orientation 6) comes out portrait, Orientation 1, dimensions patched"
     )
     func iPhoneGrid() throws {
-        let photo = try HEIFFixtures.prepared("heic/iphone-like-grid-p3-rotated.heic")
+        let photo = try Fixtures.prepared("heic/iphone-like-grid-p3-rotated.heic")
         #expect(photo.metadata.originalSize == PixelSize(width: 1000, height: 750), "as stored, as exiftool reads it")
         #expect(photo.metadata.orientation == .right, "the Exif tag as stored")
         #expect(photo.upload.size == PixelSize(width: 750, height: 1000))
         #expect(photo.display?.size == PixelSize(width: 750, height: 1000))
-        let upload = try #require(HEIFFixtures.exifSegment(of: photo.upload.data))
+        let upload = try #require(UploadSegments.exifSegment(of: photo.upload.data))
         let fields = try #require(EXIFDimensionFields(segment: upload))
         #expect(fields.orientation?.value(in: upload) == 1)
         #expect(fields.width?.value(in: upload) == 750 && fields.height?.value(in: upload) == 1000)
@@ -110,7 +110,7 @@ struct HEIFOrientationTests {
 
     @Test("an Exif Orientation that the file's own turn does not say is warned about, and the copies follow the file")
     func exifOrientationWithoutIrot() throws {
-        let photo = try HEIFFixtures.prepared("heic/exif-orientation-6-without-irot.heic")
+        let photo = try Fixtures.prepared("heic/exif-orientation-6-without-irot.heic")
         #expect(photo.metadata.orientation == .right)
         // libheif shows it as stored: 150x224, and so do the copies.
         #expect(photo.upload.size == PixelSize(width: 150, height: 224))
@@ -127,7 +127,7 @@ struct HEIFOrientationTests {
             var configuration = PhotoPreparer.Configuration()
             configuration.maxEdge = maxEdge
             configuration.splitsWorkAcrossCores = splits
-            let photo = try HEIFFixtures.prepared("heic/iphone-like-grid-p3-rotated.heic", configuration: configuration)
+            let photo = try Fixtures.prepared("heic/iphone-like-grid-p3-rotated.heic", configuration: configuration)
             #expect(photo.upload.size.height == maxEdge && photo.upload.size.width < maxEdge)
             let score = try Self.lumaPSNR(of: photo.upload, against: reference)
             #expect(score >= Self.minimumPSNR, "max edge \(maxEdge), split \(splits): \(score) dB")

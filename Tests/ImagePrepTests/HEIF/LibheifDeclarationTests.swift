@@ -7,8 +7,7 @@ import Testing
 /// (libheif-dev), which only the tests need.
 @Suite("Our libheif declarations are libheif's")
 struct LibheifDeclarationTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Repository.root
     static let ourHeader = repository.appendingPathComponent("Sources/CHeif/include/Libheif.h")
 
     /// libheif's header, where Debian puts it.

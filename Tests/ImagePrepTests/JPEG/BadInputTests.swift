@@ -101,24 +101,26 @@ struct BadInputTests {
 
     @Test("a FIFO named like a photo is refused at once as not a regular file, without waiting for a writer")
     func fifo() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ImagePrepTests-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let fifo = folder.appendingPathComponent("waiting.jpg")
-        try #require(mkfifo(fifo.path, 0o644) == 0, "mkfifo: \(String(cString: strerror(errno)))")
-        // Should the open wait for a writer, one comes after five seconds and lets it go on: the
-        // test then fails instead of hanging.
-        let writer = FIFOWriter()
-        Thread {
-            sleep(5)
-            writer.hasCome.withLock { $0 = true }
-            let descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            if descriptor >= 0 { close(descriptor) }
-        }.start()
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(contentsOf: fifo) }
-        let waited = writer.hasCome.withLock { $0 }
-        #expect(!waited, "prepare(contentsOf:) waited for a writer")
-        #expect(error == .unreadable(file: fifo.path, reason: "it is not a regular file but a named pipe (FIFO)"))
+        try TemporaryFolder.with(label: "ImagePrepTests") { temporary in
+            let folder = temporary.url
+            let fifo = folder.appendingPathComponent("waiting.jpg")
+            try #require(mkfifo(fifo.path, 0o644) == 0, "mkfifo: \(String(cString: strerror(errno)))")
+            // Should the open wait for a writer, one comes after five seconds and lets it go on: the
+            // test then fails instead of hanging.
+            let writer = FIFOWriter()
+            Thread {
+                sleep(5)
+                writer.hasCome.withLock { $0 = true }
+                let descriptor = open(fifo.path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+                if descriptor >= 0 { close(descriptor) }
+            }.start()
+            let error = try #require(throws: ImagePrepError.self) {
+                try PhotoPreparer().prepareBlocking(contentsOf: fifo)
+            }
+            let waited = writer.hasCome.withLock { $0 }
+            #expect(!waited, "prepare(contentsOf:) waited for a writer")
+            #expect(error == .unreadable(file: fifo.path, reason: "it is not a regular file but a named pipe (FIFO)"))
+        }
     }
 
     /// Whether the FIFO test's late writer has come.
@@ -139,18 +141,21 @@ struct BadInputTests {
     /// alone decided an allocation, and reading the zeros took seconds.
     @Test("a file larger than any photo (1 GiB) is refused by its size, before a byte is read")
     func fileLargerThanAnyPhoto() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ImagePrepTests-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let huge = folder.appendingPathComponent("huge.jpg")
-        let descriptor = open(huge.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        try #require(descriptor >= 0)
-        try #require(ftruncate(descriptor, off_t(PhotoBytes.largestFile + 1)) == 0)
-        close(descriptor)
-        let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(contentsOf: huge) }
-        #expect(
-            error == .unreadable(file: huge.path, reason: "it is 1025 MB, more than the 1024 MB a photo file may be"))
-        #expect(PhotoBytes.refusal(forSize: PhotoBytes.largestFile) == nil)
+        try TemporaryFolder.with(label: "ImagePrepTests") { temporary in
+            let folder = temporary.url
+            let huge = folder.appendingPathComponent("huge.jpg")
+            let descriptor = open(huge.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            try #require(descriptor >= 0)
+            try #require(ftruncate(descriptor, off_t(PhotoBytes.largestFile + 1)) == 0)
+            close(descriptor)
+            let error = try #require(throws: ImagePrepError.self) {
+                try PhotoPreparer().prepareBlocking(contentsOf: huge)
+            }
+            #expect(
+                error
+                    == .unreadable(file: huge.path, reason: "it is 1025 MB, more than the 1024 MB a photo file may be"))
+            #expect(PhotoBytes.refusal(forSize: PhotoBytes.largestFile) == nil)
+        }
     }
 
     @Test("a photo's bytes read into huge pages are the file's bytes, as many as were filled")

@@ -17,8 +17,8 @@ struct LargeEXIFTests {
         "a 185 KB block (an iPhone's EXIF, maker note and GPS, and a 182 KB thumbnail) is carried without the thumbnail"
     )
     func withoutThumbnail() throws {
-        let photo = try HEIFFixtures.prepared("heic/exif-185k-with-thumbnail.heic")
-        let segment = try #require(HEIFFixtures.exifSegment(of: photo.upload.data))
+        let photo = try Fixtures.prepared("heic/exif-185k-with-thumbnail.heic")
+        let segment = try #require(UploadSegments.exifSegment(of: photo.upload.data))
         #expect(segment.count <= 0xFFFF + 2)
         // (libexif reads 64 KB of a block at most, so its IFD1 is damaged to it: a warning of its own.)
         let warning = try #require(photo.warnings.first { $0.message.contains("larger than a JPEG can carry") })
@@ -43,9 +43,9 @@ struct LargeEXIFTests {
 
     @Test("a block whose size is padding no tag reaches is carried compacted, all its tags kept")
     func padding() throws {
-        let photo = try HEIFFixtures.prepared("heic/exif-larger-than-app1.heic")
+        let photo = try Fixtures.prepared("heic/exif-larger-than-app1.heic")
         #expect(photo.metadata.cameraModel == "iPhone 14 Pro Max" && photo.metadata.captureTime != nil)
-        #expect(HEIFFixtures.exifSegment(of: photo.upload.data) != nil)
+        #expect(UploadSegments.exifSegment(of: photo.upload.data) != nil)
         #expect(Self.carried(photo).captureTime == photo.metadata.captureTime)
         #expect(
             photo.warnings.contains { $0.kind == .metadata && $0.message.contains("carries only what its tags reach") })

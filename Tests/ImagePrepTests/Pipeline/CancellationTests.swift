@@ -34,20 +34,20 @@ struct CancellationTests {
     /// `heic/large/tile-512x512.heic`, put together by `heic/heifcraft.py` (Python's standard
     /// library only), so that 860 KB need not sit in the repository.
     static func make12MegapixelHEIC() throws -> Data {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cancel-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let output = folder.appendingPathComponent("grid.heic")
-        let tile = Fixtures.url("heic/large/tile-512x512.heic").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["python3", "-B", Fixtures.url("heic/heifcraft.py").path, "build", output.path, "--grid", "8x6"]
-            + Array(repeating: ["--tile", tile], count: 48).flatMap { $0 } + ["--size", "4032x3024"]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "heifcraft.py failed")
-        return try Data(contentsOf: output)
+        return try TemporaryFolder.with(label: "cancel") { temporary in
+            let folder = temporary.url
+            let output = folder.appendingPathComponent("grid.heic")
+            let tile = Fixtures.url("heic/large/tile-512x512.heic").path
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments =
+                ["python3", "-B", Fixtures.url("heic/heifcraft.py").path, "build", output.path, "--grid", "8x6"]
+                + Array(repeating: ["--tile", tile], count: 48).flatMap { $0 } + ["--size", "4032x3024"]
+            try process.run()
+            process.waitUntilExit()
+            try #require(process.terminationStatus == 0, "heifcraft.py failed")
+            return try Data(contentsOf: output)
+        }
     }
 
     /// What a run did: how it ended, how many pieces of work it began in all and after the flag

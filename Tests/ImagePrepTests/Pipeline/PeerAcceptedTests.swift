@@ -51,7 +51,7 @@ struct PeerAcceptedTests {
     /// Every copy of a HEIF fixture against heif-convert's decode in `peers/references`, as
     /// `HEIFOrientationTests` holds the HEIF fixtures to theirs.
     static func expectHeifConvertPixels(_ path: String, size: PixelSize) throws {
-        let photo = try HEIFFixtures.prepared("peers/" + path)
+        let photo = try Fixtures.prepared("peers/" + path)
         let name = (path as NSString).deletingPathExtension
         let reference = try DecodedJPEG(Fixtures.data("peers/references/\(name).jpg"))
         #expect(photo.upload.size == size && reference.size == size)

@@ -131,8 +131,7 @@ struct WarningFormTests {
     }
 
     /// The package's sources, beside this file's folder.
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources/ImagePrep")
+    static let sources = Repository.url("Sources/ImagePrep")
 
     @Test("every message written in the sources starts in the one form and ends with a full stop")
     func everyMessageInTheSourcesIsInTheOneForm() throws {

@@ -4,18 +4,6 @@ import Testing
 
 @testable import Outbox
 
-/// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).
-enum Fixtures {
-    static let corpus: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/corpus")
-
-    static func data(_ name: String) throws -> Data { try Data(contentsOf: corpus.appendingPathComponent(name)) }
-
-    /// The SHA-256 that `MANIFEST.tsv` records for a corpus file (computed when the corpus was assembled).
-    static func manifestSHA256(_ name: String) throws -> String {
-        try CorpusManifest.sha256(of: name, in: corpus)
-    }
-}
-
 /// A photo as a capture carries it: the JPEG bytes of a corpus file as the upload copy, with its
 /// pixel size (from `Fixtures/corpus/expected.json`). The Outbox tests need nothing of ImagePrep.
 struct TestPhoto {
@@ -35,7 +23,7 @@ enum Photos {
     private static func photo(_ name: String, width: Int, height: Int) throws -> TestPhoto {
         TestPhoto(
             upload: OperationAttachment(
-                data: try Fixtures.data(name), contentType: "image/jpeg", width: width, height: height))
+                data: try Fixtures.data("corpus/" + name), contentType: "image/jpeg", width: width, height: height))
     }
 }
 
@@ -158,15 +146,4 @@ actor ScriptedTransport: Transport {
         try await duringSend?(delivery)
         return response
     }
-}
-
-/// A list that many tasks can append to.
-final class Recorder<Element: Sendable>: Sendable {
-    private let storage = Locked<[Element]>([])
-
-    func append(_ element: Element) { storage.withLock { $0.append(element) } }
-
-    func removeAll() { storage.withLock { $0.removeAll() } }
-
-    var elements: [Element] { storage.withLock { $0 } }
 }

@@ -5,18 +5,6 @@ import PhotoCapture
 @_exported import TestSupport
 import Testing
 
-/// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).
-enum Fixtures {
-    static let corpus: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures/corpus")
-
-    static func data(_ name: String) throws -> Data { try Data(contentsOf: corpus.appendingPathComponent(name)) }
-
-    /// The SHA-256 that `MANIFEST.tsv` records for a corpus file (computed when the corpus was assembled).
-    static func manifestSHA256(_ name: String) throws -> String {
-        try CorpusManifest.sha256(of: name, in: corpus)
-    }
-}
-
 /// Photos as the pipeline would hand them over: real JPEG bytes from the corpus, with the size and
 /// metadata that `Fixtures/corpus/expected.json` records for each file.
 enum Photos {
@@ -60,7 +48,7 @@ enum Photos {
     private static func photo(
         _ name: String, size: PixelSize, captureTime: CaptureTime? = nil, location: GeoPoint? = nil
     ) throws -> PreparedPhoto {
-        let upload = EncodedJPEG(data: try Fixtures.data(name), size: size)
+        let upload = EncodedJPEG(data: try Fixtures.data("corpus/" + name), size: size)
         return PreparedPhoto(
             upload: upload, display: nil, thumbnail: nil,
             metadata: PhotoMetadata(originalSize: size, captureTime: captureTime, location: location))

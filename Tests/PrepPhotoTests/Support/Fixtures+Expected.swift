@@ -1,12 +1,9 @@
 import Foundation
+// The fixtures and the temporary folders that every test target shares.
+@_exported import TestSupport
 import Testing
 
-/// The files in `Tests/Fixtures`, loaded from the test bundle (never from the working directory).
-enum Fixtures {
-    static let root: URL = Bundle.module.resourceURL!.appendingPathComponent("Fixtures")
-
-    static func url(_ relativePath: String) -> URL { root.appendingPathComponent(relativePath) }
-
+extension Fixtures {
     /// What exiftool and the other outside tools read from a corpus file: its entry in
     /// `corpus/expected.json` (see `Tests/Fixtures/README.md`).
     static func expected(_ corpusFile: String) throws -> [String: Any] {

@@ -1,15 +1,5 @@
 import Foundation
 
-/// Runs `body` with a new empty folder, named for `label`, and removes the folder afterwards.
-public func withTemporaryFolder<R>(
-    label: String = "ImagePrepTests", _ body: (URL) async throws -> R
-) async throws -> R {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try await body(folder)
-}
-
 /// What `Tests/Fixtures/corpus/MANIFEST.tsv` records of its files.
 public enum CorpusManifest {
     public struct Missing: Error, CustomStringConvertible {
