@@ -1,7 +1,7 @@
 #!/bin/sh
 # Writes exiftool.json beside the photos (JPEG, HEIC, AVIF; PNG in formats/png) of each folder of Tests/Fixtures: exiftool's own reading
 # of the tags that PhotoMetadata holds, as exiftool prints it, for the field-by-field test in
-# Tests/ImagePrepTests/ExiftoolAgreementTests.swift. Needs exiftool 12.57 (Debian 12:
+# Tests/ImagePrepTests/Metadata/ExiftoolAgreementTests.swift. Needs exiftool 12.57 (Debian 12:
 # libimage-exiftool-perl); tests need neither it nor this script.
 #
 #   sh Tests/Fixtures/exiftool-readings.sh              # every folder that holds photos

@@ -156,7 +156,7 @@ craft bad-identity-loop.heic --image "$work/small.heic" --identity-loop
 craft bad-vvc-codec.heic --image "$work/small.heic" --item-type vvc1
 
 # heif-convert's own decode of every file that prepares, at its default JPEG quality (90): what
-# the copies are held to (Tests/ImagePrepTests/HEIFOrientationTests.swift). The three exif-*
+# the copies are held to (Tests/ImagePrepTests/HEIF/HEIFOrientationTests.swift). The three exif-*
 # files' pixels are no-exif.heic's, and heif-convert 1.15 mishandles their Exif items: it
 # crashes (SIGSEGV) on the offset past the end, and writes the 70 KB block into an APP1 segment,
 # whose length field cannot hold it.
