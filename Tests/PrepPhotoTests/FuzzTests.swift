@@ -160,50 +160,27 @@ struct FuzzTests {
         return preparer
     }
 
-    /// One mutated photo of the run.
-    struct Case {
-        let number: Int
-        let seedFile: String
-        let mutation: PhotoMutation
-        let acceptsIncompleteData: Bool
-        let bytes: Data
-
-        /// Its path in the batch's folder, as prep-photo names it.
-        var input: String {
-            let digits = String(number)
-            return (acceptsIncompleteData ? "accept/" : "strict/")
-                + String(repeating: "0", count: max(0, 7 - digits.count))
-                + digits + ".jpg"
-        }
-
-        var label: String {
-            "\(seedFile) #\(number) (\(mutation)\(acceptsIncompleteData ? ", incomplete data accepted" : ""), "
-                + "PREP_FUZZ_SEED=\(FuzzTests.seed))"
-        }
-
-        init(number: Int, originals: [String: [UInt8]]) {
-            var random = SeededGenerator(seed: "\(FuzzTests.seed)/\(number)")
-            seedFile = FuzzTests.seedFiles[number % FuzzTests.seedFiles.count]
-            let original = originals[seedFile]!
-            mutation =
-                if FuzzTests.isHEIF(seedFile) {
-                    .heif(HEIFMutation.random(for: original, using: &random))
-                } else if FuzzTests.isPNG(seedFile) {
-                    .png(PNGMutation.random(for: original, using: &random))
-                } else if seedFile.hasSuffix(".gif") {
-                    .gif(GIFMutation.random(for: original, using: &random))
-                } else if seedFile.hasSuffix(".webp") {
-                    .webp(WebPMutation.random(for: original, using: &random))
-                } else if FuzzTests.isTIFF(seedFile) {
-                    .tiff(TIFFMutation.random(for: original, using: &random))
-                } else if FuzzTests.isBMP(seedFile) {
-                    .bmp(BMPMutation.random(for: original, using: &random))
-                } else {
-                    .jpeg(JPEGMutation.random(for: original, using: &random))
-                }
-            acceptsIncompleteData = Bool.random(using: &random)
-            bytes = Data(mutation.apply(to: original))
-            self.number = number
+    /// The `number`th mutated photo of the run, damaged by its seed's format.
+    static func mutated(_ number: Int, originals: [String: [UInt8]]) -> FuzzCase<PhotoMutation> {
+        FuzzCase(
+            number: number, seedFiles: seedFiles, originals: originals, runSeed: seed,
+            generatorSeed: "\(seed)/\(number)"
+        ) { seedFile, original, random in
+            if isHEIF(seedFile) {
+                .heif(HEIFMutation.random(for: original, using: &random))
+            } else if isPNG(seedFile) {
+                .png(PNGMutation.random(for: original, using: &random))
+            } else if seedFile.hasSuffix(".gif") {
+                .gif(GIFMutation.random(for: original, using: &random))
+            } else if seedFile.hasSuffix(".webp") {
+                .webp(WebPMutation.random(for: original, using: &random))
+            } else if isTIFF(seedFile) {
+                .tiff(TIFFMutation.random(for: original, using: &random))
+            } else if isBMP(seedFile) {
+                .bmp(BMPMutation.random(for: original, using: &random))
+            } else {
+                .jpeg(JPEGMutation.random(for: original, using: &random))
+            }
         }
     }
 
@@ -212,58 +189,33 @@ struct FuzzTests {
         var originals: [String: [UInt8]] = [:]
         for file in Self.seedFiles { originals[file] = [UInt8](try Data(contentsOf: Fixtures.url(file))) }
         let coordinates = try originals.mapValues(Self.coordinateDigits)
-        let cases = numbers.map { Case(number: $0, originals: originals) }
-        try TemporaryFolder.with { folder in
-            try folder.makeFolder("accept")
-            try folder.makeFolder("strict")
-            for item in cases { try item.bytes.write(to: folder.url.appendingPathComponent(item.input)) }
-            var outcomes = (photos: 0, errors: 0)
-            for accepting in [false, true] {
-                let mode = accepting ? "accept" : "strict"
-                let peakFile = folder.url.appendingPathComponent("peak-\(mode).txt").path
-                let result = try PrepPhotoRunner.run(
-                    [
-                        "/usr/bin/time", "-o", peakFile, "-f", "%M", PrepPhotoRunner.prlimit,
-                        "--as=\(Self.memoryLimit)",
-                        PrepPhotoRunner.executable.path,
-                    ] + Self.arguments + (accepting ? [] : ["--refuse-incomplete"]) + ["--out", "out-\(mode)", mode],
-                    in: folder.url, launch: .command, timeLimit: Self.timeLimit)
-                try #require(!result.timedOut && (result.status == 0 || result.status == 1), "prep-photo: \(result)")
-                // time says "Command exited with non-zero status 1" first when a photo failed.
-                let timeOutput = try String(contentsOfFile: peakFile, encoding: .utf8)
-                let peak = timeOutput.split(separator: "\n").last.flatMap { Int($0) } ?? Int.max
-                #expect(
-                    peak <= Self.peakMegabytes << 10,
-                    "mutations \(numbers) (\(mode)): a peak of \(peak / 1024) MB, over \(Self.peakMegabytes) MB")
-                try? FileManager.default.removeItem(atPath: peakFile)
-                let ours = ["prep-photo: ", "Prepared ", "Left out: "]
-                for line in result.standardError.split(separator: "\n") where !ours.contains(where: line.hasPrefix) {
-                    Issue.record("a line on stderr that is not prep-photo's: \(line)")
-                }
-                let batchCases = cases.filter { $0.acceptsIncompleteData == accepting }
-                let reports = try result.reports()
-                try #require(reports.map(\.input) == batchCases.map(\.input), "one report per input, in order")
-                let seedsInBatch = Set(batchCases.map(\.seedFile))
+        let harness = BatchAgainstAlone<PhotoMutation>(
+            arguments: Self.arguments, timeLimit: Self.timeLimit, addressSpaceLimit: Self.memoryLimit,
+            peakMegabytes: Self.peakMegabytes, outcomeShare: 10, preparer: Self.preparer(acceptingIncompleteData:),
+            checkRun: { run in
+                let seedsInBatch = Set(run.cases.map(\.seedFile))
                 Self.expectNoCoordinates(
-                    in: result.standardError, of: seedsInBatch.flatMap { coordinates[$0]! }, label: "stderr")
-                for (item, report) in zip(batchCases, reports) {
+                    in: run.result.standardError, of: seedsInBatch.flatMap { coordinates[$0]! }, label: "stderr")
+                let written = (try? run.folder.names(in: run.outputs)) ?? []
+                #expect(written.count == 3 * run.reports.filter(\.ok).count, "exactly the copies reported, no others")
+            },
+            checkAlone: { item, report, alone in
+                let seedCoordinates = coordinates[item.seedFile]!
+                Self.expectNoCoordinates(
+                    in: ([report.error ?? ""] + report.warnings).joined(separator: "\n"), of: seedCoordinates,
+                    label: item.label)
+                switch alone {
+                case .failure(let error):
+                    Self.expectNoCoordinates(in: error.description, of: seedCoordinates, label: item.label)
+                    #expect(error.file == item.input && error.description.contains("'\(item.input)'"), "\(item.label)")
+                case .success(let photo):
                     Self.expectNoCoordinates(
-                        in: ([report.error ?? ""] + report.warnings).joined(separator: "\n"),
-                        of: coordinates[item.seedFile]!, label: item.label)
-                    let isPhoto = try Self.compare(
-                        item, report, outputs: folder.url.appendingPathComponent("out-\(mode)"),
-                        coordinates: coordinates[item.seedFile]!)
-                    if isPhoto { outcomes.photos += 1 } else { outcomes.errors += 1 }
+                        in: photo.warnings.map(\.message).joined(separator: "\n"), of: seedCoordinates,
+                        label: item.label)
                 }
-                let written = (try? folder.names(in: "out-\(mode)")) ?? []
-                #expect(written.count == 3 * reports.filter(\.ok).count, "exactly the copies reported, no others")
-            }
-            #expect(folder.temporaryFiles().isEmpty, "left behind: \(folder.temporaryFiles())")
-            // The mutations reach both outcomes, so neither half of the check is idle.
-            #expect(
-                outcomes.errors > cases.count / 10 && outcomes.photos > cases.count / 10,
-                "\(outcomes) of \(cases.count)")
-        }
+            },
+            checkCopies: { item, photo in SegmentRules.check(photo, original: item.bytes, label: item.label) })
+        try harness.run(numbers.map { Self.mutated($0, originals: originals) })
     }
 
     /// How a seed's position could show in text: its latitude and longitude in decimal degrees,
@@ -282,46 +234,10 @@ struct FuzzTests {
             Issue.record("\(label): the seed's coordinate \(number) shows in: \(text)")
         }
     }
-
-    /// Compares prep-photo's report and copies of one mutation with the same photo prepared
-    /// alone, and checks the copies.
-    ///
-    /// - Returns: whether it was prepared (rather than refused).
-    static func compare(_ item: Case, _ report: PhotoReport, outputs: URL, coordinates: [String]) throws -> Bool {
-        let preparer = preparer(acceptingIncompleteData: item.acceptsIncompleteData)
-        let alone = Result { () throws(ImagePrepError) in try preparer.prepareBlocking(item.bytes, name: item.input) }
-        switch alone {
-        case .failure(let error):
-            expectNoCoordinates(in: error.description, of: coordinates, label: item.label)
-            #expect(!report.ok, "\(item.label): refused alone (\(error)) but prepared in the batch")
-            #expect(report.error == error.description, "\(item.label)")
-            #expect(error.file == item.input && error.description.contains("'\(item.input)'"), "\(item.label)")
-            if case .encodingFailed = error { Issue.record("\(item.label): \(error)") }
-            return false
-        case .success(let photo):
-            expectNoCoordinates(
-                in: photo.warnings.map(\.message).joined(separator: "\n"), of: coordinates, label: item.label)
-            guard report.ok else {
-                Issue.record("\(item.label): prepared alone but refused in the batch: \(report.error ?? "")")
-                return true
-            }
-            #expect(report.warnings == photo.warnings.map(\.message), "\(item.label)")
-            let stem = (item.input as NSString).lastPathComponent.replacingOccurrences(of: ".jpg", with: "")
-            let copies = [(".jpg", photo.upload), (".display.jpg", photo.display), (".thumb.jpg", photo.thumbnail)]
-            for (suffix, copy) in copies {
-                let written = try? Data(contentsOf: outputs.appendingPathComponent(stem + suffix))
-                #expect(
-                    written == copy?.data, "\(item.label): \(stem)\(suffix) differs from the photo prepared alone")
-            }
-            #expect(photo.upload.size.longEdge <= 32, "\(item.label)")
-            SegmentRules.check(photo, original: item.bytes, label: item.label)
-            return true
-        }
-    }
 }
 
 /// One way to damage a seed file, by its format.
-enum PhotoMutation: CustomStringConvertible {
+enum PhotoMutation: SeedMutation {
     case jpeg(JPEGMutation)
     case heif(HEIFMutation)
     case png(PNGMutation)

@@ -5,7 +5,7 @@ import Foundation
 /// of 0 or 2^32-1, an offset past the end or back onto its own directory, a count of a million),
 /// or the file cut short or a few bytes flipped. The fields are found by walking the seed's own
 /// structure (`FormatFields`), so every run aims at what the decoders read first.
-enum FormatMutation: CustomStringConvertible {
+enum FormatMutation: SeedMutation {
     case truncate(length: Int)
     case flip([(offset: Int, mask: UInt8)])
     /// `bytes` written over the field `what` at `offset`.
