@@ -1,5 +1,7 @@
 import Foundation
+import ImagePrep
 import Outbox
+import PhotoCapture
 import Testing
 
 // Public API only (no `@testable`), as `DocsOnlyAppTests`, which follows this day too, is written.
