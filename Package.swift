@@ -74,6 +74,9 @@ let package = Package(
             ]),
         // The one command-line parser and help layout of the three commands; not a product.
         .target(name: "CommandLineParser", dependencies: ["PlatformLayer"]),
+        // What prep-photo and outbox share around the parser: the standard streams, the progress
+        // line and the stop signals; not a product.
+        .target(name: "CommandSupport", dependencies: ["PlatformLayer"]),
         // The C library calls Swift's Glibc module leaves out: Linux's sync_file_range (prep-photo
         // starts the write-back of a photo's copies together, so that their fsyncs share one
         // journal commit) and glibc's mallopt (the commands keep the blocks libde265 frees; a HEIF
@@ -84,7 +87,8 @@ let package = Package(
         .target(name: "PlatformLayer", dependencies: ["CLibcExtras"]),
         // The package's version, once, for both libraries (and so every `--version`); not a product.
         .target(name: "PackageVersion"),
-        .executableTarget(name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser", "PlatformLayer"]),
+        .executableTarget(
+            name: "prep-photo", dependencies: ["ImagePrep", "CommandLineParser", "CommandSupport", "PlatformLayer"]),
         // The queue of operations of any kind; it needs SQLite, and nothing of ImagePrep.
         .target(
             name: "Outbox",
@@ -97,7 +101,9 @@ let package = Package(
         // Not Sources/outbox: beside Sources/Outbox it would collide on a case-insensitive file system.
         .executableTarget(
             name: "OutboxCommand",
-            dependencies: ["Outbox", "PhotoCapture", "ImagePrep", "CommandLineParser", "PlatformLayer"]),
+            dependencies: [
+                "Outbox", "PhotoCapture", "ImagePrep", "CommandLineParser", "CommandSupport", "PlatformLayer",
+            ]),
         // A small notes app on the outbox: its own table beside the queue, an operation per edit in
         // the same transaction. Not a product: the engine tests run it, and it shows how it is done.
         .executableTarget(name: "notes-example", dependencies: ["Outbox"]),

@@ -1,9 +1,10 @@
 /// A command line after `ArgumentParser.parse`: the options met, in order, and the arguments.
 ///
-/// The accessors take an option by its long name and turn its value into what the command
-/// needs, wording what is wrong the way swift-argument-parser does ("The value '0' is invalid
-/// for '-j <count>': it must be a whole number 1 to 1024"). When an option is given more than
-/// once, the last one counts.
+/// The accessors take an option by the `Option` value the parser was given (a command's
+/// `static let`, so that the parser and the command read the same one) and turn its value into
+/// what the command needs, wording what is wrong the way swift-argument-parser does ("The value
+/// '0' is invalid for '-j <count>': it must be a whole number 1 to 1024"). When an option is
+/// given more than once, the last one counts.
 public struct ParsedArguments: Sendable {
     /// One option as it appeared.
     public struct Occurrence: Sendable {
@@ -13,7 +14,7 @@ public struct ParsedArguments: Sendable {
         public let value: CommandLineArgument?
     }
 
-    private let parser: ArgumentParser
+    let parser: ArgumentParser
     public internal(set) var occurrences: [Occurrence] = []
     /// The words that are not options or their values, in order.
     public internal(set) var arguments: [CommandLineArgument] = []
@@ -23,24 +24,24 @@ public struct ParsedArguments: Sendable {
     init(parser: ArgumentParser) { self.parser = parser }
 
     /// Whether the option was given.
-    public func has(_ name: String) -> Bool { occurrences.contains { $0.option.name == checked(name) } }
+    public func has(_ option: Option) -> Bool { occurrences.contains { $0.option == checked(option) } }
 
     /// The last time the option was given.
-    public func last(_ name: String) -> Occurrence? { occurrences.last { $0.option.name == checked(name) } }
+    public func last(_ option: Option) -> Occurrence? { occurrences.last { $0.option == checked(option) } }
 
     /// Every value of a repeatable option, in order.
-    public func values(_ name: String) -> [CommandLineArgument] {
-        occurrences.filter { $0.option.name == checked(name) }.compactMap(\.value)
+    public func values(_ option: Option) -> [CommandLineArgument] {
+        occurrences.filter { $0.option == checked(option) }.compactMap(\.value)
     }
 
     /// The option's value as bytes (a path), or nil when it was not given.
-    public func value(_ name: String) -> CommandLineArgument? { last(name)?.value }
+    public func value(_ option: Option) -> CommandLineArgument? { last(option)?.value }
 
     /// The option's value as text.
     ///
     /// - Throws: `UsageError` when the value is not UTF-8.
-    public func string(_ name: String) throws(UsageError) -> String? {
-        guard let occurrence = last(name), let value = occurrence.value else { return nil }
+    public func string(_ option: Option) throws(UsageError) -> String? {
+        guard let occurrence = last(option), let value = occurrence.value else { return nil }
         guard let text = value.text else { throw invalid(occurrence, "it is not UTF-8 text") }
         return text
     }
@@ -48,16 +49,16 @@ public struct ParsedArguments: Sendable {
     /// Every value of a repeatable option, as text.
     ///
     /// - Throws: `UsageError` when a value is not UTF-8.
-    public func strings(_ name: String) throws(UsageError) -> [String] {
-        try occurrences.filter { $0.option.name == checked(name) }.map { occurrence throws(UsageError) in
+    public func strings(_ option: Option) throws(UsageError) -> [String] {
+        try occurrences.filter { $0.option == checked(option) }.map { occurrence throws(UsageError) in
             guard let text = occurrence.value?.text else { throw invalid(occurrence, "it is not UTF-8 text") }
             return text
         }
     }
 
     /// The option's value as a whole number within `range`.
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
-        guard let occurrence = last(name), let value = occurrence.value else { return nil }
+    public func integer(_ option: Option, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let occurrence = last(option), let value = occurrence.value else { return nil }
         guard let number = value.text.flatMap({ Int($0) }), range.contains(number) else {
             let bounds =
                 range.upperBound == Int.max
@@ -68,8 +69,8 @@ public struct ParsedArguments: Sendable {
     }
 
     /// The option's value as a number of `unit` (seconds) within `range`.
-    public func number(_ name: String, in range: ClosedRange<Double>, unit: String) throws(UsageError) -> Double? {
-        guard let occurrence = last(name), let value = occurrence.value else { return nil }
+    public func number(_ option: Option, in range: ClosedRange<Double>, unit: String) throws(UsageError) -> Double? {
+        guard let occurrence = last(option), let value = occurrence.value else { return nil }
         guard let number = value.text.flatMap({ Double($0) }), number.isFinite, range.contains(number) else {
             throw invalid(
                 occurrence,
@@ -80,8 +81,8 @@ public struct ParsedArguments: Sendable {
     }
 
     /// "The value 'x' is invalid for '--engine <url>': RULE", for checks only the command knows.
-    public func invalid(_ name: String, _ rule: String) -> UsageError {
-        invalid(last(name)!, rule)
+    public func invalid(_ option: Option, _ rule: String) -> UsageError {
+        invalid(last(option)!, rule)
     }
 
     /// The one argument a command takes (an id), or the error that names what is wrong.
@@ -108,9 +109,11 @@ public struct ParsedArguments: Sendable {
         )
     }
 
-    private func checked(_ name: String) -> String {
-        precondition(parser.options.contains { $0.name == name }, "no option is named '--\(name)'")
-        return name
+    /// The option, once it is sure to be one the parser reads: reading another is a programming
+    /// error, which would otherwise read as "not given" for ever.
+    private func checked(_ option: Option) -> Option {
+        precondition(parser.options.contains(option), "the parser does not read '--\(option.name)'")
+        return option
     }
 
     /// 0.01 as "0.01", 86400 as "86400".

@@ -1,3 +1,5 @@
+import CommandLineParser
+import CommandSupport
 import ImagePrep
 import Outbox
 import PhotoCapture
@@ -15,17 +17,87 @@ import Foundation
 /// one queued and printed, the current one queued whole or not at all, the rest untouched. And
 /// `commitOnce` with the file's modification time as the moment of saving, so that running the
 /// same add again after a kill queues nothing twice.
-struct AddCommand {
+struct AddCommand: Subcommand {
     let photos: [String]
     let kind: String
     let note: String
     let maxEdge: Int
     let quality: Int
+    let store: StoreLocation
+
+    static let name = "add"
+    static let summary = HelpText.Entry(
+        "add <photo> ...", "Prepare each photo and queue it as a capture; print its id.")
+    static let usage = "outbox --store <folder> add <photo> ... [--kind <kind>] [--note <text>]"
+
+    enum Options {
+        static let kind = Option(
+            "kind", value: .required(placeholder: "kind", takesAnyWord: true),
+            help: "What was captured, in the app's own words. (default: photo)")
+        static let note = Option(
+            "note", value: .required(placeholder: "text", takesAnyWord: true),
+            help: "The note of every capture; surrounding whitespace is trimmed.")
+        static let maxEdge = Option(
+            "max-edge", value: .required(placeholder: "pixels"),
+            help: "Longest edge of the upload copy. (default: 2048)")
+        static let quality = Option(
+            "quality", value: .required(placeholder: "1-100"), help: "JPEG quality of the upload copy. (default: 85)")
+    }
+
+    static let options = [Options.kind, Options.note, Options.maxEdge, Options.quality]
+
+    static let help = HelpText(
+        overview: "Prepare photos and queue each one as a capture.",
+        usage: usage,
+        sections: [
+            .entries(
+                title: "ARGUMENTS",
+                [
+                    .init(
+                        "<photo>",
+                        "JPEG, HEIF (HEIC, AVIF) or PNG files; each becomes one capture with one JPEG upload copy (long edge at most --max-edge, the original EXIF carried)."
+                    )
+                ]),
+            .options(title: "OPTIONS", options + [OutboxTool.commandHelp]),
+            .text(
+                title: "OUTPUT",
+                """
+                One id per line on stdout, in the order of the photos, each printed once its capture
+                is on disk (flushed: it survives a crash or a power cut). The id comes from all the
+                capture holds: the kind, the note, the upload copy's bytes and the capture time (the
+                photo's own when it records a UTC offset, else the file's modification time). So adding
+                the same file again with the same kind and note prints the same id and queues nothing
+                new. Failures name the photo on stderr.
+
+                Photos are queued one at a time, in order. Killed part-way, add leaves every photo
+                whose id it printed queued, the photo it was working on queued whole or not at all,
+                and the photos after it untouched; running the same add again finishes the job
+                without queuing anything twice.
+                """),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when every photo was queued, 1 when some failed, 2 for a usage error.
+                """),
+        ]
+    )
+
+    init(_ arguments: CommandArguments) throws(UsageError) {
+        let parsed = arguments.parsed
+        guard !parsed.arguments.isEmpty else { throw UsageError("Missing expected argument '<photo> ...'") }
+        photos = try parsed.arguments.map { photo throws(UsageError) in try photo.text(for: "<photo>") }
+        kind = try parsed.string(Options.kind) ?? "photo"
+        note = try parsed.string(Options.note) ?? ""
+        maxEdge = try parsed.integer(Options.maxEdge, in: 1...65535) ?? 2048
+        quality = try parsed.integer(Options.quality, in: 1...100) ?? 85
+        store = try arguments.store()
+    }
 
     /// Queues the photos.
     ///
     /// - Returns: The exit status: 0 when every photo was queued, 1 when some failed.
-    func run(store: Outbox) async -> Int32 {
+    func run() async -> Int32 {
+        let store = store.open()
         var configuration = PhotoPreparer.Configuration()
         configuration.maxEdge = maxEdge
         configuration.quality = quality

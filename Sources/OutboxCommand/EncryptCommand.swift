@@ -1,3 +1,5 @@
+import CommandLineParser
+import CommandSupport
 import Outbox
 
 #if canImport(FoundationEssentials)
@@ -8,11 +10,49 @@ import Foundation
 
 /// `outbox encrypt`: turns a plaintext store into one encrypted with the key file, in place,
 /// atomically (see `Outbox.encrypt(with:)`); a store encrypted already with this key is left as it is.
-struct EncryptCommand {
+struct EncryptCommand: Subcommand {
+    let store: StoreLocation
     let keyFile: KeyFile
 
+    static let name = "encrypt"
+    static let summary = HelpText.Entry("encrypt", "Encrypt a plaintext outbox in place with --key-file.")
+    static let usage = "outbox --store <folder> --key-file <file> encrypt"
+    static let options: [Option] = []
+
+    static let help = HelpText(
+        overview: "Encrypt a plaintext outbox in place with the key in --key-file.",
+        usage: usage,
+        sections: [
+            .options(title: "OPTIONS", [OutboxTool.commandHelp]),
+            .text(
+                title: nil,
+                """
+                Every entry's payload and every file is encrypted, and the database is rewritten so
+                that no page of the old plaintext stays in it or in its log. It is atomic: killed at
+                any moment, the outbox is left either as it was or encrypted, with nothing lost. It
+                runs only when no other outbox command has the folder open. Copies made before (a
+                backup) stay as they were.
+                """),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when the outbox is encrypted with the key (already, or now), 1 when it is not, 2 for
+                a usage error.
+                """),
+        ]
+    )
+    init(_ arguments: CommandArguments) throws(UsageError) {
+        try arguments.parsed.expectNoArguments()
+        store = try arguments.store()
+        guard let keyFile = store.keyFile else {
+            throw UsageError("Missing expected option '--key-file <file>' (or \(StoreLocation.keyFileVariable))")
+        }
+        self.keyFile = keyFile
+    }
+
     /// - Returns: The exit status: 0 when the store is now encrypted with the key, 1 otherwise.
-    func run(folder: URL) async -> Int32 {
+    func run() async -> Int32 {
+        let folder = store.folder
         do throws(OutboxError) {
             let store: Outbox
             do throws(OutboxError) {
@@ -35,7 +75,7 @@ struct EncryptCommand {
             }
             return 0
         } catch {
-            Terminal.writeError("outbox: error: \(describe(error))\n")
+            Terminal.writeError("outbox: error: \(store.describe(error))\n")
             return 1
         }
     }

@@ -1,3 +1,5 @@
+import CommandLineParser
+import CommandSupport
 import Outbox
 
 #if canImport(FoundationEssentials)
@@ -7,20 +9,85 @@ import Foundation
 #endif
 
 /// `outbox list`: the entries in capture order, as a table or as JSON lines.
-struct ListCommand {
+struct ListCommand: Subcommand {
     let emitsJSON: Bool
     /// The network the machine is on (`--network`), for the entries that wait for theirs.
     let network: NetworkPath
+    let store: StoreLocation
 
-    /// Prints the listing of the store in `folder`. A store this user may read but not change
-    /// (another user's, a read-only file system) is read without changing anything, and a note
-    /// on stderr says so: nothing in it needs writing for a listing.
+    static let name = "list"
+    static let summary = HelpText.Entry("list", "Show what the outbox holds.")
+    static let usage = "outbox --store <folder> list [--json] [--network <kind>]"
+
+    enum Options {
+        static let json = Option(
+            "json",
+            help: """
+                One JSON object per entry on stdout: {"id", "state", "attempts", "lastError", "nextAttemptAt", \
+                "waitsForSendNow", "entity", "type", "blockedBy", "status", "waitsForNetwork"}, then one last line \
+                {"unreadable": N}, the records this version cannot read (kept on the device, never sent). state is the \
+                stored state (QUEUED, SYNCING, SYNCED, FAILED_NEEDS_ATTENTION), status the word the table shows; \
+                blockedBy is the id of the earlier entry of the same entity that it waits behind, or null; \
+                waitsForNetwork the network it waits for ("Wi-Fi"), or null.
+                """)
+    }
+
+    static let options = [Options.json, NetworkOption.option]
+
+    static let help = HelpText(
+        overview: "Show what the outbox holds, in queue order.",
+        usage: usage,
+        sections: [
+            .options(title: "OPTIONS", options + [OutboxTool.commandHelp]),
+            .entries(
+                title: "STATUS",
+                [
+                    .init("pending", "Queued; the next drain sends it."),
+                    .init("sending", "Being sent by a drain right now."),
+                    .init(
+                        "retrying",
+                        "Queued after a failure that may pass; automatic passes wait until its next try (shown)."),
+                    .init("needs-send-now", "Its automatic retries ran out: only send-now sends it again."),
+                    .init("blocked", "Waits behind an earlier entry of its entity (shown), which must go first."),
+                    .init(
+                        "waits-network",
+                        "Not sent on the network --network names (a photo on a metered one): waits for Wi-Fi, using no retry."
+                    ),
+                    .init(
+                        "parked",
+                        "The engine refused it, or its file is gone; see LAST ERROR, then send-now or discard."),
+                    .init("delivered", "The engine has it; the next drain retires it."),
+                    .init(
+                        "unreadable",
+                        "This version cannot read the record (see LAST ERROR): never sent, kept until discarded."),
+                ]),
+            .text(
+                title: nil,
+                """
+                The table shows each entry's type and entity once the store holds more than photo
+                captures, and what holds an entry back where the last error goes. A store this user
+                may read but not change (another user's, a read-only disk) is read as it is, without
+                changing anything, and a note on stderr says so.
+                """),
+        ]
+    )
+
+    init(_ arguments: CommandArguments) throws(UsageError) {
+        try arguments.parsed.expectNoArguments()
+        emitsJSON = arguments.parsed.has(Options.json)
+        network = try NetworkOption.read(arguments.parsed)
+        store = try arguments.store()
+    }
+
+    /// Prints the listing of the store. A store this user may read but not change (another
+    /// user's, a read-only file system) is read without changing anything, and a note on stderr
+    /// says so: nothing in it needs writing for a listing.
     ///
     /// - Returns: The exit status: 0, or 1 when the store cannot be read.
-    func run(folder: URL, keyFile: KeyFile?) async -> Int32 {
+    func run() async -> Int32 {
         let listing: OutboxListing
-        var configuration = StoreConfiguration.relaying
-        configuration.keyProvider = keyFile
+        let folder = store.folder
+        let configuration = store.keyed(StoreConfiguration.relaying)
         do throws(OutboxError) {
             do throws(OutboxError) {
                 let store = try Outbox(folder: folder, configuration: configuration)
@@ -45,7 +112,7 @@ struct ListCommand {
                         + " anything, since it could not be opened for writing: \(error)\n")
             }
         } catch {
-            Terminal.writeError("outbox: error: \(describe(error))\n")
+            Terminal.writeError("outbox: error: \(store.describe(error))\n")
             return 1
         }
         if emitsJSON {
@@ -67,134 +134,4 @@ struct ListCommand {
         default: false
         }
     }
-
-    /// `{"id":…,"state":…,"attempts":…,"lastError":…,"nextAttemptAt":…,"waitsForSendNow":…,
-    /// "entity":…,"type":…,"blockedBy":…,"status":…,"waitsForNetwork":…}`, every key always there
-    /// and always in this order, so that people can read the lines too. `status` is the table's
-    /// word (`statusWord`); new keys go last, so that the lines of earlier versions stay a prefix
-    /// of these.
-    static func jsonLine(_ entry: OutboxEntry) -> String {
-        let fields: [(String, String)] = [
-            ("id", json(entry.id)), ("state", json(entry.state.rawValue)), ("attempts", String(entry.attempts)),
-            ("lastError", json(entry.lastError)), ("nextAttemptAt", json(entry.nextAttemptAt?.formatted(.iso8601))),
-            ("waitsForSendNow", String(entry.isWaitingForSendNow)), ("entity", json(entry.entity)),
-            ("type", json(entry.type)), ("blockedBy", json(entry.blockedBy)),
-            ("status", json(statusWord(entry.status))),
-            ("waitsForNetwork", json(entry.waitsForNetwork?.awaitedNetwork)),
-            ("history", "[" + entry.history.map { json($0) }.joined(separator: ",") + "]"),
-        ]
-        return "{" + fields.map { "\"\($0)\":\($1)" }.joined(separator: ",") + "}"
-    }
-
-    /// `{"unreadable":{"name":…,"id":…,"sequence":…,"reason":…}}`: a record this version cannot
-    /// read, by the name `discard` takes (its id, or `#SEQUENCE` when it has none), and why.
-    /// Under its own key, so that nothing reading the entries' lines by `id` takes it for one;
-    /// the last line stays the count.
-    static func jsonLine(_ record: UnreadableEntry) -> String {
-        "{\"unreadable\":{\"name\":\(json(record.name)),\"id\":\(json(record.id)),\"sequence\":\(record.sequence),"
-            + "\"reason\":\(json(record.reason))}}"
-    }
-
-    /// A string as JSON, or `null`.
-    private static func json(_ text: String?) -> String {
-        guard let text else { return "null" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        // Encoding a string cannot fail.
-        return String(decoding: try! encoder.encode(text), as: UTF8.self)
-    }
-
-    /// Where an entry stands, in one word, as the library's `EntryStatus` says it: the table's
-    /// STATUS and the JSON's `status`.
-    static func statusWord(_ status: EntryStatus) -> String {
-        switch status {
-        case .pending: "pending"
-        case .sending: "sending"
-        case .retrying: "retrying"
-        case .waitingForSendNow: "needs-send-now"
-        case .parked: "parked"
-        case .blocked: "blocked"
-        case .waitingForNetwork: "waits-network"
-        case .delivered: "delivered"
-        }
-    }
-
-    /// The words that go with a status where the last error goes: when a retrying entry is
-    /// tried next, what a blocked one waits behind, that one out of retries waits for send-now.
-    private static func statusNote(_ status: EntryStatus) -> String? {
-        switch status {
-        case .retrying(let moment): "next try at \(moment.formatted(.iso8601))"
-        case .blocked(let blocker): "waits behind '\(blocker)'"
-        case .waitingForSendNow: "automatic retries ran out: use send-now"
-        case .waitingForNetwork(let network): "waits for \(network.awaitedNetwork)"
-        default: nil
-        }
-    }
-
-    /// The statuses in the order the table's count names them.
-    private static let statusOrder = [
-        "pending", "sending", "retrying", "needs-send-now", "waits-network", "blocked", "parked", "delivered",
-    ]
-
-    /// A table for people, with a count of the entries in each status and of unreadable records.
-    ///
-    /// A store of photo captures only shows the columns it always showed; one with other
-    /// operations also shows each entry's type and entity. What holds an entry back (its next
-    /// try, the entry it waits behind) goes where the last error goes.
-    static func table(_ listing: OutboxListing) -> String {
-        guard !listing.entries.isEmpty || !listing.unreadable.isEmpty else { return "The outbox is empty.\n" }
-        let showsOperations = !listing.entries.allSatisfy(\.isCapture)
-        func width(_ title: String, _ values: [String]) -> Int { max(title.count, values.map(\.count).max() ?? 0) + 2 }
-        let idWidth = width("ID", listing.entries.map(\.id) + listing.unreadable.map(\.name))
-        let typeWidth = width("TYPE", listing.entries.map(\.type))
-        let entityWidth = width("ENTITY", listing.entries.map { $0.entity ?? "-" })
-        func padded(_ text: String, _ width: Int) -> String {
-            text + String(repeating: " ", count: max(0, width - text.count))
-        }
-        func row(id: String, type: String, entity: String, state: String, attempts: String, note: String) -> String {
-            var line = padded(id, idWidth)
-            if showsOperations { line += padded(type, typeWidth) + padded(entity, entityWidth) }
-            line += padded(state, 16) + padded(attempts, 10) + note
-            while line.last == " " { line.removeLast() }
-            return line + "\n"
-        }
-        var text = row(
-            id: "ID", type: "TYPE", entity: "ENTITY", state: "STATUS", attempts: "ATTEMPTS", note: "LAST ERROR")
-        for entry in listing.entries {
-            let note = [statusNote(entry.status), entry.lastError].compactMap { $0 }.joined(separator: "; ")
-            text += row(
-                id: entry.id, type: entry.type, entity: entry.entity ?? "-", state: statusWord(entry.status),
-                attempts: String(entry.attempts), note: note)
-        }
-        // Each by the name discard takes, with the reason: a count alone lets nobody act on one.
-        for record in listing.unreadable {
-            text += row(
-                id: record.name, type: "?", entity: "?", state: "unreadable", attempts: "?", note: record.reason)
-        }
-        let words = listing.entries.map { statusWord($0.status) }
-        let counts = statusOrder.compactMap { word -> String? in
-            let count = words.count { $0 == word }
-            return count == 0 ? nil : "\(count) \(word)"
-        }
-        text +=
-            count(listing.entries.count, of: listing.entries)
-            + (counts.isEmpty ? "" : ": " + counts.joined(separator: ", "))
-        let unreadable = listing.unreadable.count
-        text += "; \(unreadable) record\(unreadable == 1 ? "" : "s") this version cannot read.\n"
-        return text
-    }
-}
-
-extension ListCommand {
-    /// "3 captures" when every entry is a photo capture, else "3 entries": the words a person
-    /// who only adds photos has always read.
-    static func count(_ count: Int, of entries: [OutboxEntry]) -> String {
-        !entries.isEmpty && entries.allSatisfy(\.isCapture)
-            ? "\(count) capture\(count == 1 ? "" : "s")" : "\(count) entr\(count == 1 ? "y" : "ies")"
-    }
-}
-
-extension OutboxEntry {
-    /// Whether the entry is a photo capture (what `add` queues).
-    var isCapture: Bool { type == OperationType.captureCreate.name }
 }

@@ -1,15 +1,94 @@
+import CommandLineParser
+import CommandSupport
 import Foundation
 import Outbox
 
 /// `outbox op`: queues one operation of any type, as an app would, and prints its id once it is
 /// durable.
-struct OpCommand {
+struct OpCommand: Subcommand {
     let type: String
     let entity: String?
     let isLastWriteWins: Bool
     /// The payload's JSON text as given; `null` when none was.
     let payload: String
     let attachments: [String]
+    let store: StoreLocation
+
+    static let name = "op"
+    static let summary = HelpText.Entry(
+        "op --type <type>", "Queue one operation of any type, as an app would; print its id.")
+    static let usage = "outbox --store <folder> op --type <type> [--entity <key>] [--lww] [--payload <json>]"
+
+    enum Options {
+        static let type = Option(
+            "type", value: .required(placeholder: "type"),
+            help: "What the operation does, for example note.update: letters, digits, '.', '-' and '_'.")
+        static let entity = Option(
+            "entity", value: .required(placeholder: "key", takesAnyWord: true),
+            help: "What it is about, for example note:42. Operations on one entity reach the engine in order.")
+        static let lastWriteWins = Option(
+            "lww", help: "Last write wins: replace the entity's last operation of this type if it was never sent.")
+        static let payload = Option(
+            "payload", value: .required(placeholder: "json", takesAnyWord: true),
+            help: "Its arguments, one JSON value, sent as they are. (default: null)")
+        static let attach = Option(
+            "attach", value: .required(placeholder: "file"),
+            help: "A file to upload before the operation; repeat for more, in order.")
+    }
+
+    static let options = [Options.type, Options.entity, Options.lastWriteWins, Options.payload, Options.attach]
+
+    static let help = HelpText(
+        overview: "Queue one operation, as an app that edits notes or logs sets would, and print its id.",
+        usage: usage,
+        sections: [
+            .options(title: "OPTIONS", options + [OutboxTool.commandHelp]),
+            .text(
+                title: nil,
+                """
+                The operation is version 1 of its type. drain sends it with POST /v1/operations (a
+                photo capture, type capture.create, goes to /v1/captures as add's do), after its
+                attachments; an entity's operations go in the order they were queued, and while one
+                of them is parked or backing off the later ones wait behind it, while other
+                entities go on. With --lww, an operation that was queued last for its entity, of the
+                same type, and never sent is replaced: it and its files are deleted.
+                """),
+            .text(
+                title: "OUTPUT",
+                """
+                The new operation's id on stdout once it is on disk (flushed: it survives a crash or
+                a power cut); on stderr, the id it replaced, if it replaced one.
+                """),
+            .text(
+                title: "EXIT STATUS",
+                """
+                0 when it was queued; 1 when it was not (its payload is not JSON, a file cannot be
+                read); 2 for a usage error.
+                """),
+        ]
+    )
+
+    init(_ arguments: CommandArguments) throws(UsageError) {
+        let parsed = arguments.parsed
+        try parsed.expectNoArguments()
+        guard let type = try parsed.string(Options.type) else {
+            throw UsageError("Missing expected option '--type <type>'")
+        }
+        guard OperationType.isValidName(type) else {
+            throw parsed.invalid(
+                Options.type, "it must be 1 to 64 letters, digits, '.', '-' or '_', starting with a letter")
+        }
+        let entity = try parsed.string(Options.entity)
+        if let entity, !OutboxOperation.isValidEntity(entity) {
+            throw parsed.invalid(Options.entity, "it must be 1 to 256 bytes of text without control characters")
+        }
+        self.type = type
+        self.entity = entity
+        isLastWriteWins = parsed.has(Options.lastWriteWins)
+        payload = try parsed.string(Options.payload) ?? "null"
+        attachments = try parsed.strings(Options.attach)
+        store = try arguments.store()
+    }
 
     /// The outbox's configuration for queuing: every type relayed, and this one last-write-wins
     /// when asked.
@@ -22,7 +101,8 @@ struct OpCommand {
     /// Queues the operation.
     ///
     /// - Returns: The exit status: 0 when it was queued, 1 when it was not.
-    func run(store: Outbox) async -> Int32 {
+    func run() async -> Int32 {
+        let store = store.open(configuration)
         do {
             try Self.checkJSON(payload)
             let files = try attachments.map(Self.attachment)

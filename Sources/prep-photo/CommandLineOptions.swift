@@ -28,83 +28,117 @@ struct CommandLineOptions {
 
     static let usage = "prep-photo [--out <folder>] [options] <photo-or-folder> ... | --files-from <file>"
 
-    static let options: [Option] = [
-        Option(
+    /// The options, each the one value that the parser, the help and `parse` read.
+    enum Options {
+        static let out = Option(
             "out", short: "o", value: .required(placeholder: "folder"),
-            help: "Where the copies go. (default: ./prepared)"),
-        Option(
+            help: "Where the copies go. (default: ./prepared)")
+        static let recursive = Option(
             "recursive", short: "r",
-            help: "Also prepare the photos in the subfolders of the folders given, keeping their folders under --out."),
-        Option(
+            help: "Also prepare the photos in the subfolders of the folders given, keeping their folders under --out.")
+        static let filesFrom = Option(
             "files-from", value: .required(placeholder: "file"),
-            help: "Also prepare the paths listed in <file>, one per line ('-' reads standard input). Repeatable."),
-        Option(
-            "null", short: "0", help: "The --files-from paths are separated by NUL bytes, as find -print0 writes them."),
-        Option(
+            help: "Also prepare the paths listed in <file>, one per line ('-' reads standard input). Repeatable.")
+        static let nullSeparated = Option(
+            "null", short: "0", help: "The --files-from paths are separated by NUL bytes, as find -print0 writes them.")
+        static let base = Option(
             "base", value: .required(placeholder: "folder"),
             help:
                 "Keep each photo's path below <folder> under --out, for lists and -r alike, so that shards of one library fill one --out."
-        ),
-        Option(
+        )
+        static let shard = Option(
             "shard", value: .required(placeholder: "i/n"),
             help:
                 "Prepare only shard <i> of <n> (i from 0 to n-1): every n-th input, in order, starting with the i-th. Every input's name is read, so that two shards' photos that would write the same copies are refused, as in one run. For lists of files: see docs/sharding."
-        ),
-        Option(
+        )
+        static let skipExisting = Option(
             "skip-existing",
             help:
                 "Keep a photo whose copies are all there and made from it as it is now (none older than it); prepare the others (a rerun finishes a stopped job)."
-        ),
-        Option("overwrite", help: "Replace copies that are already there. (default: refuse to, naming the copy)"),
-        Option(
+        )
+        static let overwrite = Option(
+            "overwrite", help: "Replace copies that are already there. (default: refuse to, naming the copy)")
+        static let maxEdge = Option(
             "max-edge", value: .required(placeholder: "pixels"),
-            help: "Longest edge of the upload copy. (default: 2048)"),
-        Option(
+            help: "Longest edge of the upload copy. (default: 2048)")
+        static let displayEdge = Option(
             "display-edge", value: .required(placeholder: "pixels"),
-            help: "Longest edge of the display copy. (default: 2048)"),
-        Option(
+            help: "Longest edge of the display copy. (default: 2048)")
+        static let thumbEdge = Option(
             "thumb-edge", value: .required(placeholder: "pixels"), help: "Longest edge of the thumbnail. (default: 400)"
-        ),
-        Option("quality", value: .required(placeholder: "1-100"), help: "JPEG quality of every copy. (default: 85)"),
-        Option("no-display", help: "Do not write display copies."),
-        Option("no-thumb", help: "Do not write thumbnails."),
-        Option(
+        )
+        static let quality = Option(
+            "quality", value: .required(placeholder: "1-100"), help: "JPEG quality of every copy. (default: 85)")
+        static let noDisplay = Option("no-display", help: "Do not write display copies.")
+        static let noThumb = Option("no-thumb", help: "Do not write thumbnails.")
+        static let noGainMap = Option(
             "no-gain-map",
             help:
                 "Upload an HDR photo (Ultra HDR JPEG, an iPhone's or a Samsung's HDR HEIC or JPEG) as its SDR photo alone, without its HDR gain map and with no warning, for engines that cannot store one."
-        ),
-        Option(
+        )
+        static let background = Option(
             "background", value: .required(placeholder: "RRGGBB"),
             help:
                 "The colour transparent pixels (of a PNG, GIF or WebP) are composited on, as six hexadecimal digits. (default: FFFFFF, white)"
-        ),
-        Option(
+        )
+        static let jobs = Option(
             "jobs", short: "j", value: .required(placeholder: "count"),
             help:
                 "Photos prepared at once. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"
-        ),
-        Option("json", help: "Print one JSON object per input on stdout, in input order."),
-        Option("quiet", short: "q", help: "Print errors only: no warnings, no summary, no progress line."),
-        Option("verbose", help: "Name every input left out and why, and print each warning with its photo."),
-        Option(
+        )
+        static let json = Option("json", help: "Print one JSON object per input on stdout, in input order.")
+        static let quiet = Option(
+            "quiet", short: "q", help: "Print errors only: no warnings, no summary, no progress line.")
+        static let verbose = Option(
+            "verbose", help: "Name every input left out and why, and print each warning with its photo.")
+        static let refuseIncomplete = Option(
             "refuse-incomplete",
             help:
                 "Refuse truncated or damaged JPEGs whose missing pixels libjpeg-turbo fills in grey, instead of preparing them with a warning that says how much is missing (the default). Damage that stops the decode is refused either way, and so is a damaged HEIF file."
-        ),
-        Option(
+        )
+        static let acceptIncomplete = Option(
             "accept-incomplete",
             help: "Prepare truncated or damaged JPEGs with a warning: the default, kept for scripts that pass it."
-        ),
-        Option(
+        )
+        static let maxPixels = Option(
             "max-pixels", value: .required(placeholder: "count"),
-            help: "Refuse photos with more pixels than this. (default: 210000000)"),
-        Option(
+            help: "Refuse photos with more pixels than this. (default: 210000000)")
+        static let fast = Option(
             "fast",
             help:
                 "Speed mode: when a 1/2, 1/4 or 1/8 decode lands at most 3% below --max-edge (2016 for 2048), keep that size and skip the resample."
-        ),
-        Option("version", help: "Show the version."),
-        Option("help", short: "h", help: "Show this help."),
+        )
+        static let version = Option("version", help: "Show the version.")
+        static let help = Option("help", short: "h", help: "Show this help.")
+    }
+
+    static let options: [Option] = [
+        Options.out,
+        Options.recursive,
+        Options.filesFrom,
+        Options.nullSeparated,
+        Options.base,
+        Options.shard,
+        Options.skipExisting,
+        Options.overwrite,
+        Options.maxEdge,
+        Options.displayEdge,
+        Options.thumbEdge,
+        Options.quality,
+        Options.noDisplay,
+        Options.noThumb,
+        Options.noGainMap,
+        Options.background,
+        Options.jobs,
+        Options.json,
+        Options.quiet,
+        Options.verbose,
+        Options.refuseIncomplete,
+        Options.acceptIncomplete,
+        Options.maxPixels,
+        Options.fast,
+        Options.version,
+        Options.help,
     ]
 
     static let help = HelpText(
@@ -169,61 +203,63 @@ struct CommandLineOptions {
 
     static func parse(_ arguments: [CommandLineArgument]) throws(UsageError) -> Action {
         let parsed = try ArgumentParser(options: options).parse(arguments)
-        if parsed.has("help") { return .showHelp }
-        if parsed.has("version") { return .showVersion }
+        if parsed.has(Options.help) { return .showHelp }
+        if parsed.has(Options.version) { return .showVersion }
         var options = CommandLineOptions()
-        if let out = parsed.value("out") {
-            guard !out.bytes.isEmpty else { throw parsed.invalid("out", "it must not be empty") }
+        if let out = parsed.value(Options.out) {
+            guard !out.bytes.isEmpty else { throw parsed.invalid(Options.out, "it must not be empty") }
             options.outputFolder = BytePath(out)
         }
-        if let base = parsed.value("base") {
-            guard !base.bytes.isEmpty else { throw parsed.invalid("base", "it must not be empty") }
+        if let base = parsed.value(Options.base) {
+            guard !base.bytes.isEmpty else { throw parsed.invalid(Options.base, "it must not be empty") }
             options.base = BytePath(base)
         }
-        options.isRecursive = parsed.has("recursive")
-        if let shard = try parsed.string("shard") {
+        options.isRecursive = parsed.has(Options.recursive)
+        if let shard = try parsed.string(Options.shard) {
             guard let parsedShard = Shard(shard) else {
                 throw parsed.invalid(
-                    "shard", "it must be <i>/<n>, a shard from 0 to n-1 of n shards (n at most \(Shard.largestCount))")
+                    Options.shard,
+                    "it must be <i>/<n>, a shard from 0 to n-1 of n shards (n at most \(Shard.largestCount))")
             }
             options.shard = parsedShard
         }
-        options.fileLists = parsed.values("files-from").map(BytePath.init)
-        if parsed.has("null") {
+        options.fileLists = parsed.values(Options.filesFrom).map(BytePath.init)
+        if parsed.has(Options.nullSeparated) {
             guard !options.fileLists.isEmpty else {
-                let spelled = parsed.last("null")!.isShort ? "-0" : "--null"
+                let spelled = Options.nullSeparated.spelled(short: parsed.last(Options.nullSeparated)!.isShort)
                 throw UsageError(
                     "'\(spelled)' says that --files-from is NUL-separated, but no '--files-from <file>' is given")
             }
             options.listSeparator = 0
         }
-        try exclusive(parsed, "skip-existing", "overwrite")
-        try exclusive(parsed, "quiet", "verbose")
-        if parsed.has("skip-existing") { options.existingCopies = .skipFinished }
-        if parsed.has("overwrite") { options.existingCopies = .replace }
+        try exclusive(parsed, Options.skipExisting, Options.overwrite)
+        try exclusive(parsed, Options.quiet, Options.verbose)
+        if parsed.has(Options.skipExisting) { options.existingCopies = .skipFinished }
+        if parsed.has(Options.overwrite) { options.existingCopies = .replace }
         var configuration = PhotoPreparer.Configuration()
-        configuration.maxEdge = try parsed.integer("max-edge", in: 1...65535) ?? configuration.maxEdge
-        configuration.displayEdge = try parsed.integer("display-edge", in: 1...65535) ?? configuration.displayEdge
-        configuration.thumbnailEdge = try parsed.integer("thumb-edge", in: 1...65535) ?? configuration.thumbnailEdge
-        configuration.quality = try parsed.integer("quality", in: 1...100) ?? configuration.quality
-        if parsed.has("no-display") { configuration.displayEdge = nil }
-        if parsed.has("no-thumb") { configuration.thumbnailEdge = nil }
-        if parsed.has("no-gain-map") { configuration.carriesGainMap = false }
-        try exclusive(parsed, "refuse-incomplete", "accept-incomplete")
-        configuration.acceptsIncompleteData = !parsed.has("refuse-incomplete")
-        configuration.maxPixels = try parsed.integer("max-pixels", in: 1...Int.max) ?? configuration.maxPixels
-        if parsed.has("fast") { configuration.dctScaleTolerance = 0.03 }
-        if let background = try parsed.string("background") {
+        configuration.maxEdge = try parsed.integer(Options.maxEdge, in: 1...65535) ?? configuration.maxEdge
+        configuration.displayEdge = try parsed.integer(Options.displayEdge, in: 1...65535) ?? configuration.displayEdge
+        configuration.thumbnailEdge =
+            try parsed.integer(Options.thumbEdge, in: 1...65535) ?? configuration.thumbnailEdge
+        configuration.quality = try parsed.integer(Options.quality, in: 1...100) ?? configuration.quality
+        if parsed.has(Options.noDisplay) { configuration.displayEdge = nil }
+        if parsed.has(Options.noThumb) { configuration.thumbnailEdge = nil }
+        if parsed.has(Options.noGainMap) { configuration.carriesGainMap = false }
+        try exclusive(parsed, Options.refuseIncomplete, Options.acceptIncomplete)
+        configuration.acceptsIncompleteData = !parsed.has(Options.refuseIncomplete)
+        configuration.maxPixels = try parsed.integer(Options.maxPixels, in: 1...Int.max) ?? configuration.maxPixels
+        if parsed.has(Options.fast) { configuration.dctScaleTolerance = 0.03 }
+        if let background = try parsed.string(Options.background) {
             guard let color = PhotoPreparer.BackgroundColor(hexadecimal: background) else {
-                throw parsed.invalid("background", "it must be six hexadecimal digits, RRGGBB (FFFFFF is white)")
+                throw parsed.invalid(Options.background, "it must be six hexadecimal digits, RRGGBB (FFFFFF is white)")
             }
             configuration.background = color
         }
         options.configuration = configuration
-        options.jobs = try parsed.integer("jobs", in: 1...1024) ?? options.jobs
-        options.emitsJSON = parsed.has("json")
-        options.isQuiet = parsed.has("quiet")
-        options.isVerbose = parsed.has("verbose")
+        options.jobs = try parsed.integer(Options.jobs, in: 1...1024) ?? options.jobs
+        options.emitsJSON = parsed.has(Options.json)
+        options.isQuiet = parsed.has(Options.quiet)
+        options.isVerbose = parsed.has(Options.verbose)
         options.inputs = parsed.arguments.map(BytePath.init)
         guard !options.inputs.isEmpty || !options.fileLists.isEmpty else {
             throw UsageError("Missing expected argument '<photo-or-folder> ...'")
@@ -231,8 +267,8 @@ struct CommandLineOptions {
         return .run(options)
     }
 
-    private static func exclusive(_ parsed: ParsedArguments, _ first: String, _ second: String) throws(UsageError) {
+    private static func exclusive(_ parsed: ParsedArguments, _ first: Option, _ second: Option) throws(UsageError) {
         guard parsed.has(first), parsed.has(second) else { return }
-        throw UsageError("'--\(first)' and '--\(second)' cannot be used together")
+        throw UsageError("'--\(first.name)' and '--\(second.name)' cannot be used together")
     }
 }

@@ -1,4 +1,5 @@
 import CommandLineParser
+import CommandSupport
 import Dispatch
 import ImagePrep
 
@@ -92,26 +93,25 @@ case .run(let options):
         }
     }
     // Before any other thread starts, so that every thread has the signals blocked.
-    let signals = StopSignals(
-        onFirstSignal: { signal in
-            // A photo still in flight this long after the request is one that a decoder will not
-            // give back soon (libheif cannot be interrupted): the run stops without it.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(StopSignals.gracePeriodMilliseconds)) {
-                guard !batch.isEnding.withLock({ $0 }) else { return }
-                stopAtOnce(
-                    signal,
-                    "\(StopSignals.name(of: signal)): a photo in flight was still being prepared "
-                        + "\(StopSignals.gracePeriodDescription) later, so the run stopped without it")
-            }
-            guard !options.isQuiet else { return }
-            Terminal.writeError(
-                clearsLine
-                    + "prep-photo: \(StopSignals.name(of: signal)): finishing the photos in flight, then stopping; "
-                    + "once more stops at once.\n")
-        },
-        onSecondSignal: { signal in
-            stopAtOnce(signal, "stopped at once by a second \(StopSignals.name(of: signal))")
-        })
+    let signals = StopSignals(StopSignals.prepPhotoSignals) { signal in
+        stopAtOnce(signal, "stopped at once by a second \(StopSignals.name(of: signal))")
+    }
+    signals.onFirstSignal { signal in
+        // A photo still in flight this long after the request is one that a decoder will not
+        // give back soon (libheif cannot be interrupted): the run stops without it.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(StopSignals.gracePeriodMilliseconds)) {
+            guard !batch.isEnding.withLock({ $0 }) else { return }
+            stopAtOnce(
+                signal,
+                "\(StopSignals.name(of: signal)): a photo in flight was still being prepared "
+                    + "\(StopSignals.gracePeriodDescription) later, so the run stopped without it")
+        }
+        guard !options.isQuiet else { return }
+        Terminal.writeError(
+            clearsLine
+                + "prep-photo: \(StopSignals.name(of: signal)): finishing the photos in flight, then stopping; "
+                + "once more stops at once.\n")
+    }
 
     var folderProblem: String?
     if let error = FileSystem.makeFolders(options.outputFolder) {
@@ -173,7 +173,7 @@ case .run(let options):
     exit(tally.failed > 0 ? 1 : 0)
 }
 
-/// The run in progress, for a stop that comes from the signal thread.
+/// The run in progress, for a stop that comes from the queue the signals are read on.
 final class RunningBatch: Sendable {
     let runner = Locked<BatchRunner?>(nil)
     /// Set once the batch has finished and only the summary is left to print.

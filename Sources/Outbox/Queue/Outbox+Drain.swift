@@ -1,41 +1,14 @@
 import Foundation
 
 extension Outbox {
-    /// Sends the queue to the engine: one pass, serial, in queue order.
+    /// Sends the queue to the engine: one automatic pass, serial, in queue order, as the
+    /// scheduler runs it, keeping to each entry's ``Backoff``.
     ///
-    /// Each entry is `.syncing` while it is sent. A delivered entry becomes `.synced` (call
-    /// `retireSynced()` afterwards to free its files); a permanent failure parks that entry as
-    /// `.failedNeedsAttention` with its reason and the pass goes on; a transient failure puts the
-    /// entry back in the queue with a backoff (see `Backoff`). One that says the engine or the
-    /// network is failing (no connection, a timeout, 429, 502–504, a `Retry-After`, an answer
-    /// that is not the engine's) stops the pass, since the next send would meet the same outage;
-    /// one about this entry (409, or a 500 while the engine confirms other sends) lets the pass
-    /// go on (`DrainReport.retrying`). When the engine answers that it does not hold the uploads
-    /// it was sent, they are sent again, up to three times in a row. An entry still backing off
-    /// is passed over (`halt` then names the one due first), unless the engine asked with a
-    /// `Retry-After` to be left alone: then the pass sends nothing until that time. So are
-    /// entries whose automatic retries ran out and records this version cannot read. An entry
-    /// that waits behind an earlier one of its entity (`OutboxEntry.blockedBy`) is passed over
-    /// too, so that one entity's operations reach the engine in order; other entities, and
-    /// entries without one, go on.
-    ///
-    /// Before each entry is sent, its files are checked: one whose file is missing, is not a
-    /// regular file or no longer holds the saved bytes is parked with a reason that says so,
-    /// without being sent, and the pass goes on.
-    ///
-    /// Cancelling the calling task stops the pass and throws `CancellationError`, as Swift's
-    /// async APIs do: the entry in flight goes back to `.queued` as it was, with no attempt
-    /// counted and no error recorded (a suspended app or a Ctrl-C is not the engine failing).
-    /// What the drain did before it stopped is not lost: each entry's change was told in
-    /// `events` as it happened, and `OutboxEvent.drainCancelled(_:)` carries the report.
-    ///
-    /// Drains coalesce: one asked for while a pass runs waits, and all such requests together
-    /// cause exactly one more pass afterwards, so a capture saved during a pass is not left
-    /// waiting. The caller that started the first pass gets what every pass did; a caller that
-    /// waited gets the pass that ran for it. A waiting drain whose task is cancelled stops
-    /// waiting at once and throws `CancellationError`; the pass it waited for runs only if
-    /// another drain still waits for it. When the drain running the passes is cancelled, one
-    /// still waiting runs them from there.
+    /// A delivered entry becomes `.synced` (``retireSynced()`` then frees its files); one the
+    /// engine refuses for good is parked and the pass goes on; a failure that says the engine or
+    /// the network is down stops the pass. An entry waits behind an earlier one of its entity.
+    /// A drain asked for while a pass runs shares one more pass with the others, and cancelling
+    /// the task puts the entry in flight back unsent. <doc:Draining> tells it all.
     ///
     /// - Parameter transport: How to reach the engine (the latest one asked for is used for the extra pass).
     /// - Returns: What the drain sent, parked, and why it stopped early, if it did.
@@ -46,32 +19,10 @@ extension Outbox {
     }
 
     /// Sends the queue now because someone asked (the user pulled to refresh, or ran `outbox
-    /// drain`): like `drain(using:)`, except that entries still backing off are tried too, after
-    /// all those that are not, so that one entry the engine keeps refusing never holds up the
-    /// rest. Backoff is there to spare the engine and the battery from automatic passes; a
-    /// person asking wants to know now. A failure still counts towards the entry's backoff for
-    /// the automatic passes after it, and one about the engine or the network still stops the
-    /// pass. Entries whose automatic retries ran out, and parked ones, need `sendNow(id:using:)`.
-    ///
-    /// ```swift
-    /// do {
-    ///     let report = try await outbox.drainNow(using: transport)
-    ///     print("\(report.synced.count) sent")
-    /// } catch is CancellationError {
-    ///     // The view went away: what was in flight is back in the queue.
-    /// }
-    /// ```
-    ///
-    /// **Coalescing.** While another pass runs (the scheduler's, or another caller's), this one
-    /// waits for it to end and then runs one more pass, shared with every other drain asked for
-    /// meanwhile; it returns what that pass did.
-    ///
-    /// **Cancelling.** Cancelling the calling task throws `CancellationError` (within
-    /// milliseconds, whether the drain is sending or waiting behind another pass). A send in
-    /// flight goes back to the queue as it was, with no attempt counted; what was sent before
-    /// stays sent, told by `events` (`OutboxEvent.drainCancelled(_:)` carries the report). A
-    /// drain cancelled while it waits takes back its request for one more pass, unless another
-    /// drain waits for that pass too.
+    /// drain`): like ``drain(using:)``, except that entries still backing off are tried too,
+    /// after all those that are not. Backoff spares the engine and the battery from automatic
+    /// passes; a person asking wants to know now. Parked entries, and those whose automatic
+    /// retries ran out, need ``sendNow(id:using:)``. How passes coalesce and cancel: <doc:Draining>.
     ///
     /// - Parameter transport: How to reach the engine.
     /// - Returns: What the drain sent, parked, and why it stopped early, if it did.

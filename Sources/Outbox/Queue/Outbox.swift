@@ -2,7 +2,7 @@ import Foundation
 internal import PackageVersion
 
 /// The on-device durable queue that gets what the user did to the engine: photo captures, a
-/// note's edits, a logged set, each an operation (`OutboxOperation`). Saving is local and fast,
+/// note's edits, a logged set, each an operation (``OutboxOperation``). Saving is local and fast,
 /// and sending is a separate act that may fail and repeat without losing anything.
 ///
 /// ```swift
@@ -15,54 +15,9 @@ internal import PackageVersion
 /// ```
 ///
 /// Records live in SQLite (`outbox.sqlite`) and attachments in `media/` beside it, inside the
-/// folder the app chooses. Every method is safe to call from many tasks at once.
-///
-/// ## Order
-/// Operations that share an entity (`OutboxOperation.entity`, such as "note:42") reach the
-/// engine in the order they were queued: while one of them is being sent, backs off after a
-/// failure, waits for "send now", is parked or cannot be read, the later ones wait behind it
-/// (`OutboxEntry.blockedBy`). Operations of other entities, and those without one, go on.
-///
-/// ## The app's own rows
-/// The app may keep its own tables in the same database and change them in the same
-/// transaction as it queues operations (`write(_:)`), so that what the app shows and what it
-/// will send can never disagree after a crash; it reads them with `read(_:)` or a connection
-/// of its own to `databaseURL`. The outbox's own tables (`outbox_*`) are not the app's to touch.
-/// The app's tables are not encrypted: a key (`Configuration.keyProvider`) seals the outbox's
-/// payloads and files, and the app's rows are in the database file as the app writes them.
-///
-/// ## Durability
-/// When `enqueue`, `write` or `commit` returns, what it queued survives the app being killed
-/// and the device losing power:
-/// - `journal_mode=WAL`: a commit appends to the write-ahead log instead of rewriting pages in
-///   place, so a process killed at any instant leaves either the whole transaction or none of
-///   it, and a UI listing the queue never blocks the writer. WAL is persistent in the file; it
-///   is set at every open anyway and checked, because where shared memory is unavailable
-///   SQLite stays in another mode (then opening throws `walUnavailable`).
-/// - `synchronous=FULL`: in WAL mode, NORMAL syncs only at checkpoints, so a commit survives an
-///   app crash but a power cut or kernel panic can roll it back. FULL syncs the log at every
-///   commit. The cost is one fsync per enqueue or state change, a few milliseconds on flash.
-/// - Media files are created with `O_EXCL` (never overwriting), written, `fsync`ed, and then
-///   their folder is `fsync`ed (on Apple's platforms `F_FULLFSYNC`, and SQLite's `fullfsync`
-///   pragmas, since there `fsync` stops at the drive's cache), all before the record's transaction commits: on Linux a new
-///   name is only durable once its directory is, and a record must never outlive a power cut
-///   that its file did not. SQLite syncs the directory of the log files it creates; the outbox
-///   folder is synced at open for the database file's own name.
-/// - Writes use `BEGIN IMMEDIATE`, which takes the write lock before reading, so an enqueue
-///   holds it across its file writes and the sweep can never run in the middle of one.
-/// - `busy_timeout=5000`: another connection waits up to 5 s for that lock instead of failing.
-///
-/// ## Several processes
-/// Several processes (or several `Outbox` values) may open one folder on one machine; not on a
-/// network file system, where WAL does not work. SQLite's locks keep the database consistent.
-/// An advisory `flock` on `outbox.lock` tells an opener whether it is alone: only then does it
-/// put entries left being sent back and sweep unnamed files, because otherwise such an entry may
-/// be another process's send in flight. A send is claimed with a conditional update (from
-/// `.queued` to `.syncing`), so one entry is never sent by two processes at once, although two
-/// processes that drain together each run their own pass, so two different entries may be in
-/// flight. An entry left `.syncing` by a process that died waits until an opener finds itself
-/// alone, at open or at the start of a pass, and is then resent; the engine dedupes it by its
-/// request id.
+/// folder the app chooses. Every method is safe to call from many tasks at once. What survives a
+/// crash or a power cut, and how several processes share a folder: <doc:Durability>. In what
+/// order entries go, and what stops a pass: <doc:Draining>.
 public actor Outbox {
     /// The version of the ImagePrep package this library was built from ("0.2.0"), as
     /// `outbox --version` prints it and CHANGELOG.md names its releases; `PhotoPreparer.packageVersion`

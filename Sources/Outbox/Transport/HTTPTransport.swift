@@ -6,43 +6,13 @@ import FoundationNetworking
 #endif
 
 /// Sends entries to an engine that speaks the protocol of `docs/engine-protocol.md`, over
-/// Foundation's URLSession (FoundationNetworking on Linux).
+/// Foundation's URLSession (FoundationNetworking on Linux): each entry's files first, resumed
+/// after a cut where the engine offers it, then its record with the entry's id as the
+/// `Idempotency-Key`, so that a send repeated after any failure is kept once.
 ///
-/// For each entry it sends every pending attachment to `/v1/uploads/{id}/{index}`, the same key
-/// on every attempt, so that the engine can recognise one it already holds: as a resumable upload
-/// where the engine offers it (after a cut it goes on from the engine's offset), else as the contract's one `PUT`; reports each one to
-/// the outbox as it lands, so that a send killed half-way does not upload it again; and then
-/// `POST`s the record with the entry's id as the `Idempotency-Key`: a photo capture to
-/// `/v1/captures` (the contract), any other operation to `/v1/operations` (the extension). The first
-/// answer that is not a success ends the send and is returned as it is, `Retry-After` included:
-/// the outbox decides what it means (see `FailureClassifier`) and when to try again (`Backoff`).
-///
-/// A success counts only as the contract's answer (`EngineConfirmation`): an upload has landed
-/// when the body names its key and the SHA-256 and byte count of the bytes sent, and the record
-/// is delivered when the body is its record with its media checksums. Any other 2xx, such as a
-/// hotel Wi-Fi's login page, is `.notConfirmed`: retried later, nothing retired or deleted.
-/// Answers are read up to `maximumAnswerBytes`; a copy is read from its file without following
-/// a symbolic link.
-///
-/// Whatever the engine answers, one send puts at most twice an upload's bytes on the wire for it
-/// and the engine's URL and every upload resource it names are compared, kept
-/// and requested in one normal form.
-///
-/// Upload progress goes to the outbox's `Configuration.onProgress` and `events` as bytes leave,
-/// counting the copies that landed in earlier attempts.
-///
-/// With a `CredentialsProvider`, every request carries its credentials, and a 401 asks it once
-/// for fresh ones and repeats that request with them, instead of backing off with a stale token.
-/// A user name and password in the engine's URL (`https://user:secret@engine.example.com`) go
-/// as HTTP Basic credentials in the `Authorization` header of every request, resumable uploads
-/// and give-backs included, and never in a URL the transport compares, requests or shows; a
-/// `headers` entry or a provider's credentials take the header's place. A 401 is reported as
-/// the 401 it is.
-///
-/// On Linux every request has a connection of its own (`Connection: close`). FoundationNetworking
-/// hands the body to libcurl without a way to rewind it, and when a reused keep-alive connection
-/// turns out to be dead libcurl resends the request on a new one without its body, which then
-/// hangs until the timeout. A fresh connection per request costs a handshake and never hangs.
+/// A 2xx counts only as the contract's answer, so that a captive portal's page never retires
+/// anything; the first other answer is returned as it is, for the outbox's ``FailureClassifier``
+/// and ``Backoff``. What a send does, its bounds, credentials and progress: <doc:ResumableUploads>.
 public final class HTTPTransport: Transport {
     /// Where the engine is and how long to wait for it.
     public struct Configuration: Sendable, Hashable {

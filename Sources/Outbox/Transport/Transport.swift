@@ -244,19 +244,10 @@ public struct DeliveryReporter: Sendable {
         await outbox.recordRefusedUploadResource(index: index, id: id)
     }
 
-    /// Tells the app how far the entry's upload has come.
-    ///
-    /// What the app sees never steps back during one send: after a cut, a resumed upload starts
-    /// from what the engine holds, which may be less than what had left, and the progress holds
-    /// until the upload passes where it was. `snapshot()` has every report; `events` and
-    /// `Configuration.onProgress` only the first, each one that reaches a new whole percent,
-    /// and the last, so at most 102 for a send however its bytes are reported.
-    ///
-    /// Nothing is shown until bytes move past what the engine held when the send started (the
-    /// copies that landed in earlier attempts): a send that fails at once
-    /// (the engine is down, the network is gone) never shows the entry as `sending`, so a list
-    /// does not flicker through "sending 0 %" and back. The first report past the start tells
-    /// `sending`, then its progress.
+    /// Tells the app how far the entry's upload has come: never a step back during one send, and
+    /// nothing until bytes move past what the engine held when the send started, so that a send
+    /// that fails at once never shows the entry as `sending` (see "Progress" in
+    /// <doc:ResumableUploads>).
     ///
     /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed
     ///   in earlier attempts and what a resumed upload already holds.

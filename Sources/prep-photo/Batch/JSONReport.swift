@@ -1,3 +1,4 @@
+import CommandSupport
 import ImagePrep
 
 /// A JSON value whose objects keep their keys in the order written, so that reports read the

@@ -1,3 +1,5 @@
+import CommandSupport
+
 /// The lines printed on stderr at the end of a run: how many photos were prepared, how many
 /// failed or were kept, what was left out and why, and how a stopped run is finished.
 enum Summary {
