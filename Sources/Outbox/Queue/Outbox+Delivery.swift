@@ -7,7 +7,7 @@ extension Outbox {
     /// which it passed over for their network.
     struct PassQueue {
         /// Whether the pass keeps to backoff (an automatic one), so does not count what backs off.
-        var honoursBackoff = true
+        var honorsBackoff = true
         /// The entries it started.
         var started = 0
         /// Those, and the ones it could still send when it started its first.
@@ -36,10 +36,10 @@ extension Outbox {
         passQueue.started = passQueue.started.incrementedSaturating
         if passQueue.planned == nil {
             let now = configuration.now()
-            let honoursBackoff = passQueue.honoursBackoff
+            let honorsBackoff = passQueue.honorsBackoff
             let waiting = try list().entries.count {
                 $0.state == .queued && !$0.isWaitingForSendNow && $0.waitsForNetwork == nil
-                    && (!honoursBackoff || ($0.nextAttemptAt ?? .distantPast) <= now)
+                    && (!honorsBackoff || ($0.nextAttemptAt ?? .distantPast) <= now)
             }
             passQueue.planned = passQueue.started + waiting
         }

@@ -5,11 +5,11 @@ import Foundation
 extension Outbox {
     /// One pass over the queue in queue order; see `drain(using:)`.
     ///
-    /// - Parameter honoursBackoff: False for a pass someone asked for (`drainNow(using:)`), which
+    /// - Parameter honorsBackoff: False for a pass someone asked for (`drainNow(using:)`), which
     ///   sends entries that are backing off, after the others.
-    func runPass(using transport: any Transport, honoursBackoff: Bool = true) async throws(OutboxError) -> DrainReport {
+    func runPass(using transport: any Transport, honorsBackoff: Bool = true) async throws(OutboxError) -> DrainReport {
         var report = DrainReport(passes: 1)
-        passQueue = PassQueue(honoursBackoff: honoursBackoff)
+        passQueue = PassQueue(honorsBackoff: honorsBackoff)
         // A store deleted or replaced since it opened: what is sent from here would be from a
         // file nobody else sees any more.
         try store.checkStillInPlace()
@@ -32,7 +32,7 @@ extension Outbox {
             guard try await attempt(entry, using: transport, into: &report, evidence: &evidence) else { return report }
         }
         // The engine's own word on when to come back holds for everything an automatic pass sends.
-        if honoursBackoff, let pause = engineAskedToWait, pause.until > configuration.now() {
+        if honorsBackoff, let pause = engineAskedToWait, pause.until > configuration.now() {
             report.halt = .waitingToRetry(id: pause.id, until: pause.until)
             report.retryAt = pause.until
             return report
@@ -50,7 +50,7 @@ extension Outbox {
             guard let entry = record.entry, try store.blocker(of: record) == nil, !waitsForNetwork(entry, &report)
             else { continue }
             if let due = try dueTime(of: entry), due > configuration.now() {
-                if honoursBackoff, due < firstDue?.due ?? .distantFuture { firstDue = (entry.id, due) }
+                if honorsBackoff, due < firstDue?.due ?? .distantFuture { firstDue = (entry.id, due) }
                 isBackingOff = true
                 continue
             }
@@ -60,7 +60,7 @@ extension Outbox {
             }
         }
         cursor = 0
-        while !honoursBackoff, isBackingOff, let record = try store.nextQueuedRecord(after: cursor) {
+        while !honorsBackoff, isBackingOff, let record = try store.nextQueuedRecord(after: cursor) {
             cursor = record.sequence
             guard !tried.contains(record.sequence), let entry = record.entry, try store.blocker(of: record) == nil,
                 !waitsForNetwork(entry, &report)

@@ -251,8 +251,8 @@ extension Outbox {
 
     /// One pass, and after it what the scheduler's running asks for: delivered entries retired,
     /// and records this version cannot read told once; and the store's free space given back.
-    func passAndTidy(using transport: any Transport, honoursBackoff: Bool) async throws(OutboxError) -> DrainReport {
-        var report = try await runPass(using: transport, honoursBackoff: honoursBackoff)
+    func passAndTidy(using transport: any Transport, honorsBackoff: Bool) async throws(OutboxError) -> DrainReport {
+        var report = try await runPass(using: transport, honorsBackoff: honorsBackoff)
         await giveBackAbandonedResources(using: transport)
         defer { store.giveSpaceBack() }
         guard let running = scheduling.running else { return report }
