@@ -1,4 +1,5 @@
 import Foundation
+internal import PlatformLayer
 
 /// The 256-bit key that opens an encrypted outbox (AES-256-GCM). Its bytes appear in no
 /// description, log or error.
@@ -111,7 +112,7 @@ public struct KeyFile: KeyProvider {
 
     public func key(forStoreIn folder: URL) throws(OutboxError) -> OutboxKey {
         func refuse(_ reason: String) -> OutboxError { .keyFile(path: url.path, reason: reason) }
-        if let keyPath = MediaFolder.resolvedPath(url.path), let storePath = MediaFolder.resolvedPath(folder.path),
+        if let keyPath = FileCalls.resolvedPath(url.path), let storePath = FileCalls.resolvedPath(folder.path),
             keyPath == storePath || keyPath.hasPrefix(storePath.hasSuffix("/") ? storePath : storePath + "/")
         {
             throw refuse(
