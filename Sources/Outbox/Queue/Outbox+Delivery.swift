@@ -93,8 +93,8 @@ extension Outbox {
             return .answered(try await transport.send(delivery, reporter: reporter))
         } catch is CancellationError {
             return .cancelled
-        } catch OutboxError.mediaRead(_, let reason) {
-            return .mediaUnreadable(reason)
+        } catch OutboxError.media(.read(_, let cause)) {
+            return .mediaUnreadable(cause.description)
         } catch {
             return Task.isCancelled ? .cancelled : .answered(.networkError(detail: String(describing: error)))
         }

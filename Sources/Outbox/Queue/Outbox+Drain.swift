@@ -92,17 +92,18 @@ extension Outbox {
     ///   - id: The entry's id.
     ///   - transport: How to reach the engine.
     /// - Returns: What the drain did.
-    /// - Throws: `notFound`, `unreadableEntry`, `blockedBehind` when an earlier entry of its
+    /// - Throws: `.entry(.notFound)`, `.entry(.unreadable)`, `.entry(.blockedBehind)` when an earlier entry of its
     ///   entity must go first, or `OutboxError` when the store fails; `CancellationError` when
     ///   the calling task is cancelled, as for `drain(using:)`.
     public func sendNow(id: String, using transport: any Transport) async throws -> DrainReport {
         let entry = try store.entry(id: id)
         if let blocker = entry.blockedBy, let entity = entry.entity {
-            throw OutboxError.blockedBehind(id: id, blockedBy: blocker, entity: entity)
+            throw OutboxError.entry(.blockedBehind(id: id, blockedBy: blocker, entity: entity))
         }
         if let awaited = awaitedNetwork(of: entry) {
-            throw OutboxError.waitsForNetwork(
-                id: id, type: entry.type, network: scheduling.network, awaited: awaited.awaitedNetwork)
+            throw OutboxError.entry(
+                .waitsForNetwork(
+                    id: id, type: entry.type, network: scheduling.network, awaited: awaited.awaitedNetwork))
         }
         try store.releaseForSendNow(id: id)
         announceStatus(of: id, unlessStill: entry.status)

@@ -19,7 +19,7 @@ struct MediaFolder: Sendable {
     /// Opens the folder, creating it (owner-only) when absent.
     ///
     /// - Parameter isCreated: Whether a missing folder is created; false for reading a store only.
-    /// - Throws: `OutboxError.folder` when it cannot be made, is not a folder, or is a symbolic
+    /// - Throws: `OutboxError.store(.folder)` when it cannot be made, is not a folder, or is a symbolic
     ///   link (which could lead anywhere).
     init(url: URL, isCreated: Bool = true) throws(OutboxError) {
         self.url = url
@@ -34,16 +34,18 @@ struct MediaFolder: Sendable {
     ///
     /// - Parameter seal: For an encrypted outbox, what seals the file: its bytes are then
     ///   encrypted a chunk at a time on their way to the file, so no plaintext reaches the disk.
-    /// - Throws: `OutboxError.mediaWrite` with the system's reason.
+    /// - Throws: `OutboxError.media(.write)` with the system's reason.
     func write(_ data: Data, named name: String, sealedWith seal: MediaSeal? = nil) throws(OutboxError) {
         let path = fileURL(name).path
-        guard StoredValue.isPlainFileName(name) else { throw .mediaWrite(path: path, reason: Self.notAPlainName) }
+        guard StoredValue.isPlainFileName(name) else {
+            throw .media(.write(path: path, cause: .found(Self.notAPlainName)))
+        }
         // A file an existing record names is never overwritten, whatever the caller does.
         let descriptor: Int32
         do throws(SystemError) {
             descriptor = try FileCalls.createNew(path)
         } catch {
-            throw .mediaWrite(path: path, reason: error.reason)
+            throw .media(.write(path: path, cause: .system(error)))
         }
         Self.protect(path)
         let failure = Self.writeDurably(descriptor, path: path) { write in
@@ -52,7 +54,7 @@ struct MediaFolder: Sendable {
         }
         if let failure {
             try? FileCalls.remove(path)
-            throw .mediaWrite(path: path, reason: failure.reason)
+            throw .media(.write(path: path, cause: .system(failure)))
         }
     }
 
@@ -63,19 +65,19 @@ struct MediaFolder: Sendable {
 
     /// Removes the files called `names`; a file that is already gone is not an error.
     ///
-    /// - Throws: `OutboxError.mediaRemove` for a name that is not a plain file name (nothing is
+    /// - Throws: `OutboxError.media(.remove)` for a name that is not a plain file name (nothing is
     ///   removed then) or a file that cannot be removed.
     func remove(_ names: some Sequence<String>) throws(OutboxError) {
         let names = Array(names)
         if let bad = names.first(where: { !StoredValue.isPlainFileName($0) }) {
-            throw .mediaRemove(path: fileURL(bad).path, reason: Self.notAPlainName)
+            throw .media(.remove(path: fileURL(bad).path, cause: .found(Self.notAPlainName)))
         }
         for name in names {
             let path = fileURL(name).path
             do throws(SystemError) {
                 try FileCalls.remove(path)
             } catch {
-                if !error.isNoSuchFile { throw .mediaRemove(path: path, reason: error.reason) }
+                if !error.isNoSuchFile { throw .media(.remove(path: path, cause: .system(error))) }
             }
         }
     }
@@ -98,7 +100,7 @@ struct MediaFolder: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: url.path)
         } catch {
-            throw .folder(path: url.path, reason: Self.reason(error))
+            throw .store(.folder(path: url.path, cause: .found(Self.reason(error))))
         }
         return names.filter { name in
             StoredValue.isPlainFileName(name)
@@ -227,7 +229,7 @@ struct MediaFolder: Sendable {
 
     /// Makes `folder` (owner-only) when it is absent, and checks that what is there is a folder.
     ///
-    /// - Throws: `OutboxError.folder` naming the cause: the system's reason, "it is a file, not a
+    /// - Throws: `OutboxError.store(.folder)` naming the cause: the system's reason, "it is a file, not a
     ///   folder", or "it is a symbolic link".
     static func makeFolder(_ folder: URL) throws(OutboxError) {
         let path = folder.path
@@ -244,7 +246,7 @@ struct MediaFolder: Sendable {
                 try FileManager.default.createDirectory(
                     at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
             } catch {
-                throw .folder(path: path, reason: reason(error))
+                throw .store(.folder(path: path, cause: .found(reason(error))))
             }
             do throws(SystemError) {
                 try FileCalls.makeFolder(path)
@@ -259,35 +261,37 @@ struct MediaFolder: Sendable {
         } catch {
             // The reason for a missing parent, say, is mkdir's; for a folder that exists and
             // cannot be looked at, lstat's.
-            throw .folder(path: path, reason: (failure.isAlreadyThere ? error : failure).reason)
+            throw .store(.folder(path: path, cause: .system(failure.isAlreadyThere ? error : failure)))
         }
         switch status.kind {
         // A folder that was there (made by hand, or by an older version) is tightened too.
         case .folder: return protect(path)
-        case .symbolicLink: throw .folder(path: path, reason: "it is a symbolic link, which could lead anywhere")
-        default: throw .folder(path: path, reason: "it is \(wording(of: status.kind)), not a folder")
+        case .symbolicLink:
+            throw .store(.folder(path: path, cause: .found("it is a symbolic link, which could lead anywhere")))
+        default: throw .store(.folder(path: path, cause: .found("it is \(wording(of: status.kind)), not a folder")))
         }
     }
 
-    /// Why this process may not create or remove files in `folder` ("Permission denied",
-    /// "Read-only file system"), or nil when it may.
-    static func writeProblem(at folder: URL) -> String? {
+    /// Why this process may not create or remove files in `folder` (`EACCES`, `EROFS`), or nil
+    /// when it may.
+    static func writeProblem(at folder: URL) -> SystemError? {
         do throws(SystemError) {
             try FileCalls.checkMayWriteIn(folder.path)
             return nil
         } catch {
-            return error.reason
+            return error
         }
     }
 
     /// Why this process cannot open the file at `path` for reading, in words ("it does not exist",
     /// "Permission denied"); nil when it can.
-    static func readProblem(at path: String) -> String? {
+    static func readProblem(at path: String) -> OutboxError.Cause? {
         do throws(SystemError) {
             _ = Platform.close(try FileCalls.openForReading(path, followsLinks: true))
             return nil
         } catch {
-            return error.isNoSuchFile ? "'\((path as NSString).lastPathComponent)' does not exist there" : error.reason
+            guard error.isNoSuchFile else { return .system(error) }
+            return .found("'\((path as NSString).lastPathComponent)' does not exist there")
         }
     }
 
@@ -298,7 +302,7 @@ struct MediaFolder: Sendable {
             defer { _ = Platform.close(descriptor) }
             try FileCalls.flushToStorage(descriptor, path: directory.path)
         } catch {
-            throw .folder(path: directory.path, reason: error.reason)
+            throw .store(.folder(path: directory.path, cause: .system(error)))
         }
     }
 
@@ -334,20 +338,22 @@ struct MediaFolder: Sendable {
     // MARK: Key files
 
     /// Creates the file at `path` holding `contents`, owner-only (0600), flushed with its folder;
-    /// never over anything already there. Returns the failure's reason, or nil.
-    static func createOwnerOnlyFile(atPath path: String, contents: Data) -> String? {
+    /// never over anything already there. Returns the failure's cause, or nil.
+    static func createOwnerOnlyFile(atPath path: String, contents: Data) -> OutboxError.Cause? {
         let descriptor: Int32
         do throws(SystemError) {
             descriptor = try FileCalls.createNew(path)
         } catch {
-            return error.isAlreadyThere ? "something is there already, and a key is never overwritten" : error.reason
+            guard error.isAlreadyThere else { return .system(error) }
+            return .found("something is there already, and a key is never overwritten")
         }
-        var failure = writeDurably(descriptor, path: path) { write in contents.withUnsafeBytes(write) }?.reason
+        var failure = writeDurably(descriptor, path: path) { write in contents.withUnsafeBytes(write) }
+            .map(OutboxError.Cause.system)
         if failure == nil {
             do throws(OutboxError) {
                 try synchronizeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
             } catch {
-                failure = "its folder could not be flushed to disk"
+                failure = .found("its folder could not be flushed to disk")
             }
         }
         if failure != nil { try? FileCalls.remove(path) }
@@ -361,29 +367,30 @@ struct MediaFolder: Sendable {
         do throws(SystemError) {
             descriptor = try FileCalls.openForReading(path, followsLinks: true)
         } catch {
-            return .failure(KeyFileProblem(error.isNoSuchFile ? "it does not exist" : error.reason))
+            return .failure(KeyFileProblem(error.isNoSuchFile ? .found("it does not exist") : .system(error)))
         }
         defer { _ = Platform.close(descriptor) }
         let status: FileStatus
         do throws(SystemError) {
             status = try FileCalls.status(of: descriptor, path: path)
         } catch {
-            return .failure(KeyFileProblem(error.reason))
+            return .failure(KeyFileProblem(.system(error)))
         }
         guard status.kind == .regular else {
-            return .failure(KeyFileProblem("it is \(wording(of: status.kind)), not a file"))
+            return .failure(KeyFileProblem(.found("it is \(wording(of: status.kind)), not a file")))
         }
-        guard status.isOwnedByThisUser else { return .failure(KeyFileProblem("it belongs to another user")) }
+        guard status.isOwnedByThisUser else { return .failure(KeyFileProblem(.found("it belongs to another user"))) }
         guard status.permissions & 0o077 == 0 else {
             let mode = String(status.permissions, radix: 8)
             return .failure(
-                KeyFileProblem("others may read or change it (mode \(mode)): make it owner-only with 'chmod 600'"))
+                KeyFileProblem(
+                    .found("others may read or change it (mode \(mode)): make it owner-only with 'chmod 600'")))
         }
-        guard status.size <= limit else { return .failure(KeyFileProblem("it is too large to be a key file")) }
+        guard status.size <= limit else { return .failure(KeyFileProblem(.found("it is too large to be a key file"))) }
         var data = Data(count: Int(status.size))
         switch data.withUnsafeMutableBytes({ readFully(descriptor, path: path, into: $0) }) {
         case .success(let count): return .success(data.prefix(count))
-        case .failure(let problem): return .failure(KeyFileProblem("it \(problem.wording)"))
+        case .failure(let problem): return .failure(KeyFileProblem(problem.cause))
         }
     }
 
@@ -442,6 +449,12 @@ enum MediaProblem: Error, Equatable {
     /// The record names it with something other than a plain file name.
     case notAPlainName
 
+    /// What is wrong, as an error's cause: the system call's failure, or the words "it …".
+    var cause: OutboxError.Cause {
+        guard case .unreadable(let error) = self else { return .found("it \(wording)") }
+        return .system(error)
+    }
+
     /// What is wrong, as the end of a sentence about the photo file.
     var wording: String {
         switch self {
@@ -459,7 +472,7 @@ enum MediaProblem: Error, Equatable {
 
 /// Why a key file cannot be used, in words that finish "The key file … cannot be used: …".
 struct KeyFileProblem: Error {
-    let reason: String
+    let cause: OutboxError.Cause
 
-    init(_ reason: String) { self.reason = reason }
+    init(_ cause: OutboxError.Cause) { self.cause = cause }
 }

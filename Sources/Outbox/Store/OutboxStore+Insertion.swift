@@ -10,13 +10,13 @@ extension OutboxStore {
     /// nothing of its entity comes between. Its record goes in the same transaction; its files once
     /// the transaction has committed.
     ///
-    /// - Throws: `unknownOperationType`, `mediaWrite`, `database`.
+    /// - Throws: `.request(.unknownOperationType)`, `.media(.write)`, `.store(.database)`.
     func insert(_ operation: OutboxOperation, createdAt: Date, makeToken: () -> String) throws(OutboxError)
         -> EnqueueResult
     {
         precondition(transactionFiles != nil, "insert runs inside writeTransaction")
         guard let type = catalog.type(named: operation.type), type.versions.contains(operation.version) else {
-            throw .unknownOperationType(type: operation.type, version: operation.version)
+            throw .request(.unknownOperationType(type: operation.type, version: operation.version))
         }
         let taken = try database.query("SELECT 1 FROM \(Self.table) WHERE id = ?", [.text(operation.id)]) { _ in true }
         if !taken.isEmpty { return .alreadyQueued }

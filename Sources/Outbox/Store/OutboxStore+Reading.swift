@@ -28,9 +28,9 @@ extension OutboxStore {
 
     /// The readable entry with this id, with what it waits behind.
     ///
-    /// - Throws: `notFound` when there is none, `unreadableEntry` when this version cannot read it.
+    /// - Throws: `.entry(.notFound)` when there is none, `.entry(.unreadable)` when this version cannot read it.
     func entry(id: String) throws(OutboxError) -> OutboxEntry {
-        guard let record = try record(id: id) else { throw .notFound(id: id) }
+        guard let record = try record(id: id) else { throw .entry(.notFound(id: id)) }
         var entry = try record.readableEntry()
         entry.blockedBy = try blocker(of: record)
         return entry

@@ -10,15 +10,15 @@ extension OutboxStore {
     /// beside a write-ahead-logged file (the folder is read-only), the file is read as immutable:
     /// as of its last checkpoint, which is all of it unless a writer died without closing it.
     ///
-    /// - Throws: `unreadableStore` naming the cause when the database cannot be read at all;
-    ///   `newerSchema`; `database` when SQLite fails.
-    /// - Throws: `keyRequired` or `wrongKey` for an encrypted store without its key.
+    /// - Throws: `.store(.unreadable)` naming the cause when the database cannot be read at all;
+    ///   `.store(.newerSchema)`; `.store(.database)` when SQLite fails.
+    /// - Throws: `.encryption(.keyRequired)` or `.encryption(.wrongKey)` for an encrypted store without its key.
     static func recordsReadingOnly(folder: URL, catalog: OperationCatalog, keyProvider: (any KeyProvider)?)
         throws(OutboxError) -> [StoredRecord]
     {
         let databaseURL = folder.appendingPathComponent(databaseName)
-        if let reason = MediaFolder.readProblem(at: databaseURL.path) {
-            throw .unreadableStore(path: folder.path, reason: reason)
+        if let cause = MediaFolder.readProblem(at: databaseURL.path) {
+            throw .store(.unreadable(path: folder.path, cause: cause))
         }
         let media = try MediaFolder(url: folder.appendingPathComponent(mediaFolderName), isCreated: false)
         let database = try SQLiteDatabase.inMemory(describing: databaseURL.path)
@@ -35,7 +35,7 @@ extension OutboxStore {
             found = try schemaVersion(of: database, schema: "stored")
         }
         guard found <= schemaVersion else {
-            throw .newerSchema(path: databaseURL.path, version: found, supported: schemaVersion)
+            throw .store(.newerSchema(path: databaseURL.path, version: found, supported: schemaVersion))
         }
         // A key given for a plaintext store is not needed to read it.
         let cipher =

@@ -104,7 +104,7 @@ extension OutboxStore {
             // Read inside the transaction: another process may have migrated while this one waited.
             let found = try schemaVersion(of: database)
             guard found <= schemaVersion else {
-                throw .newerSchema(path: database.path, version: found, supported: schemaVersion)
+                throw .store(.newerSchema(path: database.path, version: found, supported: schemaVersion))
             }
             for version in max(0, found)..<schemaVersion { try migrations[version].apply(database, media) }
             if found < schemaVersion { try database.run("PRAGMA user_version=\(schemaVersion)") }

@@ -153,7 +153,7 @@ extension OutboxStore {
     /// Removes a landed upload from the entry's pending media, durably, and the upload resource
     /// kept for it.
     ///
-    /// - Throws: `notFound` when the entry is gone (discarded mid-send).
+    /// - Throws: `.entry(.notFound)` when the entry is gone (discarded mid-send).
     func removePending(index: Int, id: String) throws(OutboxError) {
         try database.transaction { () throws(OutboxError) in
             let entry = try entry(id: id)

@@ -58,12 +58,12 @@ final class OutboxStore {
     /// Opens the outbox in `folder`, creating it when absent, migrating an older schema forward,
     /// and, when no one else has it open, recovering interrupted sends and sweeping unnamed files.
     ///
-    /// - Throws: `notWritable` when the store is there but this process may not change it (then
-    ///   `recordsReadingOnly(folder:)` can still read it); `folder` or `database` naming the cause
+    /// - Throws: `.store(.notWritable)` when the store is there but this process may not change it (then
+    ///   `recordsReadingOnly(folder:)` can still read it); `.store(.folder)` or `.store(.database)` naming the cause
     ///   when it cannot be opened at all.
     /// - Parameter keyProvider: The key of an encrypted store; a store with no entry yet that
     ///   is given one becomes encrypted.
-    /// - Throws: `keyRequired`, `wrongKey` or `notEncrypted` (see `openCipher`), before anything
+    /// - Throws: `.encryption(.keyRequired)`, `.encryption(.wrongKey)` or `.encryption(.notEncrypted)` (see `openCipher`), before anything
     ///   is recovered or swept.
     init(folder: URL, catalog: OperationCatalog, keyProvider: (any KeyProvider)? = nil) throws(OutboxError) {
         self.catalog = catalog
@@ -71,7 +71,9 @@ final class OutboxStore {
         MediaFolder.protect(folder.path)
         // SQLite needs to create its log files beside the database, so a folder this process
         // cannot write in is a store it cannot change, whatever its files allow.
-        if let reason = MediaFolder.writeProblem(at: folder) { throw .notWritable(path: folder.path, reason: reason) }
+        if let problem = MediaFolder.writeProblem(at: folder) {
+            throw .store(.notWritable(path: folder.path, cause: .system(problem)))
+        }
         lock = try StoreLock(url: folder.appendingPathComponent("outbox.lock"))
         MediaFolder.protect(folder.appendingPathComponent("outbox.lock").path)
         media = try MediaFolder(url: folder.appendingPathComponent(Self.mediaFolderName, isDirectory: true))
@@ -80,7 +82,8 @@ final class OutboxStore {
         database = try SQLiteDatabase(path: databaseURL.path)
         databaseIdentity = Platform.fileIdentity(databaseURL.path).map(FileIdentity.init)
         guard !database.isReadOnly else {
-            throw .notWritable(path: databaseURL.path, reason: "the database file is read-only to this user")
+            throw .store(
+                .notWritable(path: databaseURL.path, cause: .found("the database file is read-only to this user")))
         }
         // SQLite makes a new -wal and -shm with the database's mode; those an older version left are tightened.
         for suffix in ["", "-wal", "-shm"] { MediaFolder.protect(databaseURL.path + suffix) }
@@ -104,7 +107,7 @@ final class OutboxStore {
         // (see `giveSpaceBack`).
         try database.run("PRAGMA auto_vacuum = INCREMENTAL")
         let mode = try database.query("PRAGMA journal_mode=WAL") { row in row.text(at: 0) ?? "" }.first ?? ""
-        guard mode.lowercased() == "wal" else { throw .walUnavailable(path: database.path, journalMode: mode) }
+        guard mode.lowercased() == "wal" else { throw .store(.walUnavailable(path: database.path, journalMode: mode)) }
         try database.run("PRAGMA synchronous=FULL")
         // Sorts, statement journals and VACUUM's copy stay in memory: no temporary file ever
         // holds a page of the store (nor of the app's own tables).
@@ -122,15 +125,16 @@ final class OutboxStore {
     /// moved) and made again, or a database file put in the place of this one, leaves this
     /// opener on a file nobody else sees, whose queue is not the one there.
     ///
-    /// - Throws: `storeReplaced` saying which.
+    /// - Throws: `.store(.replaced)` saying which.
     func checkStillInPlace() throws(OutboxError) {
         let folder = databaseURL.deletingLastPathComponent().path
         guard let identity = Platform.fileIdentity(databaseURL.path).map(FileIdentity.init) else {
-            throw .storeReplaced(
-                path: folder, reason: "its database file is gone (the folder was deleted or moved meanwhile)")
+            throw .store(
+                .replaced(
+                    path: folder, reason: "its database file is gone (the folder was deleted or moved meanwhile)"))
         }
         guard identity == databaseIdentity else {
-            throw .storeReplaced(path: folder, reason: "its database file is another file than the one it opened")
+            throw .store(.replaced(path: folder, reason: "its database file is another file than the one it opened"))
         }
     }
 }

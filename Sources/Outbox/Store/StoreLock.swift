@@ -24,9 +24,9 @@ struct StoreLock: ~Copyable {
             descriptor = try FileCalls.openLockFile(url.path)
         } catch {
             if error.meansNotWritable {
-                throw .notWritable(path: url.deletingLastPathComponent().path, reason: error.reason)
+                throw .store(.notWritable(path: url.deletingLastPathComponent().path, cause: .system(error)))
             }
-            throw .folder(path: url.path, reason: error.reason)
+            throw .store(.folder(path: url.path, cause: .system(error)))
         }
         let isSoleOpener: Bool
         do throws(SystemError) {
@@ -35,7 +35,7 @@ struct StoreLock: ~Copyable {
             if !isSoleOpener { try FileCalls.lockShared(descriptor, path: url.path) }
         } catch {
             _ = Platform.close(descriptor)
-            throw .folder(path: url.path, reason: error.reason)
+            throw .store(.folder(path: url.path, cause: .system(error)))
         }
         self.descriptor = descriptor
         self.path = url.path
@@ -65,7 +65,7 @@ struct StoreLock: ~Copyable {
         do throws(SystemError) {
             try FileCalls.lockShared(descriptor, path: self.path)
         } catch {
-            throw .folder(path: path, reason: error.reason)
+            throw .store(.folder(path: path, cause: .system(error)))
         }
     }
 }

@@ -22,7 +22,7 @@ public struct DeliveryReporter: Sendable {
     /// this returns, so a send killed later does not upload it again.
     ///
     /// - Parameter index: The upload copy's index.
-    /// - Throws: `OutboxError.notFound` when the entry was discarded during the send, or a
+    /// - Throws: `OutboxError.entry(.notFound)` when the entry was discarded during the send, or a
     ///   database error; the transport should then stop and return.
     public func uploadLanded(index: Int) async throws(OutboxError) {
         try await outbox.recordUploadLanded(index: index, id: id)

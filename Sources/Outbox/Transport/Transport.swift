@@ -147,12 +147,12 @@ public struct PendingUpload: Sendable, Hashable {
     /// an encrypted outbox the file is opened a chunk at a time into the result, and nothing is
     /// returned unless all of it is authentic.
     ///
-    /// - Throws: `OutboxError.mediaRead` when it is missing, not a regular file, too large,
+    /// - Throws: `OutboxError.media(.read)` when it is missing, not a regular file, too large,
     ///   unreadable, or fails authentication.
     public func contents() throws(OutboxError) -> Data {
         switch MediaFolder.contents(ofFileAt: fileURL.path, atMost: StoredValue.largestUpload, openedWith: seal) {
         case .success(let data): return data
-        case .failure(let problem): throw .mediaRead(path: fileURL.path, reason: "it \(problem.wording)")
+        case .failure(let problem): throw .media(.read(path: fileURL.path, cause: problem.cause))
         }
     }
 }
