@@ -98,7 +98,7 @@ struct DrainCommand: Subcommand {
                 Terminal.progress.clear()
                 Terminal.writeError("outbox: error: \(error)\n")
                 // A store no longer at its folder is not the one to change.
-                if case OutboxError.storeReplaced = error { return 1 }
+                if case OutboxError.store(.replaced) = error { return 1 }
                 await DrainOutput.retireAfterFailure(store)
                 return 1
             }
@@ -113,10 +113,10 @@ struct DrainCommand: Subcommand {
         for await event in events {
             switch event {
             case .drained(let report, _): try await DrainOutput.conclude(report, store: store, isWatching: true)
-            case .drainFailed(.storeReplaced(let path, let reason)):
+            case .drainFailed(.store(.replaced(let path, let reason))):
                 // Every later pass would fail the same way, or send from a file nobody sees.
                 await store.stop()
-                throw .storeReplaced(path: path, reason: reason)
+                throw .store(.replaced(path: path, reason: reason))
             case .drainFailed(let error):
                 Terminal.writeError("outbox: error: \(error)\n")
                 await DrainOutput.retireAfterFailure(store)

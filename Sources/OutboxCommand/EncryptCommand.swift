@@ -57,7 +57,7 @@ struct EncryptCommand: Subcommand {
             let store: Outbox
             do throws(OutboxError) {
                 store = try Outbox(folder: folder, configuration: StoreConfiguration.relaying)
-            } catch .keyRequired {
+            } catch .encryption(.keyRequired) {
                 var configuration = StoreConfiguration.relaying
                 configuration.keyProvider = keyFile
                 _ = try Outbox(folder: folder, configuration: configuration)

@@ -93,10 +93,10 @@ struct ListCommand: Subcommand {
                 let store = try Outbox(folder: folder, configuration: configuration)
                 await store.connectivityChanged(isReachable: true, network: network)
                 listing = try await store.list()
-            } catch .notWritable(_, let reason) {
+            } catch .store(.notWritable(_, let cause)) {
                 listing = try Outbox.readOnlyListing(folder: folder, configuration: configuration, network: network)
                 Terminal.writeError(
-                    "outbox: note: '\(folder.path)' cannot be changed by this user (\(reason)), so it was"
+                    "outbox: note: '\(folder.path)' cannot be changed by this user (\(cause)), so it was"
                         + " read as it is on disk, without recovering or changing anything.\n")
             } catch let error where Self.mayListWithoutWriting(after: error) {
                 // A full disk, say: opening for writing needs a byte or two, a listing none.
@@ -130,7 +130,7 @@ struct ListCommand: Subcommand {
     /// the key or the schema: then the store can still be read as it is on disk.
     static func mayListWithoutWriting(after error: OutboxError) -> Bool {
         switch error {
-        case .database, .folder, .mediaWrite, .mediaRemove: true
+        case .store(.database), .store(.folder), .media(.write), .media(.remove): true
         default: false
         }
     }

@@ -51,11 +51,11 @@ struct StoreLocation {
     /// The error's description, in the command's words where it has its own: how to give a key.
     func describe(_ error: OutboxError) -> String {
         switch error {
-        case .keyRequired(let path):
+        case .encryption(.keyRequired(let path)):
             "the outbox '\(path)' is encrypted: give its key with --key-file <file> (or \(Self.keyFileVariable))."
-        case .wrongKey(let path):
+        case .encryption(.wrongKey(let path)):
             "the key in '\(keyFile?.url.path ?? "?")' does not open the outbox '\(path)': it is not the key it was encrypted with."
-        case .notEncrypted(let path):
+        case .encryption(.notEncrypted(let path)):
             "the outbox '\(path)' holds entries in plaintext: encrypt it first with 'outbox --store \(path) --key-file <file> encrypt'."
         default:
             error.description

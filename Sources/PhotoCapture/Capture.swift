@@ -24,8 +24,8 @@ public struct Capture: Sendable {
     ///   - timeZone: The device's IANA time zone.
     ///   - place: Where the capture was made, or nil.
     ///   - uploads: The copies for the engine, in order; index `i` is `uploads[i]`. At least one.
-    /// - Throws: `OutboxError.invalidOperation` when `uploads` is empty (see
-    ///   `Outbox.commit(idPrefix:kind:note:photos:)`); `OutboxError.invalidID` when `id` is not a
+    /// - Throws: `OutboxError.request(.invalidOperation)` when `uploads` is empty (see
+    ///   `Outbox.commit(idPrefix:kind:note:photos:)`); `OutboxError.request(.invalidID)` when `id` is not a
     ///   valid id.
     public init(
         id: String, kind: String, note: String, capturedAt: String, timeZone: String?, place: GeoPoint?,
@@ -46,10 +46,11 @@ public struct Capture: Sendable {
     /// operation of its own type.
     init(id: String, fields: CaptureIntent, attachments: [OperationAttachment]) throws(OutboxError) {
         guard !attachments.isEmpty else {
-            throw .invalidOperation(
-                id: id,
-                reason: "a photo capture holds at least one photo, and none was given; queue what has no photo"
-                    + " as an operation of its own type")
+            throw .request(
+                .invalidOperation(
+                    id: id,
+                    reason: "a photo capture holds at least one photo, and none was given; queue what has no photo"
+                        + " as an operation of its own type"))
         }
         operation = try OutboxOperation(
             id: id, type: OperationType.captureCreate.name, version: 1, payload: fields.payload,
@@ -90,7 +91,7 @@ extension Outbox {
     /// - Parameter capture: The capture, with its id.
     /// - Returns: `.enqueued`, or `.alreadyQueued` when an entry with this id exists.
     /// - Throws: `OutboxError` when a file or the record cannot be written (no file of this
-    ///   capture is left behind then), or `unknownOperationType` when this outbox's configuration
+    ///   capture is left behind then), or `.request(.unknownOperationType)` when this outbox's configuration
     ///   leaves `OperationType.captureCreate` out.
     @discardableResult
     public func enqueue(_ capture: Capture) throws(OutboxError) -> EnqueueResult {

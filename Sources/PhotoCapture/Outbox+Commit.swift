@@ -32,7 +32,7 @@ extension Outbox {
     ///   - note: The user's note; surrounding whitespace and newlines are trimmed.
     ///   - photos: The prepared photos, in the order the engine should see them; at least one.
     /// - Returns: The new entry's id, which is also the request id the engine sees.
-    /// - Throws: `OutboxError.invalidIDPrefix`; `OutboxError.invalidOperation` when `photos` is
+    /// - Throws: `OutboxError.request(.invalidIDPrefix)`; `OutboxError.request(.invalidOperation)` when `photos` is
     ///   empty (a capture without a photo is almost always a slip, and would reach the engine as
     ///   if it had one: queue a note alone as an operation of its own type); or whatever kept the
     ///   capture from being written.
@@ -40,7 +40,7 @@ extension Outbox {
     public nonisolated func commit(
         idPrefix: String, kind: String, note: String, photos: [PreparedPhoto]
     ) async throws(OutboxError) -> String {
-        guard OutboxOperation.isValidIDPrefix(idPrefix) else { throw .invalidIDPrefix(idPrefix) }
+        guard OutboxOperation.isValidIDPrefix(idPrefix) else { throw .request(.invalidIDPrefix(idPrefix)) }
         let capture = try Capture(
             id: idPrefix + UUID().uuidString.lowercased(),
             fields: makeFields(kind: kind, note: note, photos: photos, savedAt: configuration.now()),
@@ -77,7 +77,7 @@ extension Outbox {
     ///     moment when the save is retried; it is the capture time unless the first photo
     ///     carries its own with a UTC offset.
     /// - Returns: The id, and whether this save queued the capture or found it queued already.
-    /// - Throws: `OutboxError.invalidIDPrefix`; `OutboxError.invalidOperation` when `photos` is
+    /// - Throws: `OutboxError.request(.invalidIDPrefix)`; `OutboxError.request(.invalidOperation)` when `photos` is
     ///   empty, as `commit(idPrefix:kind:note:photos:)` does; or whatever kept the capture from
     ///   being written.
     @concurrent

@@ -37,7 +37,7 @@ struct EventReplayTests {
 
         /// The marker a step sends through the outbox's own hub once its calls have returned: every
         /// event of the step is before it in the stream.
-        static let marker = OutboxEvent.drainFailed(.notStarted)
+        static let marker = OutboxEvent.drainFailed(.request(.notStarted))
 
         init(_ outbox: Outbox) {
             let events = outbox.events

@@ -28,7 +28,7 @@ struct AppConventionTests {
                 _ = try Outbox(folder: folder, configuration: Outbox.Configuration(keyProvider: LockedVault()))
                 Issue.record("opened without a key")
             } catch {
-                guard case .keyProviderFailed(let path, let cause) = error else {
+                guard case .encryption(.keyProviderFailed(let path, let cause)) = error else {
                     Issue.record("expected keyProviderFailed, not \(error)")
                     return
                 }
@@ -57,7 +57,7 @@ struct AppConventionTests {
             #expect(try await again.entry(id: "plate-1") != nil)
             var other = exported
             other[0] ^= 1
-            #expect(throws: OutboxError.wrongKey(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.wrongKey(path: folder.path))) {
                 _ = try Outbox(
                     folder: folder, configuration: Outbox.Configuration(keyProvider: StoredBytes(bytes: other)))
             }

@@ -178,7 +178,7 @@ struct BackoffTests {
     @Test func sendNowForAnIDTheStoreDoesNotHoldThrows() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
-            await #expect(throws: OutboxError.notFound(id: "plate-1")) {
+            await #expect(throws: OutboxError.entry(.notFound(id: "plate-1"))) {
                 try await outbox.sendNow(id: "plate-1", using: ScriptedTransport())
             }
         }

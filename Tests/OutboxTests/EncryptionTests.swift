@@ -87,16 +87,16 @@ struct EncryptionTests {
             try await Outbox(folder: folder, configuration: clock.configuration(key: key)).enqueue(
                 capture(id: "plate-1"))
             let files = try mediaFileNames(in: folder)
-            #expect(throws: OutboxError.keyRequired(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.keyRequired(path: folder.path))) {
                 try Outbox(folder: folder, configuration: clock.configuration)
             }
-            #expect(throws: OutboxError.wrongKey(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.wrongKey(path: folder.path))) {
                 try Outbox(folder: folder, configuration: clock.configuration(key: TestKey()))
             }
-            #expect(throws: OutboxError.keyRequired(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.keyRequired(path: folder.path))) {
                 try Outbox.readOnlyListing(folder: folder, configuration: clock.configuration)
             }
-            #expect(throws: OutboxError.wrongKey(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.wrongKey(path: folder.path))) {
                 try Outbox.readOnlyListing(folder: folder, configuration: clock.configuration(key: TestKey()))
             }
             #expect(try mediaFileNames(in: folder) == files)
@@ -111,7 +111,7 @@ struct EncryptionTests {
     @Test func aKeyForAPlaintextStoreWithEntriesIsRefused() async throws {
         try await withTemporaryFolder { folder in
             try await Outbox(folder: folder, configuration: clock.configuration).enqueue(capture(id: "plate-1"))
-            #expect(throws: OutboxError.notEncrypted(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.notEncrypted(path: folder.path))) {
                 try Outbox(folder: folder, configuration: clock.configuration(key: TestKey()))
             }
             #expect(try await Outbox(folder: folder, configuration: clock.configuration).list().entries.count == 1)
@@ -220,7 +220,9 @@ struct EncryptionTests {
             let outbox = try Outbox(folder: folder, configuration: clock.configuration)
             #expect(try await outbox.encrypt(with: key) == .encrypted(entries: 2, files: 2))
             #expect(try await outbox.encrypt(with: key) == .alreadyEncrypted)
-            await #expect(throws: OutboxError.wrongKey(path: folder.path)) { try await outbox.encrypt(with: TestKey()) }
+            await #expect(throws: OutboxError.encryption(.wrongKey(path: folder.path))) {
+                try await outbox.encrypt(with: TestKey())
+            }
             let photo = try Photos.australia().upload.data
             for (name, bytes) in try everyByte(under: folder) {
                 for secret in [Data(Self.note.utf8), Data("151.2153".utf8), photo.prefix(64), photo.suffix(64)] {
@@ -232,7 +234,7 @@ struct EncryptionTests {
             let after = try await Outbox(folder: folder, configuration: clock.configuration(key: key)).list().entries
             #expect(after.map(\.id) == before.map(\.id))
             #expect(after.map(\.payload) == before.map(\.payload))
-            #expect(throws: OutboxError.keyRequired(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.keyRequired(path: folder.path))) {
                 try Outbox(folder: folder, configuration: clock.configuration)
             }
             let transport = ScriptedTransport(landsUploads: true)
@@ -249,7 +251,7 @@ struct EncryptionTests {
             await #expect {
                 try await outbox.encrypt(with: TestKey())
             } throws: { error in
-                guard case .encryptionRefused(_, let reason) = error as? OutboxError else { return false }
+                guard case .encryption(.refused(_, let reason)) = error as? OutboxError else { return false }
                 return reason.contains("another process")
             }
             _ = other
@@ -303,8 +305,8 @@ struct KeyFileTests {
             #expect {
                 try Outbox(folder: store, configuration: Outbox.Configuration(keyProvider: KeyFile(url: url)))
             } throws: { error in
-                guard case .keyFile(_, let reason) = error as? OutboxError else { return false }
-                return reason.contains("inside the outbox folder")
+                guard case .encryption(.keyFile(_, let cause)) = error as? OutboxError else { return false }
+                return cause.description.contains("inside the outbox folder")
             }
             // Through a link, too.
             let link = folder.appendingPathComponent("link.key")
@@ -338,8 +340,8 @@ struct KeyFileTests {
             #expect {
                 try KeyFile(url: url).key(forStoreIn: folder.appendingPathComponent("store"))
             } throws: { error in
-                guard case .keyFile(_, let reason) = error as? OutboxError else { return false }
-                return reason.contains(expected)
+                guard case .encryption(.keyFile(_, let cause)) = error as? OutboxError else { return false }
+                return cause.description.contains(expected)
             }
         }
     }

@@ -8,8 +8,9 @@ import Testing
 struct ErrorWordsTests {
     @Test func localizedDescriptionIsTheErrorsOwnSentence() async throws {
         let errors: [OutboxError] = [
-            .notFound(id: "plate-1"), .invalidIDPrefix("a b"), .notStarted,
-            .invalidSetting(setting: "Schedule.interval", value: "0.0", allowed: "a positive number of seconds"),
+            .entry(.notFound(id: "plate-1")), .request(.invalidIDPrefix("a b")), .request(.notStarted),
+            .request(
+                .invalidSetting(setting: "Schedule.interval", value: "0.0", allowed: "a positive number of seconds")),
         ]
         for error in errors {
             #expect((error as any Error).localizedDescription == error.description)

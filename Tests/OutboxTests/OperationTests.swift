@@ -47,7 +47,7 @@ struct OperationTests {
         ("", "its payload is not valid JSON"),
     ])
     func aPayloadThatIsNotOneJSONValueIsRefused(payload: String, reason: String) {
-        #expect(throws: OutboxError.invalidOperation(id: "note-1", reason: reason)) {
+        #expect(throws: OutboxError.request(.invalidOperation(id: "note-1", reason: reason))) {
             try makeOperation(id: "note-1", entity: nil, payload: payload)
         }
     }
@@ -77,10 +77,10 @@ struct OperationTests {
     @Test func aTypeTheConfigurationDoesNotDeclareCannotBeQueued() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Self.outbox(folder)
-            await #expect(throws: OutboxError.unknownOperationType(type: "memo.create", version: 1)) {
+            await #expect(throws: OutboxError.request(.unknownOperationType(type: "memo.create", version: 1))) {
                 try await outbox.enqueue(try makeOperation(id: "memo-1", entity: nil, type: "memo.create"))
             }
-            await #expect(throws: OutboxError.unknownOperationType(type: "note.update", version: 2)) {
+            await #expect(throws: OutboxError.request(.unknownOperationType(type: "note.update", version: 2))) {
                 try await outbox.enqueue(
                     try OutboxOperation(id: "note-1", type: "note.update", version: 2, payloadJSON: Data("{}".utf8)))
             }
@@ -151,7 +151,7 @@ struct OperationTests {
             #expect(waiting.blockedBy == "a-1")
             #expect(waiting.status == .blocked(behind: "a-1"))
             #expect(try await outbox.list().entries.map(\.blockedBy) == [nil, "a-1", nil, nil])
-            await #expect(throws: OutboxError.blockedBehind(id: "a-2", blockedBy: "a-1", entity: "note:A")) {
+            await #expect(throws: OutboxError.entry(.blockedBehind(id: "a-2", blockedBy: "a-1", entity: "note:A"))) {
                 try await outbox.sendNow(id: "a-2", using: transport)
             }
             let stillWaiting = ScriptedTransport()

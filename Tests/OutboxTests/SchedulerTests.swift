@@ -207,11 +207,12 @@ struct SchedulerTests {
 
     @Test func drainNowAndSendNowUseTheSchedulersTransportAndNeedItStarted() async throws {
         try await withOutbox { outbox, clock, folder in
-            await #expect(throws: OutboxError.notStarted) { try await outbox.drainNow() }
-            await #expect(throws: OutboxError.notStarted) { try await outbox.sendNow(id: "plate-1") }
+            await #expect(throws: OutboxError.request(.notStarted)) { try await outbox.drainNow() }
+            await #expect(throws: OutboxError.request(.notStarted)) { try await outbox.sendNow(id: "plate-1") }
             await #expect(
-                throws: OutboxError.invalidSetting(
-                    setting: "Schedule.interval", value: "0.0", allowed: "a positive number of seconds")
+                throws: OutboxError.request(
+                    .invalidSetting(
+                        setting: "Schedule.interval", value: "0.0", allowed: "a positive number of seconds"))
             ) {
                 try await outbox.start(transport: ScriptedTransport(), schedule: Outbox.Schedule(interval: 0))
             }

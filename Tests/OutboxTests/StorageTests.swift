@@ -100,7 +100,7 @@ struct StorageTests {
             let outbox = try Outbox(folder: folder)
             let capture = try makeCapture(id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait()])
             let error = await #expect(throws: OutboxError.self) { try await outbox.enqueue(capture) }
-            guard case .database(_, _, let message)? = error else {
+            guard case .store(.database(_, _, let message))? = error else {
                 Issue.record("expected a database error, got \(String(describing: error))")
                 return
             }
@@ -121,7 +121,8 @@ struct StorageTests {
             try FileManager.default.createDirectory(at: obstacle, withIntermediateDirectories: false)
             let capture = try makeCapture(
                 id: "plate-1", photos: [try Photos.landscape(), try Photos.portrait(), try Photos.australia()])
-            await #expect(throws: OutboxError.mediaWrite(path: obstacle.path, reason: "File exists")) {
+            let exists = OutboxError.SystemError(operation: "open", path: obstacle.path, code: EEXIST)
+            await #expect(throws: OutboxError.media(.write(path: obstacle.path, cause: .system(exists)))) {
                 try await outbox.enqueue(capture)
             }
             #expect(try mediaFileNames(in: folder).isEmpty)
@@ -315,7 +316,7 @@ struct StorageTests {
                 #expect(listing.unreadable.map(\.id) == ["plate-3"])
                 #expect(listing.unreadable.first?.reason == "its intent is not valid JSON")
                 await #expect(
-                    throws: OutboxError.unreadableEntry(id: "plate-3", reason: "its intent is not valid JSON")
+                    throws: OutboxError.entry(.unreadable(id: "plate-3", reason: "its intent is not valid JSON"))
                 ) {
                     try await outbox.entry(id: "plate-3")
                 }
@@ -404,7 +405,9 @@ struct StorageTests {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
             try await outbox.enqueue(makeCapture(id: "plate-1"))
-            await #expect(throws: OutboxError.notFound(id: "plate-9")) { try await outbox.markSynced(id: "plate-9") }
+            await #expect(throws: OutboxError.entry(.notFound(id: "plate-9"))) {
+                try await outbox.markSynced(id: "plate-9")
+            }
             #expect(try await outbox.entry(id: "plate-1")?.state == .queued)
         }
     }
@@ -413,7 +416,7 @@ struct StorageTests {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
             try await outbox.enqueue(makeCapture(id: "plate-1"))
-            await #expect(throws: OutboxError.notSynced(id: "plate-1", state: .queued)) {
+            await #expect(throws: OutboxError.entry(.notSynced(id: "plate-1", state: .queued))) {
                 try await outbox.retire(id: "plate-1")
             }
             #expect(try mediaFileNames(in: folder).count == 1)
@@ -465,7 +468,9 @@ struct StorageTests {
     @Test func discardingAnUnknownIDThrows() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
-            await #expect(throws: OutboxError.notFound(id: "plate-1")) { try await outbox.discard(id: "plate-1") }
+            await #expect(throws: OutboxError.entry(.notFound(id: "plate-1"))) {
+                try await outbox.discard(id: "plate-1")
+            }
         }
     }
 
@@ -477,7 +482,9 @@ struct StorageTests {
             }
             try withRawDatabase(in: folder) { try $0.run("PRAGMA user_version = 99") }
             let path = folder.appendingPathComponent(OutboxStore.databaseName).path
-            #expect(throws: OutboxError.newerSchema(path: path, version: 99, supported: OutboxStore.schemaVersion)) {
+            #expect(
+                throws: OutboxError.store(.newerSchema(path: path, version: 99, supported: OutboxStore.schemaVersion))
+            ) {
                 try Outbox(folder: folder)
             }
             #expect(try mediaFileNames(in: folder).count == 1)
@@ -496,6 +503,6 @@ struct StorageTests {
 
     @Test(arguments: ["", "plate 1", "plate/1", "../etc", "plate.1", String(repeating: "x", count: 129)])
     func anIDThatCannotNameFilesAndURLsIsRefused(id: String) throws {
-        #expect(throws: OutboxError.invalidID(id)) { try makeCapture(id: id) }
+        #expect(throws: OutboxError.request(.invalidID(id))) { try makeCapture(id: id) }
     }
 }

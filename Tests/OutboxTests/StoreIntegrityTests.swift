@@ -109,12 +109,12 @@ struct StoreIntegrityTests {
             }
             try withRawDatabase(in: folder) { try $0.run("DELETE FROM outbox_encryption") }
             let sealed = try intents()
-            #expect(throws: OutboxError.encryptionRecordLost(path: folder.path)) {
+            #expect(throws: OutboxError.encryption(.recordLost(path: folder.path))) {
                 try Outbox(folder: folder, configuration: clock.configuration(key: key))
             }
             let keyless = try Outbox(folder: folder, configuration: clock.configuration)
             #expect(try await keyless.list().unreadable.map(\.reason) == [EncryptionRecord.lostWording])
-            await #expect(throws: OutboxError.encryptionRecordLost(path: folder.path)) {
+            await #expect(throws: OutboxError.encryption(.recordLost(path: folder.path))) {
                 try await keyless.encrypt(with: key)
             }
             #expect(try intents() == sealed, "nothing was sealed again")
@@ -176,7 +176,7 @@ struct StoreIntegrityTests {
             await #expect {
                 try await outbox.drain(using: transport)
             } throws: { error in
-                guard case OutboxError.storeReplaced(let path, _) = error else { return false }
+                guard case OutboxError.store(.replaced(let path, _)) = error else { return false }
                 return path == folder.path
             }
             #expect(await transport.sentIDs == [])

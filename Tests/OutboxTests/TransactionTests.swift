@@ -108,7 +108,12 @@ struct TransactionTests {
                     return error
                 }
             }
-            #expect(failure == .mediaWrite(path: obstacle.path, reason: "File exists"))
+            // The typed system error: the call, the path and its errno, which the message quotes.
+            let exists = OutboxError.SystemError(operation: "open", path: obstacle.path, code: EEXIST)
+            #expect(failure == .media(.write(path: obstacle.path, cause: .system(exists))))
+            #expect(failure?.systemError == exists)
+            #expect(
+                failure?.description == "The photo file '\(obstacle.path)' could not be written to disk: File exists.")
             try FileManager.default.removeItem(at: obstacle)
             #expect(try await Self.notes(outbox) == ["kept"])
             let entries = try await outbox.list().entries
@@ -142,7 +147,7 @@ struct TransactionTests {
                     if sql.contains("VIEW") { _ = try transaction.query("SELECT * FROM mine") }
                 }
             }
-            guard case .appStatementRefused? = error else {
+            guard case .request(.appStatementRefused)? = error else {
                 Issue.record("expected the statement to be refused, got \(String(describing: error))")
                 return
             }
@@ -192,7 +197,7 @@ struct TransactionTests {
             await #expect(throws: OutboxError.self) {
                 try await outbox.read { try $0.execute("INSERT INTO notes (body) VALUES ('x')") }
             }
-            await #expect(throws: OutboxError.readOnlyTransaction) {
+            await #expect(throws: OutboxError.request(.readOnlyTransaction)) {
                 try await outbox.read {
                     try $0.enqueue(try makeOperation(id: "note-1", entity: nil, type: "note.append"))
                 }

@@ -80,7 +80,7 @@ struct CommitOnceTests {
                     try await refusal()
                     Issue.record("a capture without a photo was accepted")
                 } catch let error as OutboxError {
-                    guard case .invalidOperation(_, let reason) = error else {
+                    guard case .request(.invalidOperation(_, let reason)) = error else {
                         Issue.record("\(error)")
                         continue
                     }
@@ -146,7 +146,7 @@ struct CommitOnceTests {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
             let photo = try Photos.landscape()
-            await #expect(throws: OutboxError.invalidIDPrefix("plate/")) {
+            await #expect(throws: OutboxError.request(.invalidIDPrefix("plate/"))) {
                 try await outbox.commitOnce(
                     idPrefix: "plate/", kind: "plate", note: "", photos: [photo], savedAt: Self.saved)
             }

@@ -96,7 +96,7 @@ struct CommitTests {
     @Test func aFailedCommitSaysWhyAndLeavesNothingBehind() async throws {
         try await withTemporaryFolder { folder in
             let outbox = try Outbox(folder: folder)
-            let error = await #expect(throws: OutboxError.invalidIDPrefix("plate/")) {
+            let error = await #expect(throws: OutboxError.request(.invalidIDPrefix("plate/"))) {
                 try await outbox.commit(idPrefix: "plate/", kind: "plate", note: "", photos: [try Photos.landscape()])
             }
             #expect(

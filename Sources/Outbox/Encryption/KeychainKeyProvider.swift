@@ -49,7 +49,7 @@ public struct KeychainKeyProvider: KeyProvider {
 
     private static func failure(_ status: OSStatus, doing action: String) -> OutboxError {
         let message = SecCopyErrorMessageString(status, nil) as String? ?? "OSStatus \(status)"
-        return .keychain(reason: "\(action) failed: \(message)")
+        return .encryption(.keychain(reason: "\(action) failed: \(message)"))
     }
 }
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+internal import PlatformLayer
 
 /// The 256-bit key that opens an encrypted outbox (AES-256-GCM). Its bytes appear in no
 /// description, log or error.
@@ -8,10 +9,11 @@ public struct OutboxKey: Sendable, CustomStringConvertible {
 
     /// A key from 32 bytes the app keeps somewhere of its own.
     ///
-    /// - Throws: `invalidKey` when there are not exactly 32 bytes.
+    /// - Throws: `.encryption(.invalidKey)` when there are not exactly 32 bytes.
     public init(bytes: some Collection<UInt8>) throws(OutboxError) {
         guard bytes.count == AESGCM.keyByteCount else {
-            throw .invalidKey(reason: "a key has \(AESGCM.keyByteCount) bytes (256 bits), not \(bytes.count)")
+            throw .encryption(
+                .invalidKey(reason: "a key has \(AESGCM.keyByteCount) bytes (256 bits), not \(bytes.count)"))
         }
         self.bytes = Array(bytes)
     }
@@ -58,14 +60,14 @@ public struct OutboxKey: Sendable, CustomStringConvertible {
 /// }
 /// ```
 ///
-/// Opening the outbox then throws `OutboxError.keyProviderFailed(path:cause:)` with the app's
+/// Opening the outbox then throws `OutboxError.encryption(.keyProviderFailed(path:cause:))` with the app's
 /// error as the cause (an `OutboxError` comes through unwrapped).
 public protocol KeyProvider: Sendable {
     /// The key of the outbox in `folder`.
     ///
     /// - Parameter folder: The store's folder, so that a provider can refuse a key kept inside it.
     /// - Throws: Any error naming why there is no key to give; the outbox wraps one that is not
-    ///   an `OutboxError` in `OutboxError.keyProviderFailed(path:cause:)`.
+    ///   an `OutboxError` in `OutboxError.encryption(.keyProviderFailed(path:cause:))`.
     func key(forStoreIn folder: URL) throws -> OutboxKey
 }
 
@@ -77,7 +79,7 @@ extension KeyProvider {
         } catch let error as OutboxError {
             throw error
         } catch {
-            throw .keyProviderFailed(path: folder.path, cause: UnderlyingError(error))
+            throw .encryption(.keyProviderFailed(path: folder.path, cause: UnderlyingError(error)))
         }
     }
 }
@@ -99,19 +101,19 @@ public struct KeyFile: KeyProvider {
     /// disk with its folder. It never overwrites anything.
     ///
     /// - Returns: The key file.
-    /// - Throws: `keyFileNotCreated` when something is there already or the file cannot be written.
+    /// - Throws: `.encryption(.keyFileNotCreated)` when something is there already or the file cannot be written.
     @discardableResult
     public static func create(at url: URL) throws(OutboxError) -> KeyFile {
         let text = hex(OutboxKey.generate().bytes) + "\n"
-        if let reason = MediaFolder.createOwnerOnlyFile(atPath: url.path, contents: Data(text.utf8)) {
-            throw .keyFileNotCreated(path: url.path, reason: reason)
+        if let cause = MediaFolder.createOwnerOnlyFile(atPath: url.path, contents: Data(text.utf8)) {
+            throw .encryption(.keyFileNotCreated(path: url.path, cause: cause))
         }
         return KeyFile(url: url)
     }
 
     public func key(forStoreIn folder: URL) throws(OutboxError) -> OutboxKey {
-        func refuse(_ reason: String) -> OutboxError { .keyFile(path: url.path, reason: reason) }
-        if let keyPath = MediaFolder.resolvedPath(url.path), let storePath = MediaFolder.resolvedPath(folder.path),
+        func refuse(_ reason: String) -> OutboxError { .encryption(.keyFile(path: url.path, cause: .found(reason))) }
+        if let keyPath = FileCalls.resolvedPath(url.path), let storePath = FileCalls.resolvedPath(folder.path),
             keyPath == storePath || keyPath.hasPrefix(storePath.hasSuffix("/") ? storePath : storePath + "/")
         {
             throw refuse(
@@ -121,7 +123,7 @@ public struct KeyFile: KeyProvider {
         let contents: Data
         switch MediaFolder.ownerOnlyFileContents(atPath: url.path, atMost: 256) {
         case .success(let data): contents = data
-        case .failure(let problem): throw refuse(problem.reason)
+        case .failure(let problem): throw .encryption(.keyFile(path: url.path, cause: problem.cause))
         }
         var text = String(decoding: contents, as: UTF8.self)
         if text.hasSuffix("\n") { text.removeLast() }

@@ -36,17 +36,22 @@ struct EncryptionRecord {
 
     /// The cipher that opens the store this record is of, with the key `keyProvider` gives.
     ///
-    /// - Throws: `keyRequired` without a provider; `wrongKey` when the key does not open the
-    ///   key check; `unreadableStore` for a format this version does not know.
+    /// - Throws: `.encryption(.keyRequired)` without a provider; `.encryption(.wrongKey)` when the key does not open the
+    ///   key check; `.store(.unreadable)` for a format this version does not know.
     func cipher(keyProvider: (any KeyProvider)?, folder: URL) throws(OutboxError) -> StoreCipher {
         guard let format, Self.readableFormats.contains(format) else {
-            throw .unreadableStore(
-                path: folder.path,
-                reason: "it is encrypted in a format (\(format.map(String.init) ?? "none")) this version does not know")
+            throw .store(
+                .unreadable(
+                    path: folder.path,
+                    cause: .found(
+                        "it is encrypted in a format (\(format.map(String.init) ?? "none")) this version does not know")
+                ))
         }
-        guard let keyProvider else { throw .keyRequired(path: folder.path) }
+        guard let keyProvider else { throw .encryption(.keyRequired(path: folder.path)) }
         let cipher = StoreCipher(key: try keyProvider.outboxKey(forStoreIn: folder), format: format)
-        guard let keyCheck, cipher.open(keyCheck, for: .keyCheck) != nil else { throw .wrongKey(path: folder.path) }
+        guard let keyCheck, cipher.open(keyCheck, for: .keyCheck) != nil else {
+            throw .encryption(.wrongKey(path: folder.path))
+        }
         return cipher
     }
 }
@@ -70,7 +75,7 @@ extension OutboxStore {
     /// no entry yet and is given a key, a new record under that key, made under the write lock
     /// so that two first openers agree on it.
     ///
-    /// - Throws: `keyRequired`, `wrongKey`, `notEncrypted` for a plaintext store with entries,
+    /// - Throws: `.encryption(.keyRequired)`, `.encryption(.wrongKey)`, `.encryption(.notEncrypted)` for a plaintext store with entries,
     ///   or what the key provider throws.
     func openCipher(keyProvider: (any KeyProvider)?, folder: URL) throws(OutboxError) -> StoreCipher? {
         if let record = try EncryptionRecord.read(database) {
@@ -83,8 +88,8 @@ extension OutboxStore {
                 return try record.cipher(keyProvider: keyProvider, folder: folder)
             }
             let hasEntries = try !database.query("SELECT 1 FROM \(Self.table) LIMIT 1") { _ in true }.isEmpty
-            if try holdsSealedIntents() { throw .encryptionRecordLost(path: folder.path) }
-            if hasEntries { throw .notEncrypted(path: folder.path) }
+            if try holdsSealedIntents() { throw .encryption(.recordLost(path: folder.path)) }
+            if hasEntries { throw .encryption(.notEncrypted(path: folder.path)) }
             try Self.insertEncryptionRecord(database, cipher: cipher, isPlaintextPurged: true)
             return cipher
         }
@@ -162,13 +167,13 @@ extension OutboxStore {
     /// (`VACUUM`) and its log emptied, so that no page of the old plaintext stays in either;
     /// an open that finds this unfinished finishes it (`purgeRemainingPlaintext`).
     ///
-    /// - Throws: `encryptionRefused` naming why (another opener, a record that cannot be read
-    ///   enough to be encrypted, a file that cannot be read); `wrongKey` when it is encrypted
-    ///   already with another key; `database`, `mediaWrite`.
+    /// - Throws: `.encryption(.refused)` naming why (another opener, a record that cannot be read
+    ///   enough to be encrypted, a file that cannot be read); `.encryption(.wrongKey)` when it is encrypted
+    ///   already with another key; `.store(.database)`, `.media(.write)`.
     func encrypt(with key: OutboxKey, folder: URL, makeToken: () -> String) throws(OutboxError) -> EncryptionResult {
-        func refuse(_ reason: String) -> OutboxError { .encryptionRefused(path: folder.path, reason: reason) }
+        func refuse(_ reason: String) -> OutboxError { .encryption(.refused(path: folder.path, reason: reason)) }
         if let cipher {
-            guard cipher == StoreCipher(key: key) else { throw .wrongKey(path: folder.path) }
+            guard cipher == StoreCipher(key: key) else { throw .encryption(.wrongKey(path: folder.path)) }
             return .alreadyEncrypted
         }
         guard lock.becomeSoleOpenerIfPossible() else {
@@ -189,7 +194,7 @@ extension OutboxStore {
             }
             // Sealed values in a store without its record: sealing them again would make them
             // unreadable for good.
-            if try holdsSealedIntents() { throw .encryptionRecordLost(path: folder.path) }
+            if try holdsSealedIntents() { throw .encryption(.recordLost(path: folder.path)) }
             let rows = try database.query(
                 "SELECT sequence, id, intent, pending_media, owned_media, last_error FROM \(Self.table) ORDER BY sequence"
             ) { row in

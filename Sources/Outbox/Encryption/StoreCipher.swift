@@ -97,9 +97,9 @@ struct StoreCipher: Sendable, Hashable {
 
     /// Seals `plaintext` as the file of attachment `index` of record `id`, handing `write` the
     /// file's bytes a chunk at a time (the magic first); stops at the first failure `write` returns.
-    func sealFile(
-        _ plaintext: Data, id: String, index: Int, write: (UnsafeRawBufferPointer) -> String?
-    ) -> String? {
+    func sealFile<Failure>(
+        _ plaintext: Data, id: String, index: Int, write: (UnsafeRawBufferPointer) -> Failure?
+    ) -> Failure? {
         if let failure = Self.magic.withUnsafeBytes(write) { return failure }
         let chunks = max(1, (plaintext.count + Self.chunkByteCount - 1) / Self.chunkByteCount)
         for chunk in 0..<chunks {

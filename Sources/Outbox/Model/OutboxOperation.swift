@@ -43,7 +43,7 @@ public struct OutboxOperation: Sendable, Hashable {
     ///   - version: The payload's version, from 1.
     ///   - payload: The arguments.
     ///   - attachments: The files to upload first.
-    /// - Throws: `invalidID`, `encoding`, or `invalidOperation` naming the rule broken.
+    /// - Throws: `.request(.invalidID)`, `encoding`, or `.request(.invalidOperation)` naming the rule broken.
     public init(
         id: String, entity: String? = nil, type: String, version: Int = 1, payload: some Encodable,
         attachments: [OperationAttachment] = []
@@ -55,7 +55,7 @@ public struct OutboxOperation: Sendable, Hashable {
         do {
             json = try encoder.encode(payload)
         } catch {
-            throw .encoding(id: id, reason: (error as NSError).localizedDescription)
+            throw .request(.encoding(id: id, reason: (error as NSError).localizedDescription))
         }
         try self.init(id: id, entity: entity, type: type, version: version, payloadJSON: json, attachments: attachments)
     }
@@ -72,13 +72,13 @@ public struct OutboxOperation: Sendable, Hashable {
     ///   - payloadJSON: One JSON value (an object, an array, a string, a number, true,
     ///     false or null) in UTF-8, at most `largestPayload` bytes.
     ///   - attachments: The files to upload first.
-    /// - Throws: `invalidID`, or `invalidOperation` naming the rule broken (never quoting the payload).
+    /// - Throws: `.request(.invalidID)`, or `.request(.invalidOperation)` naming the rule broken (never quoting the payload).
     public init(
         id: String, entity: String? = nil, type: String, version: Int = 1, payloadJSON: Data,
         attachments: [OperationAttachment] = []
     ) throws(OutboxError) {
-        guard OutboxOperation.isValidID(id) else { throw .invalidID(id) }
-        func refuse(_ reason: String) -> OutboxError { .invalidOperation(id: id, reason: reason) }
+        guard OutboxOperation.isValidID(id) else { throw .request(.invalidID(id)) }
+        func refuse(_ reason: String) -> OutboxError { .request(.invalidOperation(id: id, reason: reason)) }
         if let entity, !Self.isValidEntity(entity) {
             throw refuse("its entity must be 1 to 256 bytes of text without control characters")
         }
@@ -115,9 +115,9 @@ public struct OutboxOperation: Sendable, Hashable {
     /// - Parameters:
     ///   - prefix: Starts the id, for example "note-": at most 64 letters, digits, '-' or '_'.
     ///   - content: Everything the operation stands for, in a form that cannot run two values together.
-    /// - Throws: `invalidIDPrefix`.
+    /// - Throws: `.request(.invalidIDPrefix)`.
     public static func derivedID(prefix: String, content: Data) throws(OutboxError) -> String {
-        guard OutboxOperation.isValidIDPrefix(prefix) else { throw .invalidIDPrefix(prefix) }
+        guard OutboxOperation.isValidIDPrefix(prefix) else { throw .request(.invalidIDPrefix(prefix)) }
         return prefix + String(Cryptography.sha256Hex(of: content).prefix(32))
     }
 

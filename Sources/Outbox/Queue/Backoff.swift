@@ -5,7 +5,7 @@ import Foundation
 /// After the n-th transient failure in a row the entry waits `initialDelay × multiplierⁿ⁻¹`,
 /// capped at `maximumDelay`, with "equal jitter": a random point in the upper half of that delay,
 /// so that many phones coming back online together do not hit the engine in step, and no wait is
-/// shorter than half the nominal one. A `Retry-After` from the engine is honoured as a floor, up
+/// shorter than half the nominal one. A `Retry-After` from the engine is honored as a floor, up
 /// to `retryAfterCeiling`: a server (or something posing as one) must not be able to park the
 /// queue for years. After `automaticRetryLimit` retries the entry waits for
 /// `Outbox.sendNow(id:using:)`.
@@ -14,7 +14,7 @@ public struct Backoff: Sendable, Hashable {
     public var initialDelay: TimeInterval
     /// How much each further failure multiplies the nominal wait.
     public var multiplier: Double
-    /// The longest nominal wait, in seconds (a `Retry-After` may ask for longer and is honoured).
+    /// The longest nominal wait, in seconds (a `Retry-After` may ask for longer and is honored).
     public var maximumDelay: TimeInterval
     /// How many automatic retries follow the first failed send before the entry waits for the user.
     public var automaticRetryLimit: Int
@@ -33,7 +33,7 @@ public struct Backoff: Sendable, Hashable {
     ///   - maximumDelay: The cap on the nominal wait, in seconds; 15 minutes by default.
     ///   - automaticRetryLimit: Automatic retries before waiting for the user; 8 by default
     ///     (about half an hour of trying with the other defaults).
-    ///   - retryAfterCeiling: The longest `Retry-After` honoured, in seconds; 1 hour by default.
+    ///   - retryAfterCeiling: The longest `Retry-After` honored, in seconds; 1 hour by default.
     public init(
         initialDelay: TimeInterval = 2, multiplier: Double = 2, maximumDelay: TimeInterval = 15 * 60,
         automaticRetryLimit: Int = 8, retryAfterCeiling: TimeInterval = 60 * 60

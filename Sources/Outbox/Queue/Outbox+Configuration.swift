@@ -8,7 +8,7 @@ extension Outbox {
     public struct Configuration: Sendable {
         /// The operation types this build of the app queues, reads and sends, each with its
         /// versions and whether it is last-write-wins. Queuing any other type throws
-        /// `unknownOperationType`; a stored entry of any other type or version is unreadable
+        /// `.request(.unknownOperationType)`; a stored entry of any other type or version is unreadable
         /// (kept, counted, never sent). Photo captures (`OperationType.captureCreate`) by default.
         public var operationTypes: [OperationType]
         /// Whether a type not in `operationTypes` is known at every version and sent as it is:

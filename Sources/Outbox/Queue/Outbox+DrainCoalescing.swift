@@ -35,7 +35,7 @@ extension Outbox {
         while true {
             let result: Result<DrainReport, OutboxError>
             do throws(OutboxError) {
-                result = .success(try await passAndTidy(using: current, honoursBackoff: !currentIsRequested))
+                result = .success(try await passAndTidy(using: current, honorsBackoff: !currentIsRequested))
             } catch {
                 result = .failure(error)
             }

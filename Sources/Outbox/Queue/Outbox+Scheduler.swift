@@ -75,12 +75,13 @@ extension Outbox {
     /// - Parameters:
     ///   - transport: How to reach the engine.
     ///   - schedule: The interval, the automatic retire and the clock to wait with.
-    /// - Throws: `invalidSetting` when the interval is not a positive number of seconds.
+    /// - Throws: `.request(.invalidSetting)` when the interval is not a positive number of seconds.
     public func start(transport: any Transport, schedule: Schedule = Schedule()) async throws(OutboxError) {
         guard schedule.interval.isFinite, schedule.interval > 0 else {
-            throw .invalidSetting(
-                setting: "Schedule.interval", value: String(describing: schedule.interval),
-                allowed: "a positive number of seconds")
+            throw .request(
+                .invalidSetting(
+                    setting: "Schedule.interval", value: String(describing: schedule.interval),
+                    allowed: "a positive number of seconds"))
         }
         await stop()
         scheduling.running = Scheduling.Running(transport: transport, schedule: schedule)
@@ -157,11 +158,11 @@ extension Outbox {
     /// ```
     ///
     /// - Returns: What the drain did.
-    /// - Throws: `notStarted` when the scheduler does not run; as `drainNow(using:)` otherwise
+    /// - Throws: `.request(.notStarted)` when the scheduler does not run; as `drainNow(using:)` otherwise
     ///   (`CancellationError` when the calling task is cancelled).
     @discardableResult
     public func drainNow() async throws -> DrainReport {
-        guard let transport = scheduling.running?.transport else { throw OutboxError.notStarted }
+        guard let transport = scheduling.running?.transport else { throw OutboxError.request(.notStarted) }
         return try await drainNow(using: transport)
     }
 
@@ -169,10 +170,10 @@ extension Outbox {
     ///
     /// - Parameter id: The entry's id.
     /// - Returns: What the drain did.
-    /// - Throws: `notStarted` when the scheduler does not run; as `sendNow(id:using:)` otherwise.
+    /// - Throws: `.request(.notStarted)` when the scheduler does not run; as `sendNow(id:using:)` otherwise.
     @discardableResult
     public func sendNow(id: String) async throws -> DrainReport {
-        guard let transport = scheduling.running?.transport else { throw OutboxError.notStarted }
+        guard let transport = scheduling.running?.transport else { throw OutboxError.request(.notStarted) }
         return try await sendNow(id: id, using: transport)
     }
 
@@ -251,8 +252,8 @@ extension Outbox {
 
     /// One pass, and after it what the scheduler's running asks for: delivered entries retired,
     /// and records this version cannot read told once; and the store's free space given back.
-    func passAndTidy(using transport: any Transport, honoursBackoff: Bool) async throws(OutboxError) -> DrainReport {
-        var report = try await runPass(using: transport, honoursBackoff: honoursBackoff)
+    func passAndTidy(using transport: any Transport, honorsBackoff: Bool) async throws(OutboxError) -> DrainReport {
+        var report = try await runPass(using: transport, honorsBackoff: honorsBackoff)
         await giveBackAbandonedResources(using: transport)
         defer { store.giveSpaceBack() }
         guard let running = scheduling.running else { return report }

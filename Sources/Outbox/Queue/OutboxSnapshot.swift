@@ -68,7 +68,7 @@ extension Outbox {
     /// see `OutboxSnapshot`.
     ///
     /// - Returns: The outbox at this moment.
-    /// - Throws: `OutboxError.database` when the database cannot be read.
+    /// - Throws: `OutboxError.store(.database)` when the database cannot be read.
     public func snapshot() throws(OutboxError) -> OutboxSnapshot {
         let listing = try list()
         // Whoever holds this snapshot has these records: `unreadableFound` would tell them twice.

@@ -1,8 +1,8 @@
 import Foundation
 internal import PlatformLayer
 
-/// The folder beside the database that holds one file per upload copy, and the module's POSIX
-/// calls on files and folders.
+/// The folder beside the database that holds one file per upload copy, and the module's file
+/// and folder work, whose system calls go through the platform layer (`FileCalls`).
 ///
 /// Every write is flushed (`Platform.flushToStorage`: `F_FULLFSYNC` on Apple's platforms, `fsync`
 /// on Linux) before it returns, and `synchronize()` flushes the folder itself: on Linux a new file's name is only durable once its directory has been synced, and a
@@ -19,7 +19,7 @@ struct MediaFolder: Sendable {
     /// Opens the folder, creating it (owner-only) when absent.
     ///
     /// - Parameter isCreated: Whether a missing folder is created; false for reading a store only.
-    /// - Throws: `OutboxError.folder` when it cannot be made, is not a folder, or is a symbolic
+    /// - Throws: `OutboxError.store(.folder)` when it cannot be made, is not a folder, or is a symbolic
     ///   link (which could lead anywhere).
     init(url: URL, isCreated: Bool = true) throws(OutboxError) {
         self.url = url
@@ -34,28 +34,27 @@ struct MediaFolder: Sendable {
     ///
     /// - Parameter seal: For an encrypted outbox, what seals the file: its bytes are then
     ///   encrypted a chunk at a time on their way to the file, so no plaintext reaches the disk.
-    /// - Throws: `OutboxError.mediaWrite` with the system's reason.
+    /// - Throws: `OutboxError.media(.write)` with the system's reason.
     func write(_ data: Data, named name: String, sealedWith seal: MediaSeal? = nil) throws(OutboxError) {
         let path = fileURL(name).path
-        guard StoredValue.isPlainFileName(name) else { throw .mediaWrite(path: path, reason: Self.notAPlainName) }
-        // O_EXCL: a file an existing record names is never overwritten, whatever the caller does.
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else { throw .mediaWrite(path: path, reason: Self.lastErrno()) }
-        Self.protect(path)
-        var failure: String?
-        if let seal {
-            failure = seal.cipher.sealFile(data, id: seal.id, index: seal.index) { Self.writeAll($0, to: descriptor) }
-        } else {
-            failure = data.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
+        guard StoredValue.isPlainFileName(name) else {
+            throw .media(.write(path: path, cause: .found(Self.notAPlainName)))
         }
-        // fchmod because the umask could have narrowed 0600 further (never widened it).
-        if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = Self.lastErrno() }
-        if failure == nil, Platform.flushToStorage(descriptor) != 0 { failure = Self.lastErrno() }
-        // close can report a deferred write error, so it counts too.
-        if close(descriptor) != 0, failure == nil { failure = Self.lastErrno() }
+        // A file an existing record names is never overwritten, whatever the caller does.
+        let descriptor: Int32
+        do throws(SystemError) {
+            descriptor = try FileCalls.createNew(path)
+        } catch {
+            throw .media(.write(path: path, cause: .system(error)))
+        }
+        Self.protect(path)
+        let failure = Self.writeDurably(descriptor, path: path) { write in
+            if let seal { return seal.cipher.sealFile(data, id: seal.id, index: seal.index, write: write) }
+            return data.withUnsafeBytes(write)
+        }
         if let failure {
-            unlink(path)
-            throw .mediaWrite(path: path, reason: failure)
+            try? FileCalls.remove(path)
+            throw .media(.write(path: path, cause: .system(failure)))
         }
     }
 
@@ -66,23 +65,27 @@ struct MediaFolder: Sendable {
 
     /// Removes the files called `names`; a file that is already gone is not an error.
     ///
-    /// - Throws: `OutboxError.mediaRemove` for a name that is not a plain file name (nothing is
+    /// - Throws: `OutboxError.media(.remove)` for a name that is not a plain file name (nothing is
     ///   removed then) or a file that cannot be removed.
     func remove(_ names: some Sequence<String>) throws(OutboxError) {
         let names = Array(names)
         if let bad = names.first(where: { !StoredValue.isPlainFileName($0) }) {
-            throw .mediaRemove(path: fileURL(bad).path, reason: Self.notAPlainName)
+            throw .media(.remove(path: fileURL(bad).path, cause: .found(Self.notAPlainName)))
         }
         for name in names {
             let path = fileURL(name).path
-            if unlink(path) != 0, errno != ENOENT { throw .mediaRemove(path: path, reason: Self.lastErrno()) }
+            do throws(SystemError) {
+                try FileCalls.remove(path)
+            } catch {
+                if !error.isNoSuchFile { throw .media(.remove(path: path, cause: .system(error))) }
+            }
         }
     }
 
     /// Removes what it can and says nothing: for undoing a write that already failed, where the
     /// first error is the one worth reporting (and the sweep at the next open gets the rest).
     func removeQuietly(_ names: some Sequence<String>) {
-        for name in names where StoredValue.isPlainFileName(name) { unlink(fileURL(name).path) }
+        for name in names where StoredValue.isPlainFileName(name) { try? FileCalls.remove(fileURL(name).path) }
     }
 
     /// Makes every file in the folder its owner's only: an older version's files could be
@@ -97,12 +100,11 @@ struct MediaFolder: Sendable {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: url.path)
         } catch {
-            throw .folder(path: url.path, reason: Self.reason(error))
+            throw .store(.folder(path: url.path, cause: .found(Self.reason(error))))
         }
         return names.filter { name in
-            var info = stat()
-            return StoredValue.isPlainFileName(name) && lstat(fileURL(name).path, &info) == 0
-                && (info.st_mode & S_IFMT) == S_IFREG
+            StoredValue.isPlainFileName(name)
+                && (try? FileCalls.statusNotFollowingLinks(fileURL(name).path))?.kind == .regular
         }
     }
 
@@ -110,14 +112,19 @@ struct MediaFolder: Sendable {
     /// process can read.
     func problem(with name: String) -> MediaProblem? {
         guard StoredValue.isPlainFileName(name) else { return .notAPlainName }
-        var info = stat()
-        guard lstat(fileURL(name).path, &info) == 0 else {
-            return errno == ENOENT ? .missing : .unreadable(reason: Self.lastErrno())
+        let path = fileURL(name).path
+        let status: FileStatus
+        do throws(SystemError) {
+            status = try FileCalls.statusNotFollowingLinks(path)
+        } catch {
+            return error.isNoSuchFile ? .missing : .unreadable(error)
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .notAFile(kind: Self.kind(of: info.st_mode)) }
-        let descriptor = open(fileURL(name).path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else { return .unreadable(reason: Self.lastErrno()) }
-        close(descriptor)
+        guard status.kind == .regular else { return .notAFile(kind: Self.wording(of: status.kind)) }
+        do throws(SystemError) {
+            _ = Platform.close(try FileCalls.openForReading(path, followsLinks: false))
+        } catch {
+            return .unreadable(error)
+        }
         return nil
     }
 
@@ -136,52 +143,45 @@ struct MediaFolder: Sendable {
     static func contents(ofFileAt path: String, atMost limit: Int, openedWith seal: MediaSeal? = nil)
         -> Result<Data, MediaProblem>
     {
-        // O_NONBLOCK: opening a FIFO planted in the file's place must not wait for a writer.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            switch errno {
-            case ENOENT: return .failure(.missing)
-            case ELOOP: return .failure(.notAFile(kind: "a symbolic link"))
-            default: return .failure(.unreadable(reason: lastErrno()))
-            }
+        let descriptor: Int32
+        do throws(SystemError) {
+            descriptor = try FileCalls.openForReading(path, followsLinks: false)
+        } catch {
+            if error.isNoSuchFile { return .failure(.missing) }
+            if error.isSymbolicLink { return .failure(.notAFile(kind: "a symbolic link")) }
+            return .failure(.unreadable(error))
         }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return .failure(.unreadable(reason: lastErrno())) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { return .failure(.notAFile(kind: kind(of: info.st_mode))) }
+        defer { _ = Platform.close(descriptor) }
+        let status: FileStatus
+        do throws(SystemError) {
+            status = try FileCalls.status(of: descriptor, path: path)
+        } catch {
+            return .failure(.unreadable(error))
+        }
+        guard status.kind == .regular else { return .failure(.notAFile(kind: wording(of: status.kind))) }
         if let seal {
-            guard let size = StoreCipher.plaintextSize(ofSealedFileSize: Int(clamping: info.st_size)) else {
+            guard let size = StoreCipher.plaintextSize(ofSealedFileSize: Int(clamping: status.size)) else {
                 return .failure(.failsAuthentication)
             }
             guard size <= limit else { return .failure(.tooLarge(limit: limit)) }
-            return openSealed(descriptor, plaintextSize: size, seal: seal)
+            return openSealed(descriptor, path: path, plaintextSize: size, seal: seal)
         }
-        guard info.st_size <= limit else { return .failure(.tooLarge(limit: limit)) }
-        var data = Data(count: Int(info.st_size))
-        var offset = 0
-        let failure = data.withUnsafeMutableBytes { buffer -> MediaProblem? in
-            guard let base = buffer.baseAddress else { return nil }
-            while offset < buffer.count {
-                let count = read(descriptor, base + offset, buffer.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count < 0 { return .unreadable(reason: lastErrno()) }
-                if count == 0 { break }
-                offset += count
-            }
-            return nil
-        }
-        if let failure { return .failure(failure) }
+        guard status.size <= limit else { return .failure(.tooLarge(limit: limit)) }
+        var data = Data(count: Int(status.size))
+        switch data.withUnsafeMutableBytes({ readFully(descriptor, path: path, into: $0) }) {
+        case .failure(let problem): return .failure(problem)
         // A file that shrank while it was read; one that grew is read as it was when opened.
-        return .success(data.prefix(offset))
+        case .success(let count): return .success(data.prefix(count))
+        }
     }
 
     /// Reads a sealed media file of `plaintextSize` bytes from `descriptor` (at its start) and
     /// opens it chunk by chunk into one buffer of that size; the only other memory is one chunk.
-    private static func openSealed(_ descriptor: Int32, plaintextSize: Int, seal: MediaSeal) -> Result<
+    private static func openSealed(_ descriptor: Int32, path: String, plaintextSize: Int, seal: MediaSeal) -> Result<
         Data, MediaProblem
     > {
         var header = [UInt8](repeating: 0, count: StoreCipher.magic.count)
-        switch header.withUnsafeMutableBytes({ readFully(descriptor, into: $0) }) {
+        switch header.withUnsafeMutableBytes({ readFully(descriptor, path: path, into: $0) }) {
         case .failure(let problem): return .failure(problem)
         case .success(let count) where count < header.count || header != StoreCipher.magic:
             return .failure(.failsAuthentication)
@@ -195,7 +195,7 @@ struct MediaFolder: Sendable {
             let count = min(StoreCipher.chunkByteCount, plaintextSize - start)
             let sealedCount = count + StoreCipher.chunkOverhead
             let read = sealedChunk.withUnsafeMutableBytes {
-                readFully(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<sealedCount]))
+                readFully(descriptor, path: path, into: UnsafeMutableRawBufferPointer(rebasing: $0[..<sealedCount]))
             }
             switch read {
             case .failure(let problem): return .failure(problem)
@@ -217,150 +217,181 @@ struct MediaFolder: Sendable {
     }
 
     /// Reads into all of `buffer` unless the file ends first; the count read, or why it failed.
-    private static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<
-        Int, MediaProblem
-    > {
-        guard let base = buffer.baseAddress else { return .success(0) }
-        var offset = 0
-        while offset < buffer.count {
-            let count = read(descriptor, base + offset, buffer.count - offset)
-            if count < 0, errno == EINTR { continue }
-            if count < 0 { return .failure(.unreadable(reason: lastErrno())) }
-            if count == 0 { break }
-            offset += count
+    private static func readFully(_ descriptor: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer)
+        -> Result<Int, MediaProblem>
+    {
+        do throws(SystemError) {
+            return .success(try FileCalls.readFully(descriptor, into: buffer, path: path))
+        } catch {
+            return .failure(.unreadable(error))
         }
-        return .success(offset)
     }
 
     /// Makes `folder` (owner-only) when it is absent, and checks that what is there is a folder.
     ///
-    /// - Throws: `OutboxError.folder` naming the cause: the system's reason, "it is a file, not a
+    /// - Throws: `OutboxError.store(.folder)` naming the cause: the system's reason, "it is a file, not a
     ///   folder", or "it is a symbolic link".
     static func makeFolder(_ folder: URL) throws(OutboxError) {
         let path = folder.path
-        if mkdir(path, 0o700) == 0 { return protect(path) }
-        var failure = errno
-        if failure == ENOENT {
+        var failure: SystemError
+        do throws(SystemError) {
+            try FileCalls.makeFolder(path)
+            return protect(path)
+        } catch {
+            failure = error
+        }
+        if failure.isNoSuchFile {
             // Folders above it are made as `mkdir -p` makes them, then this one owner-only.
             do {
                 try FileManager.default.createDirectory(
                     at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
             } catch {
-                throw .folder(path: path, reason: reason(error))
+                throw .store(.folder(path: path, cause: .found(reason(error))))
             }
-            if mkdir(path, 0o700) == 0 { return protect(path) }
-            failure = errno
+            do throws(SystemError) {
+                try FileCalls.makeFolder(path)
+                return protect(path)
+            } catch {
+                failure = error
+            }
         }
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
+        let status: FileStatus
+        do throws(SystemError) {
+            status = try FileCalls.statusNotFollowingLinks(path)
+        } catch {
             // The reason for a missing parent, say, is mkdir's; for a folder that exists and
             // cannot be looked at, lstat's.
-            throw .folder(path: path, reason: failure == EEXIST ? lastErrno() : String(cString: strerror(failure)))
+            throw .store(.folder(path: path, cause: .system(failure.isAlreadyThere ? error : failure)))
         }
-        switch info.st_mode & S_IFMT {
+        switch status.kind {
         // A folder that was there (made by hand, or by an older version) is tightened too.
-        case S_IFDIR: return protect(path)
-        case S_IFLNK: throw .folder(path: path, reason: "it is a symbolic link, which could lead anywhere")
-        default: throw .folder(path: path, reason: "it is \(kind(of: info.st_mode)), not a folder")
+        case .folder: return protect(path)
+        case .symbolicLink:
+            throw .store(.folder(path: path, cause: .found("it is a symbolic link, which could lead anywhere")))
+        default: throw .store(.folder(path: path, cause: .found("it is \(wording(of: status.kind)), not a folder")))
         }
     }
 
-    /// Why this process may not create or remove files in `folder` ("Permission denied",
-    /// "Read-only file system"), or nil when it may.
-    static func writeProblem(at folder: URL) -> String? {
-        access(folder.path, W_OK | X_OK) == 0 ? nil : lastErrno()
+    /// Why this process may not create or remove files in `folder` (`EACCES`, `EROFS`), or nil
+    /// when it may.
+    static func writeProblem(at folder: URL) -> SystemError? {
+        do throws(SystemError) {
+            try FileCalls.checkMayWriteIn(folder.path)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     /// Why this process cannot open the file at `path` for reading, in words ("it does not exist",
     /// "Permission denied"); nil when it can.
-    static func readProblem(at path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            return errno == ENOENT ? "'\((path as NSString).lastPathComponent)' does not exist there" : lastErrno()
+    static func readProblem(at path: String) -> OutboxError.Cause? {
+        do throws(SystemError) {
+            _ = Platform.close(try FileCalls.openForReading(path, followsLinks: true))
+            return nil
+        } catch {
+            guard error.isNoSuchFile else { return .system(error) }
+            return .found("'\((path as NSString).lastPathComponent)' does not exist there")
         }
-        close(descriptor)
-        return nil
     }
 
     /// Flushes a directory's entries (names created or removed in it) to disk.
     static func synchronizeDirectory(_ directory: URL) throws(OutboxError) {
-        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .folder(path: directory.path, reason: lastErrno()) }
-        defer { close(descriptor) }
-        guard Platform.flushToStorage(descriptor) == 0 else { throw .folder(path: directory.path, reason: lastErrno()) }
+        do throws(SystemError) {
+            let descriptor = try FileCalls.openFolder(directory.path)
+            defer { _ = Platform.close(descriptor) }
+            try FileCalls.flushToStorage(descriptor, path: directory.path)
+        } catch {
+            throw .store(.folder(path: directory.path, cause: .system(error)))
+        }
     }
 
-    /// Writes every byte, retrying short writes and interruptions; returns the failure's reason.
-    private static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
-        guard let base = buffer.baseAddress else { return nil }
-        var offset = 0
-        while offset < buffer.count {
-            let written = Platform.write(descriptor, base + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return lastErrno()
+    /// Writes a new file's bytes through `write`, makes it owner-only, flushes it and closes
+    /// `descriptor` (whose deferred write error counts too); the first failure, or nil.
+    private static func writeDurably(
+        _ descriptor: Int32, path: String,
+        write: ((UnsafeRawBufferPointer) -> SystemError?) -> SystemError?
+    ) -> SystemError? {
+        var failure = write { buffer in
+            do throws(SystemError) {
+                try FileCalls.writeAll(buffer, to: descriptor, path: path)
+                return nil
+            } catch {
+                return error
             }
-            offset += written
         }
-        return nil
+        do throws(SystemError) {
+            // fchmod because the umask could have narrowed 0600 further (never widened it).
+            if failure == nil { try FileCalls.restrictToOwner(descriptor, path: path) }
+            if failure == nil { try FileCalls.flushToStorage(descriptor, path: path) }
+        } catch {
+            failure = error
+        }
+        do throws(SystemError) {
+            try FileCalls.close(descriptor, path: path)
+        } catch {
+            if failure == nil { failure = error }
+        }
+        return failure
     }
 
     // MARK: Key files
 
     /// Creates the file at `path` holding `contents`, owner-only (0600), flushed with its folder;
-    /// never over anything already there. Returns the failure's reason, or nil.
-    static func createOwnerOnlyFile(atPath path: String, contents: Data) -> String? {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            return errno == EEXIST ? "something is there already, and a key is never overwritten" : lastErrno()
+    /// never over anything already there. Returns the failure's cause, or nil.
+    static func createOwnerOnlyFile(atPath path: String, contents: Data) -> OutboxError.Cause? {
+        let descriptor: Int32
+        do throws(SystemError) {
+            descriptor = try FileCalls.createNew(path)
+        } catch {
+            guard error.isAlreadyThere else { return .system(error) }
+            return .found("something is there already, and a key is never overwritten")
         }
-        var failure = contents.withUnsafeBytes { writeAll($0, to: descriptor) }
-        if failure == nil, fchmod(descriptor, 0o600) != 0 { failure = lastErrno() }
-        if failure == nil, Platform.flushToStorage(descriptor) != 0 { failure = lastErrno() }
-        if close(descriptor) != 0, failure == nil { failure = lastErrno() }
+        var failure = writeDurably(descriptor, path: path) { write in contents.withUnsafeBytes(write) }
+            .map(OutboxError.Cause.system)
         if failure == nil {
             do throws(OutboxError) {
                 try synchronizeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
             } catch {
-                failure = "its folder could not be flushed to disk"
+                failure = .found("its folder could not be flushed to disk")
             }
         }
-        if failure != nil { unlink(path) }
+        if failure != nil { try? FileCalls.remove(path) }
         return failure
     }
 
     /// The bytes of the file at `path` (links followed), when it is a regular file of this user
     /// that nobody else may read or write, and at most `limit` bytes.
     static func ownerOnlyFileContents(atPath path: String, atMost limit: Int) -> Result<Data, KeyFileProblem> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            return .failure(KeyFileProblem(errno == ENOENT ? "it does not exist" : lastErrno()))
+        let descriptor: Int32
+        do throws(SystemError) {
+            descriptor = try FileCalls.openForReading(path, followsLinks: true)
+        } catch {
+            return .failure(KeyFileProblem(error.isNoSuchFile ? .found("it does not exist") : .system(error)))
         }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return .failure(KeyFileProblem(lastErrno())) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            return .failure(KeyFileProblem("it is \(kind(of: info.st_mode)), not a file"))
+        defer { _ = Platform.close(descriptor) }
+        let status: FileStatus
+        do throws(SystemError) {
+            status = try FileCalls.status(of: descriptor, path: path)
+        } catch {
+            return .failure(KeyFileProblem(.system(error)))
         }
-        guard info.st_uid == geteuid() else { return .failure(KeyFileProblem("it belongs to another user")) }
-        guard info.st_mode & 0o077 == 0 else {
-            let mode = String(info.st_mode & 0o777, radix: 8)
+        guard status.kind == .regular else {
+            return .failure(KeyFileProblem(.found("it is \(wording(of: status.kind)), not a file")))
+        }
+        guard status.isOwnedByThisUser else { return .failure(KeyFileProblem(.found("it belongs to another user"))) }
+        guard status.permissions & 0o077 == 0 else {
+            let mode = String(status.permissions, radix: 8)
             return .failure(
-                KeyFileProblem("others may read or change it (mode \(mode)): make it owner-only with 'chmod 600'"))
+                KeyFileProblem(
+                    .found("others may read or change it (mode \(mode)): make it owner-only with 'chmod 600'")))
         }
-        guard info.st_size <= limit else { return .failure(KeyFileProblem("it is too large to be a key file")) }
-        var data = Data(count: Int(info.st_size))
-        switch data.withUnsafeMutableBytes({ readFully(descriptor, into: $0) }) {
+        guard status.size <= limit else { return .failure(KeyFileProblem(.found("it is too large to be a key file"))) }
+        var data = Data(count: Int(status.size))
+        switch data.withUnsafeMutableBytes({ readFully(descriptor, path: path, into: $0) }) {
         case .success(let count): return .success(data.prefix(count))
-        case .failure(let problem): return .failure(KeyFileProblem("it \(problem.wording)"))
+        case .failure(let problem): return .failure(KeyFileProblem(problem.cause))
         }
-    }
-
-    /// `path` with every link and `..` resolved, or nil when it does not exist.
-    static func resolvedPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
     }
 
     // MARK: File protection
@@ -380,26 +411,20 @@ struct MediaFolder: Sendable {
         #endif
     }
 
-    /// What a file of this mode is, in words: "a folder", "a symbolic link", ...
-    private static func kind(of mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "a folder"
-        case S_IFLNK: "a symbolic link"
-        case S_IFIFO: "a named pipe"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFREG: "a file"
-        default: "something other than a file"
+    /// What a file of this kind is, in words: "a folder", "a symbolic link", ...
+    private static func wording(of kind: FileStatus.Kind) -> String {
+        switch kind {
+        case .folder: "a folder"
+        case .symbolicLink: "a symbolic link"
+        case .namedPipe: "a named pipe"
+        case .socket: "a socket"
+        case .device: "a device"
+        case .regular: "a file"
+        case .other: "something other than a file"
         }
     }
 
     private static let notAPlainName = "it is not a plain file name inside the media folder"
-
-    /// The system's explanation of `errno`, for example "No space left on device".
-    static func lastErrno() -> String { String(cString: strerror(errno)) }
-
-    /// Whether an `errno` value says that the caller may not write, rather than that something is broken.
-    static func meansNotWritable(_ code: Int32) -> Bool { [EACCES, EPERM, EROFS].contains(code) }
 
     private static func reason(_ error: any Error) -> String {
         (error as NSError).localizedDescription
@@ -412,8 +437,8 @@ enum MediaProblem: Error, Equatable {
     case missing
     /// Something other than a regular file has the name (a folder, a link, a pipe).
     case notAFile(kind: String)
-    /// The file cannot be opened or read; the system's reason.
-    case unreadable(reason: String)
+    /// The file cannot be opened or read: the system call's failure.
+    case unreadable(SystemError)
     /// The file is larger than anything the engine takes.
     case tooLarge(limit: Int)
     /// The file no longer holds the bytes that were saved (its size or SHA-256 differs).
@@ -424,12 +449,18 @@ enum MediaProblem: Error, Equatable {
     /// The record names it with something other than a plain file name.
     case notAPlainName
 
+    /// What is wrong, as an error's cause: the system call's failure, or the words "it …".
+    var cause: OutboxError.Cause {
+        guard case .unreadable(let error) = self else { return .found("it \(wording)") }
+        return .system(error)
+    }
+
     /// What is wrong, as the end of a sentence about the photo file.
     var wording: String {
         switch self {
         case .missing: "is missing from the outbox"
         case .notAFile(let kind): "is \(kind), not a file"
-        case .unreadable(let reason): "cannot be read: \(reason)"
+        case .unreadable(let error): "cannot be read: \(error.reason)"
         case .tooLarge(let limit): "is larger than \(limit / (1024 * 1024)) MiB"
         case .changed: "no longer holds the bytes that were saved (its SHA-256 differs)"
         case .failsAuthentication:
@@ -441,7 +472,7 @@ enum MediaProblem: Error, Equatable {
 
 /// Why a key file cannot be used, in words that finish "The key file … cannot be used: …".
 struct KeyFileProblem: Error {
-    let reason: String
+    let cause: OutboxError.Cause
 
-    init(_ reason: String) { self.reason = reason }
+    init(_ cause: OutboxError.Cause) { self.cause = cause }
 }

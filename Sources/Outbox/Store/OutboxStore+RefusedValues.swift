@@ -21,7 +21,7 @@ import Foundation
 /// | `history` | not text, or over 8 KiB | replaced by the line that says so |
 /// | `id`, `state`, `entity`, `intent`, `pending_media`, `owned_media` | see `StoredRecord` | never changed: the record is listed as unreadable and kept for the user (or a newer version) to decide, as before |
 /// | `outbox_abandoned_uploads` rows | as `upload_resources` | deleted |
-/// | `outbox_encryption` | the key does not open it | the store does not open (`wrongKey`); never changed |
+/// | `outbox_encryption` | the key does not open it | the store does not open (`.encryption(.wrongKey)`); never changed |
 extension OutboxStore {
     /// The most bytes of `last_error` read back: the outbox writes a few hundred.
     static let largestLastError = 16 * 1024

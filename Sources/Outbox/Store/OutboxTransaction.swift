@@ -24,8 +24,8 @@ public struct OutboxTransaction: ~Copyable {
     /// - Parameters:
     ///   - sql: One statement, with `?` for each argument.
     ///   - arguments: The values of its parameters, in order.
-    /// - Throws: `appStatementRefused` when it would touch what is not the app's (see
-    ///   `Outbox.write(_:)`), or changes something inside `read`; `database` with SQLite's reason.
+    /// - Throws: `.request(.appStatementRefused)` when it would touch what is not the app's (see
+    ///   `Outbox.write(_:)`), or changes something inside `read`; `.store(.database)` with SQLite's reason.
     public func execute(_ sql: String, _ arguments: SQLiteValue...) throws(OutboxError) {
         let statement = try store.database.prepareAppStatement(sql, isReadOnly: isReadOnly)
         try statement.bind(arguments)
@@ -64,10 +64,10 @@ public struct OutboxTransaction: ~Copyable {
     ///
     /// - Parameter operation: The operation, with its id.
     /// - Returns: `.enqueued`, `.replaced(earlier:)` or `.alreadyQueued`.
-    /// - Throws: `readOnlyTransaction` inside `Outbox.read`; otherwise as `Outbox.enqueue(_:)`.
+    /// - Throws: `.request(.readOnlyTransaction)` inside `Outbox.read`; otherwise as `Outbox.enqueue(_:)`.
     @discardableResult
     public func enqueue(_ operation: OutboxOperation) throws(OutboxError) -> EnqueueResult {
-        guard !isReadOnly else { throw .readOnlyTransaction }
+        guard !isReadOnly else { throw .request(.readOnlyTransaction) }
         return try store.insert(operation, createdAt: now, makeToken: makeToken)
     }
 }

@@ -42,12 +42,12 @@ struct SQLiteDatabase: ~Copyable {
         var opened: OpaquePointer?
         let code = sqlite3_open_v2(uri ?? path, &opened, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard let opened else {
-            throw .database(path: path, code: Int(code), message: String(cString: sqlite3_errstr(code)))
+            throw .store(.database(path: path, code: Int(code), message: String(cString: sqlite3_errstr(code))))
         }
         guard code == SQLITE_OK else {
             let message = String(cString: sqlite3_errmsg(opened))
             sqlite3_close_v2(opened)
-            throw .database(path: path, code: Int(code), message: message)
+            throw .store(.database(path: path, code: Int(code), message: message))
         }
         // Extended codes tell SQLITE_IOERR_FSYNC from SQLITE_IOERR_WRITE, which matters in a bug report.
         sqlite3_extended_result_codes(opened, 1)
@@ -115,9 +115,10 @@ struct SQLiteDatabase: ~Copyable {
         let code = sqlite3_exec(handle, script, nil, nil, &message)
         defer { sqlite3_free(message) }
         guard code == SQLITE_OK else {
-            throw .database(
-                path: path, code: Int(code),
-                message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code)))
+            throw .store(
+                .database(
+                    path: path, code: Int(code),
+                    message: message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))))
         }
     }
 
@@ -157,8 +158,8 @@ struct SQLiteDatabase: ~Copyable {
     /// anything that would touch the outbox's tables, SQLite's own, the transaction or the settings.
     ///
     /// - Parameter isReadOnly: Whether only a statement that changes nothing is taken (in `Outbox.read`).
-    /// - Throws: `appStatementRefused` for a statement the rule refuses, or for more than one
-    ///   statement; `database` for any other reason SQLite gives (a syntax error, a missing table).
+    /// - Throws: `.request(.appStatementRefused)` for a statement the rule refuses, or for more than one
+    ///   statement; `.store(.database)` for any other reason SQLite gives (a syntax error, a missing table).
     func prepareAppStatement(_ sql: String, isReadOnly: Bool) throws(OutboxError) -> SQLiteStatement {
         sqlite3_set_authorizer(handle, AppStatementRule.authorize, nil)
         defer { sqlite3_set_authorizer(handle, nil, nil) }
@@ -174,13 +175,15 @@ struct SQLiteDatabase: ~Copyable {
         }
         guard code == SQLITE_OK, let statement else {
             sqlite3_finalize(statement)
-            if code & 0xFF == SQLITE_AUTH { throw .appStatementRefused(reason: AppStatementRule.refusal) }
+            if code & 0xFF == SQLITE_AUTH { throw .request(.appStatementRefused(reason: AppStatementRule.refusal)) }
             throw error(code)
         }
         let prepared = SQLiteStatement(handle: statement, path: path)
-        if hasMore { throw .appStatementRefused(reason: "it holds more than one statement; run them one at a time") }
+        if hasMore {
+            throw .request(.appStatementRefused(reason: "it holds more than one statement; run them one at a time"))
+        }
         if isReadOnly, !prepared.isReadOnly {
-            throw .appStatementRefused(reason: "it changes the database, which 'read' does not; use 'write'")
+            throw .request(.appStatementRefused(reason: "it changes the database, which 'read' does not; use 'write'"))
         }
         return prepared
     }
@@ -206,7 +209,7 @@ struct SQLiteDatabase: ~Copyable {
     }
 
     private func error(_ code: Int32) -> OutboxError {
-        .database(path: path, code: Int(code), message: String(cString: sqlite3_errmsg(handle)))
+        .store(.database(path: path, code: Int(code), message: String(cString: sqlite3_errmsg(handle))))
     }
 }
 
@@ -316,7 +319,8 @@ struct SQLiteStatement: ~Copyable {
     }
 
     private func error(_ code: Int32) -> OutboxError {
-        .database(path: path, code: Int(code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+        .store(
+            .database(path: path, code: Int(code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))))
     }
 }
 

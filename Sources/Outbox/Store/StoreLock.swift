@@ -1,4 +1,5 @@
 import Foundation
+internal import PlatformLayer
 
 /// The one owner of the store's lock file: an advisory `flock` that says whether other openers
 /// (other processes, or another `Outbox` on the same folder) are alive.
@@ -10,42 +11,38 @@ import Foundation
 /// a crashed process never leaves the store looking busy.
 struct StoreLock: ~Copyable {
     private let descriptor: Int32
+    /// The lock file's path, for the errors.
+    private let path: String
     /// Whether this opener had the store to itself when it opened.
     let isSoleOpener: Bool
 
     /// Opens (creating when absent) the lock file at `url` and takes the lock: exclusively when
     /// nobody else holds it, shared otherwise.
     init(url: URL) throws(OutboxError) {
-        let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard descriptor >= 0 else {
-            let code = errno
-            let reason = String(cString: strerror(code))
-            if MediaFolder.meansNotWritable(code) {
-                throw .notWritable(path: url.deletingLastPathComponent().path, reason: reason)
+        let descriptor: Int32
+        do throws(SystemError) {
+            descriptor = try FileCalls.openLockFile(url.path)
+        } catch {
+            if error.meansNotWritable {
+                throw .store(.notWritable(path: url.deletingLastPathComponent().path, cause: .system(error)))
             }
-            throw .folder(path: url.path, reason: reason)
+            throw .store(.folder(path: url.path, cause: .system(error)))
         }
-        var isSoleOpener = true
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            guard errno == EWOULDBLOCK else {
-                let reason = MediaFolder.lastErrno()
-                close(descriptor)
-                throw .folder(path: url.path, reason: reason)
-            }
-            isSoleOpener = false
-            break
-        }
-        // Others only wait here for the few milliseconds an exclusive opener spends recovering.
-        if !isSoleOpener, let reason = Self.takeShared(descriptor) {
-            close(descriptor)
-            throw .folder(path: url.path, reason: reason)
+        let isSoleOpener: Bool
+        do throws(SystemError) {
+            isSoleOpener = try FileCalls.lockExclusivelyIfFree(descriptor, path: url.path)
+            // Others only wait here for the few milliseconds an exclusive opener spends recovering.
+            if !isSoleOpener { try FileCalls.lockShared(descriptor, path: url.path) }
+        } catch {
+            _ = Platform.close(descriptor)
+            throw .store(.folder(path: url.path, cause: .system(error)))
         }
         self.descriptor = descriptor
+        self.path = url.path
         self.isSoleOpener = isSoleOpener
     }
 
-    deinit { close(descriptor) }
+    deinit { _ = Platform.close(descriptor) }
 
     /// Takes the lock exclusively when nobody else holds it; afterwards call `share(path:)`.
     ///
@@ -55,8 +52,8 @@ struct StoreLock: ~Copyable {
     ///
     /// - Returns: whether this opener now holds the lock alone.
     func becomeSoleOpenerIfPossible() -> Bool {
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
-        _ = Self.takeShared(descriptor)
+        if (try? FileCalls.lockExclusivelyIfFree(descriptor, path: path)) == true { return true }
+        try? FileCalls.lockShared(descriptor, path: path)
         return false
     }
 
@@ -65,14 +62,10 @@ struct StoreLock: ~Copyable {
     /// flock converts by dropping and retaking the lock, so another opener may slip in between
     /// and believe it is alone; that is harmless here because this opener has nothing in flight yet.
     func share(path: String) throws(OutboxError) {
-        if let reason = Self.takeShared(descriptor) { throw .folder(path: path, reason: reason) }
-    }
-
-    /// Takes (or converts to) a shared lock, waiting for an exclusive holder; returns the failure's reason.
-    private static func takeShared(_ descriptor: Int32) -> String? {
-        while flock(descriptor, LOCK_SH) != 0 {
-            guard errno == EINTR else { return MediaFolder.lastErrno() }
+        do throws(SystemError) {
+            try FileCalls.lockShared(descriptor, path: self.path)
+        } catch {
+            throw .store(.folder(path: path, cause: .system(error)))
         }
-        return nil
     }
 }

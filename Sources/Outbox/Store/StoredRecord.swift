@@ -59,11 +59,11 @@ struct StoredRecord {
 
     /// The entry, for operations that need one.
     ///
-    /// - Throws: `unreadableEntry` with the reason when this version cannot read the record.
+    /// - Throws: `.entry(.unreadable)` with the reason when this version cannot read the record.
     func readableEntry() throws(OutboxError) -> OutboxEntry {
         switch reading {
         case .success(let entry): return entry
-        case .failure(let problem): throw .unreadableEntry(id: id ?? "?", reason: problem.reason)
+        case .failure(let problem): throw .entry(.unreadable(id: id ?? "?", reason: problem.reason))
         }
     }
 

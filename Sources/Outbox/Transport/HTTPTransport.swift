@@ -128,7 +128,7 @@ public final class HTTPTransport: Transport {
     /// Uploads the pending attachments, then sends the record; see the type's documentation.
     ///
     /// - Returns: The first answer that is not a confirmed success, or the record request's answer.
-    /// - Throws: `OutboxError.mediaRead` when a pending copy cannot be read, `CancellationError`
+    /// - Throws: `OutboxError.media(.read)` when a pending copy cannot be read, `CancellationError`
     ///   when the task is cancelled between requests, and whatever
     ///   `DeliveryReporter.uploadLanded(index:)` throws.
     public func send(_ delivery: Delivery, reporter: DeliveryReporter) async throws -> TransportResponse {

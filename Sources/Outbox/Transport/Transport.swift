@@ -1,5 +1,4 @@
 import Foundation
-internal import PlatformLayer
 
 /// Gets one outbox entry to the engine. The drain calls it for one entry at a time, in queue
 /// order (and never for an entry while an earlier one of its entity is not delivered), off the
@@ -148,12 +147,12 @@ public struct PendingUpload: Sendable, Hashable {
     /// an encrypted outbox the file is opened a chunk at a time into the result, and nothing is
     /// returned unless all of it is authentic.
     ///
-    /// - Throws: `OutboxError.mediaRead` when it is missing, not a regular file, too large,
+    /// - Throws: `OutboxError.media(.read)` when it is missing, not a regular file, too large,
     ///   unreadable, or fails authentication.
     public func contents() throws(OutboxError) -> Data {
         switch MediaFolder.contents(ofFileAt: fileURL.path, atMost: StoredValue.largestUpload, openedWith: seal) {
         case .success(let data): return data
-        case .failure(let problem): throw .mediaRead(path: fileURL.path, reason: "it \(problem.wording)")
+        case .failure(let problem): throw .media(.read(path: fileURL.path, cause: problem.cause))
         }
     }
 }
@@ -181,113 +180,6 @@ public enum TransportResponse: Sendable, Hashable {
     /// goes back to the queue with no attempt counted and waits for its network, and the outbox
     /// takes `path` as the network it is on until the app says otherwise.
     case networkNotAllowed(path: NetworkPath)
-}
-
-/// How a transport reports back to the outbox during a send.
-public struct DeliveryReporter: Sendable {
-    /// The entry being sent.
-    public let id: String
-    /// The bytes of all the entry's attachments.
-    public let totalBytes: Int64
-    /// Where the entry is in the pass that sends it ("3 of 21").
-    public let position: QueuePosition
-    /// The bytes at the engine before this send (copies that landed in earlier attempts): the
-    /// send shows as `sending` once a report passes them.
-    let startBytes: Int64
-    let outbox: Outbox
-    let onProgress: (@Sendable (UploadProgress) -> Void)?
-    /// The pass the send belongs to: what the transport learns of the engine in one pass (that
-    /// it refuses resumable uploads) holds for the rest of that pass.
-    let pass: UUID
-    let gate = ProgressGate()
-
-    /// Records that upload `index` landed: it leaves the entry's pending media, durably, before
-    /// this returns, so a send killed later does not upload it again.
-    ///
-    /// - Parameter index: The upload copy's index.
-    /// - Throws: `OutboxError.notFound` when the entry was discarded during the send, or a
-    ///   database error; the transport should then stop and return.
-    public func uploadLanded(index: Int) async throws(OutboxError) {
-        try await outbox.recordUploadLanded(index: index, id: id)
-    }
-
-    /// Records that the engine made a resumable upload resource for upload `index`, durably,
-    /// so that a send cut after this, even one whose process is killed, resumes there next time
-    /// (`PendingUpload.keptUploadResource`). A store that cannot keep it loses the resumption,
-    /// never the upload, so nothing is thrown.
-    ///
-    /// - Parameters:
-    ///   - index: The upload copy's index.
-    ///   - resource: The resource's URL.
-    public func uploadResourceMade(index: Int, at resource: URL) async {
-        await outbox.recordUploadResource(resource.absoluteString, index: index, id: id)
-    }
-
-    /// Records that an upload of the entry has no room left in its budget for the pass: the
-    /// pass's earlier sends of it spent it, so the send ends, and the entry waits for a later
-    /// pass (its backoff) without stopping this one, since the failure is this entry's alone.
-    func uploadBudgetSpent() async {
-        await outbox.recordUploadBudgetSpent(id: id)
-    }
-
-    /// Records that the resource kept for upload `index` is not to be asked for again (gone,
-    /// complete, or not believable); the next send starts that upload afresh.
-    ///
-    /// - Parameter index: The upload copy's index.
-    public func uploadResourceDropped(index: Int) async {
-        await outbox.recordUploadResource(nil, index: index, id: id)
-    }
-
-    /// Records that the resource the store kept for upload `index` was refused (it is not this
-    /// upload's on this engine): it is cleared, with a line in the entry's history.
-    func uploadResourceRefused(index: Int) async {
-        await outbox.recordRefusedUploadResource(index: index, id: id)
-    }
-
-    /// Tells the app how far the entry's upload has come: never a step back during one send, and
-    /// nothing until bytes move past what the engine held when the send started, so that a send
-    /// that fails at once never shows the entry as `sending` (see "Progress" in
-    /// <doc:ResumableUploads>).
-    ///
-    /// - Parameter bytesSent: The bytes sent so far of `totalBytes`, counting copies that landed
-    ///   in earlier attempts and what a resumed upload already holds.
-    public func progress(bytesSent: Int64) {
-        let bytes = min(max(0, bytesSent), totalBytes)
-        guard let (shown, isAnnounced) = gate.admit(bytes, of: totalBytes, start: startBytes) else {
-            return
-        }
-        outbox.eventHub.showSending(id: id)
-        let progress = UploadProgress(id: id, bytesSent: shown, totalBytes: totalBytes, position: position)
-        outbox.eventHub.record(progress)
-        guard isAnnounced else { return }
-        outbox.eventHub.send(.progress(progress))
-        onProgress?(progress)
-    }
-}
-
-/// What one send has shown of its progress: where it started, the most bytes, and the whole
-/// percent last told.
-final class ProgressGate: Sendable {
-    private struct State {
-        var most: Int64 = 0
-        var percentTold: Int?
-    }
-
-    private let state = Locked(State())
-
-    /// The bytes to show for a report of `bytes` of `total` (never fewer than shown before), and
-    /// whether it is told: the first report past `start`, each new whole percent, and the end.
-    /// Nil while no report passed `start`.
-    func admit(_ bytes: Int64, of total: Int64, start: Int64) -> (shown: Int64, isAnnounced: Bool)? {
-        state.withLock { state in
-            guard state.percentTold != nil || bytes > start else { return nil }
-            state.most = max(state.most, bytes)
-            let percent = total <= 0 ? 100 : Int((Double(state.most) * 100 / Double(total)).rounded(.down))
-            guard percent != state.percentTold else { return (state.most, false) }
-            state.percentTold = percent
-            return (state.most, true)
-        }
-    }
 }
 
 /// Where an entry is among those one pass sends: the `number`th it started, of `count` it has
