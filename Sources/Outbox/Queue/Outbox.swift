@@ -76,7 +76,7 @@ public actor Outbox {
     /// from then on only opens with that key. Opening with a wrong key, or without one, throws
     /// before anything is recovered, swept, sent or deleted.
     ///
-    /// - Throws: `keyRequired`, `wrongKey`, `notEncrypted` (a key for a plaintext store with
+    /// - Throws: `.encryption(.keyRequired)`, `.encryption(.wrongKey)`, `.encryption(.notEncrypted)` (a key for a plaintext store with
     ///   entries), what the key provider throws; `OutboxError` when the folder or the database
     ///   cannot be opened, or the database comes from a newer version of the app.
     public init(folder: URL, configuration: Configuration = Configuration()) throws(OutboxError) {
@@ -128,7 +128,7 @@ public actor Outbox {
     /// - Parameter operation: The operation, with its id.
     /// - Returns: `.enqueued`; `.replaced(earlier:)` when it took an earlier one's place;
     ///   `.alreadyQueued` when an entry with this id exists.
-    /// - Throws: `unknownOperationType` when the configuration does not declare its type at its
+    /// - Throws: `.request(.unknownOperationType)` when the configuration does not declare its type at its
     ///   version; `OutboxError` when a file or the record cannot be written, and then nothing of
     ///   it is left behind.
     @discardableResult
@@ -152,7 +152,7 @@ public actor Outbox {
     /// migrations are the app's: the outbox never touches them); they may not touch the outbox's
     /// tables (`outbox_*`) or SQLite's, end the transaction, attach a database, or change a
     /// setting (`PRAGMA user_version` is the outbox's schema version): such a statement throws
-    /// `appStatementRefused`.
+    /// `.request(.appStatementRefused)`.
     ///
     /// ```swift
     /// try await outbox.write { transaction in
@@ -207,13 +207,13 @@ public actor Outbox {
     /// or the network it waits for, and beside them the records this version cannot read (never
     /// deleted automatically).
     ///
-    /// - Throws: `OutboxError.database` when the database cannot be read.
+    /// - Throws: `OutboxError.store(.database)` when the database cannot be read.
     public func list() throws(OutboxError) -> OutboxListing {
         OutboxListing(records: try store.records(), catalog: store.catalog, network: scheduling.network)
     }
 
     /// Everything in the outbox in `folder`, read without changing anything there: for a store
-    /// this process may read but not write (`Outbox(folder:)` then throws `notWritable`), such as
+    /// this process may read but not write (`Outbox(folder:)` then throws `.store(.notWritable)`), such as
     /// another user's or one on a read-only file system. A store of an older schema is migrated
     /// in memory for the reading; nothing is recovered, swept or healed on disk.
     ///
@@ -222,8 +222,8 @@ public actor Outbox {
     ///   - configuration: The operation types to read the records as; photo captures by default.
     ///   - network: The network the device is on, for the entries that wait for theirs; unmetered by default.
     /// - Returns: The readable entries and the unreadable records, as `list()` gives them.
-    /// - Throws: `unreadableStore` naming the cause when the store cannot be read at all;
-    ///   `keyRequired` or `wrongKey` for an encrypted store; `newerSchema`; `database`.
+    /// - Throws: `.store(.unreadable)` naming the cause when the store cannot be read at all;
+    ///   `.encryption(.keyRequired)` or `.encryption(.wrongKey)` for an encrypted store; `.store(.newerSchema)`; `.store(.database)`.
     public static func readOnlyListing(
         folder: URL, configuration: Configuration = Configuration(), network: NetworkPath = .unmetered
     ) throws(OutboxError) -> OutboxListing {
@@ -238,13 +238,13 @@ public actor Outbox {
     ///
     /// - Parameter id: The entry's id.
     /// - Returns: The entry, or nil when the outbox holds none with this id.
-    /// - Throws: `unreadableEntry` when this version cannot read it; `database` when reading fails.
+    /// - Throws: `.entry(.unreadable)` when this version cannot read it; `.store(.database)` when reading fails.
     public func entry(id: String) throws(OutboxError) -> OutboxEntry? {
         do throws(OutboxError) {
             var entry = try store.entry(id: id)
             entry.waitsForNetwork = store.catalog.awaitedNetwork(of: entry, on: scheduling.network)
             return entry
-        } catch .notFound {
+        } catch .entry(.notFound) {
             return nil
         }
     }
@@ -252,7 +252,7 @@ public actor Outbox {
     /// Records that the engine has the operation, whatever its state was.
     ///
     /// - Parameter id: The entry's id.
-    /// - Throws: `notFound` when the outbox holds no such entry; `unreadableEntry` when this
+    /// - Throws: `.entry(.notFound)` when the outbox holds no such entry; `.entry(.unreadable)` when this
     ///   version cannot read it.
     public func markSynced(id: String) throws(OutboxError) {
         let entry = try store.entry(id: id)
@@ -269,11 +269,11 @@ public actor Outbox {
     /// second `retire` finishes; the other order would leave files that nothing names.
     ///
     /// - Parameter id: The entry's id.
-    /// - Throws: `notFound`; `notSynced` when the engine does not have it yet (retiring it would
-    ///   lose it); `mediaRemove` or `database` when deleting fails.
+    /// - Throws: `.entry(.notFound)`; `.entry(.notSynced)` when the engine does not have it yet (retiring it would
+    ///   lose it); `.media(.remove)` or `.store(.database)` when deleting fails.
     public func retire(id: String) throws(OutboxError) {
         let entry = try store.entry(id: id)
-        guard entry.state == .synced else { throw .notSynced(id: id, state: entry.state) }
+        guard entry.state == .synced else { throw .entry(.notSynced(id: id, state: entry.state)) }
         try store.media.remove(entry.ownedMedia.map(\.name))
         try store.media.synchronize()
         if try store.deleteRecord(id: id) { eventHub.send(.retired(id: id)) }
@@ -290,7 +290,7 @@ public actor Outbox {
             do throws(OutboxError) {
                 try retire(id: id)
                 retired.append(id)
-            } catch .notFound {
+            } catch .entry(.notFound) {
                 // Another process retired it meanwhile.
             }
         }
@@ -306,9 +306,9 @@ public actor Outbox {
     ///
     /// - Parameter id: The entry's id, or for a record without a valid one `#SEQUENCE`, as
     ///   `UnreadableEntry.name` and `blockedBy` name it.
-    /// - Throws: `notFound`; `mediaRemove` or `database` when deleting fails.
+    /// - Throws: `.entry(.notFound)`; `.media(.remove)` or `.store(.database)` when deleting fails.
     public func discard(id: String) throws(OutboxError) {
-        guard let record = try store.record(named: id) else { throw .notFound(id: id) }
+        guard let record = try store.record(named: id) else { throw .entry(.notFound(id: id)) }
         // One that led its entity lets the entries that waited behind it go.
         let ledItsEntity = record.isSettled ? false : try store.blocker(of: record) == nil
         if try store.deleteRecord(sequence: record.sequence) {
@@ -342,8 +342,8 @@ public actor Outbox {
     ///
     /// - Parameter keyProvider: Where the key comes from.
     /// - Returns: `.encrypted` with what it sealed, or `.alreadyEncrypted` when it was, with this key.
-    /// - Throws: `encryptionRefused` naming why it cannot now; `wrongKey` when it is encrypted
-    ///   with another key; what the key provider throws; `database`, `mediaWrite`.
+    /// - Throws: `.encryption(.refused)` naming why it cannot now; `.encryption(.wrongKey)` when it is encrypted
+    ///   with another key; what the key provider throws; `.store(.database)`, `.media(.write)`.
     public func encrypt(with keyProvider: any KeyProvider) throws(OutboxError) -> EncryptionResult {
         let key = try keyProvider.outboxKey(forStoreIn: folder)
         return try store.encrypt(with: key, folder: folder, makeToken: configuration.makeFileToken)
