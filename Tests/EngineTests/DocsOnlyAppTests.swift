@@ -10,7 +10,7 @@ import Testing
 
 /// An app's model layer written from the reference alone, against public API only: a pull to
 /// refresh cancelled while it waits behind the scheduler's pass, and a queue view driven by
-/// `Outbox.snapshots` alone through the scripted day of `EventReplayTests`.
+/// `Outbox.snapshots` alone through the scripted day (`ScriptedDay`).
 @Suite("An app written against the docs alone")
 struct DocsOnlyAppTests {
     /// A transport that holds each send until the test lets it go, and says when one began; a
@@ -113,7 +113,7 @@ struct DocsOnlyAppTests {
         var snapshot: OutboxSnapshot? { latest.withLock { $0 } }
     }
 
-    /// The scripted day of `EventReplayTests`, with the queue view fed by `snapshots` alone: after
+    /// The scripted day (`ScriptedDay`), with the queue view fed by `snapshots` alone: after
     /// every step its latest snapshot is the outbox's own. The script's passes are counted from
     /// `events` by the test, not by the model.
     @Test(.timeLimit(.minutes(5)))
@@ -121,11 +121,7 @@ struct DocsOnlyAppTests {
         try await withTemporaryFolder { folder in
             let clock = TestClock()
             let outbox = try await Outbox.open(
-                folder: folder.appendingPathComponent("outbox"),
-                configuration: Outbox.Configuration(
-                    operationTypes: [.captureCreate.sent(on: .unmetered), OperationType("note.append")],
-                    now: { clock.now }, timeZone: TimeZone(identifier: "Europe/Berlin")!,
-                    backoff: Backoff(automaticRetryLimit: 1), randomUnit: { 0.5 }))
+                folder: folder.appendingPathComponent("outbox"), configuration: ScriptedDay.configuration(clock: clock))
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let model = SnapshotModel(outbox)
             let passes = Locked(0)
@@ -152,59 +148,9 @@ struct DocsOnlyAppTests {
                 return model.snapshot?.items ?? []
             }
 
-            await outbox.connectivityChanged(isReachable: true, network: .metered)
-            let schedule = Outbox.Schedule(interval: 3600) { _ in try await Task.sleep(for: .seconds(86_400)) }
-            try await outbox.start(transport: HTTPTransport(engineURL: engine.url), schedule: schedule)
-            #expect(try await check("started", passes: 1).isEmpty)
-
-            let plate = try await outbox.commit(
-                idPrefix: "plate-", kind: "plate", note: "gate left open", photos: [try smallPhoto()])
-            let metered = try await check("a photo committed on a metered network", passes: 2)
-            #expect(metered.map(\.id) == [plate] && metered.first?.status == .waitingForNetwork(.unmetered))
-
-            try await engine.inject([
-                "mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
-            ])
-            try await outbox.write { transaction in
-                for number in 1...3 {
-                    try transaction.enqueue(
-                        OutboxOperation(
-                            id: "edit-\(number)", entity: "note:A", type: "note.append", payload: ["line": number]))
-                }
+            try await ScriptedDay.play(outbox: outbox, engine: engine, clock: clock) { step, passes in
+                try await check(step, passes: passes)
             }
-            let failed = try await check("a note's first edit failed", passes: 3)
-            #expect(failed.map(\.id) == [plate, "edit-1", "edit-2", "edit-3"])
-            #expect(failed.count == 4 && failed[1].lastErrorSummary == "The server has a problem")
-            #expect(failed.count == 4 && failed[2].status == .blocked(behind: "edit-1"))
-
-            await outbox.connectivityChanged(isReachable: true, network: .unmetered)
-            #expect(try await check("on Wi-Fi", passes: 4).map(\.id) == ["edit-1", "edit-2", "edit-3"])
-
-            clock.advance(by: 3600)
-            try await engine.inject([
-                "mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
-            ])
-            await outbox.appDidBecomeActive()
-            #expect(try await check("out of retries", passes: 5).first?.status == .waitingForSendNow)
-
-            try await engine.inject([
-                "mode": "status", "status": 422, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
-            ])
-            try await outbox.sendNow(id: "edit-1")
-            let parked = try await check("sent now, and parked", passes: 5)
-            guard case .parked = parked.first?.status else {
-                Issue.record("edit-1 should be parked: \(parked)")
-                return
-            }
-
-            try await outbox.discard(id: "edit-1")
-            let discarded = try await check("the parked edit discarded", passes: 5)
-            #expect(discarded.map(\.status) == [.pending, .blocked(behind: "edit-2")])
-
-            await outbox.appDidBecomeActive()
-            #expect(try await check("the rest delivered", passes: 6).isEmpty)
-            await outbox.stop()
-            #expect(try await engine.state().operations.map(\.requestId) == ["edit-2", "edit-3"])
         }
     }
 }

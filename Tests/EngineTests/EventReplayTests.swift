@@ -87,24 +87,12 @@ struct EventReplayTests {
         }
     }
 
-    /// The script's outbox: photo captures on Wi-Fi only, notes on any network, one automatic
-    /// retry before an entry waits for send-now, and a clock the test moves.
-    static func configuration(clock: TestClock) -> Outbox.Configuration {
-        Outbox.Configuration(
-            operationTypes: [.captureCreate.sent(on: .unmetered), OperationType("note.append")], now: { clock.now },
-            timeZone: TimeZone(identifier: "Europe/Berlin")!, backoff: Backoff(automaticRetryLimit: 1),
-            randomUnit: { 0.5 })
-    }
-
-    /// A schedule whose timer never fires: passes come from the script's triggers only.
-    static let triggersOnly = Outbox.Schedule(interval: 3600) { _ in try await Task.sleep(for: .seconds(86_400)) }
-
     @Test("After each step of a scripted day, the events replayed agree with snapshot()", .timeLimit(.minutes(5)))
     func replayedEventsAgreeWithTheSnapshot() async throws {
         try await withTemporaryFolder { folder in
             let clock = TestClock()
             let outbox = try await Outbox.open(
-                folder: folder.appendingPathComponent("outbox"), configuration: Self.configuration(clock: clock))
+                folder: folder.appendingPathComponent("outbox"), configuration: ScriptedDay.configuration(clock: clock))
             let engine = try ReferenceEngine(dataFolder: folder.appendingPathComponent("engine"))
             let model = ReplayedQueue(outbox)
             var steps = 0
@@ -112,7 +100,7 @@ struct EventReplayTests {
             /// Waits until the model has seen `passes` scheduler passes in all and the step's
             /// marker, then holds it to a snapshot taken now, while nothing else moves.
             func check(_ step: String, passes: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws
-                -> [ReplayedQueue.Row]
+                -> [OutboxSnapshot.Item]
             {
                 steps += 1
                 let passed = try await waitUntil(seconds: 120) { model.passes >= passes }
@@ -135,78 +123,12 @@ struct EventReplayTests {
                     }
                 }
                 #expect(model.problems.isEmpty, "\(step): \(model.problems)", sourceLocation: sourceLocation)
-                return model.rows
+                return snapshot.items
             }
 
-            // A phone on its hotspot: the scheduler starts, with nothing to send.
-            await outbox.connectivityChanged(isReachable: true, network: .metered)
-            try await outbox.start(transport: HTTPTransport(engineURL: engine.url), schedule: Self.triggersOnly)
-            _ = try await check("started", passes: 1)
-
-            // A photo committed on the metered network waits for Wi-Fi from its first event on.
-            let photo = try smallPhoto()
-            let plate = try await outbox.commit(
-                idPrefix: "plate-", kind: "plate", note: "gate left open", photos: [photo])
-            let metered = try await check("a photo committed on a metered network", passes: 2)
-            #expect(metered == [.init(id: plate, status: .waitingForNetwork(.unmetered))])
-
-            // Three edits of one note in one transaction; the engine fails the first (503), which
-            // stops the pass, and the others wait behind it.
-            try await engine.inject([
-                "mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
-            ])
-            try await outbox.write { transaction in
-                for number in 1...3 {
-                    try transaction.enqueue(
-                        OutboxOperation(
-                            id: "edit-\(number)", entity: "note:A", type: "note.append", payload: ["line": number]))
-                }
+            try await ScriptedDay.play(outbox: outbox, engine: engine, clock: clock) { step, passes in
+                try await check(step, passes: passes)
             }
-            let failed = try await check("a note's first edit failed", passes: 3)
-            #expect(failed.map(\.id) == [plate, "edit-1", "edit-2", "edit-3"])
-            guard case .retrying = failed[1].status else {
-                Issue.record("edit-1 should be retrying: \(failed)")
-                return
-            }
-            #expect(failed[2].status == .blocked(behind: "edit-1") && failed[3].status == .blocked(behind: "edit-1"))
-
-            // Wi-Fi: the photo goes, and is retired; edit-1 still backs off.
-            await outbox.connectivityChanged(isReachable: true, network: .unmetered)
-            #expect(try await check("on Wi-Fi", passes: 4).map(\.id) == ["edit-1", "edit-2", "edit-3"])
-
-            // Its backoff over, edit-1 fails again: out of automatic retries.
-            clock.advance(by: 3600)
-            try await engine.inject([
-                "mode": "status", "status": 503, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
-            ])
-            await outbox.appDidBecomeActive()
-            #expect(try await check("out of retries", passes: 5).first?.status == .waitingForSendNow)
-
-            // The user's "Send now", refused for good (422): parked.
-            try await engine.inject([
-                "mode": "status", "status": 422, "method": "POST", "path_prefix": "/v1/operations", "count": 1,
-            ])
-            try await outbox.sendNow(id: "edit-1")
-            let parked = try await check("sent now, and parked", passes: 5)
-            guard case .parked = parked.first?.status else {
-                Issue.record("edit-1 should be parked: \(parked)")
-                return
-            }
-
-            // Discarded: edit-2 leads its entity now, and edit-3 waits behind it instead.
-            try await outbox.discard(id: "edit-1")
-            let discarded = try await check("the parked edit discarded", passes: 5)
-            #expect(
-                discarded == [
-                    .init(id: "edit-2", status: .pending), .init(id: "edit-3", status: .blocked(behind: "edit-2")),
-                ])
-
-            // The next pass delivers both, in order, and retires them.
-            await outbox.appDidBecomeActive()
-            #expect(try await check("the rest delivered", passes: 6).isEmpty)
-            await outbox.stop()
-            #expect(try await engine.state().operations.map(\.requestId) == ["edit-2", "edit-3"])
-            #expect(try await engine.state().records.map(\.requestId) == [plate])
         }
     }
 }
