@@ -17,9 +17,7 @@ struct SchedulerTests {
     }
 
     @Test func aCommitTriggersADrain() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+        try await withOutbox { outbox, clock, folder in
             let log = EventLog(outbox)
             let transport = ScriptedTransport()
             try await outbox.start(transport: transport, schedule: clock.schedule(interval: 3600))
@@ -35,9 +33,7 @@ struct SchedulerTests {
     }
 
     @Test func connectivityComingBackTriggersADrainAndNothingIsSentWhileItIsGone() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+        try await withOutbox { outbox, clock, folder in
             let log = EventLog(outbox)
             let transport = ScriptedTransport()
             await outbox.connectivityChanged(isReachable: false)
@@ -61,11 +57,8 @@ struct SchedulerTests {
     }
 
     @Test func aPeriodicPassRespectsBackoff() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
+        try await withOutbox(backoff: Backoff(initialDelay: 100)) { outbox, clock, folder in
             // The first failure waits 75 s (100 s nominal, jitter 0.5), longer than the 10 s interval.
-            let configuration = clock.configuration(backoff: Backoff(initialDelay: 100), randomUnit: 0.5)
-            let outbox = try Outbox(folder: folder, configuration: configuration)
             let log = EventLog(outbox)
             let transport = ScriptedTransport([.http(status: 503)])
             try await outbox.enqueue(makeCapture(id: "plate-1"))
@@ -95,9 +88,7 @@ struct SchedulerTests {
     }
 
     @Test func theTimerWakesWhenABackoffEndsBeforeTheInterval() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration(randomUnit: 0.5))
+        try await withOutbox { outbox, clock, folder in
             let log = EventLog(outbox)
             let transport = ScriptedTransport([.http(status: 503)])
             try await outbox.enqueue(makeCapture(id: "plate-1"))
@@ -114,9 +105,7 @@ struct SchedulerTests {
     }
 
     @Test func retireHappensByItselfAndDeletesTheOwnedFiles() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+        try await withOutbox { outbox, clock, folder in
             let log = EventLog(outbox)
             try await outbox.start(
                 transport: ScriptedTransport(landsUploads: true), schedule: clock.schedule(interval: 3600))
@@ -134,9 +123,7 @@ struct SchedulerTests {
     }
 
     @Test func withoutTheAutomaticRetireADeliveredEntryStays() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+        try await withOutbox { outbox, clock, folder in
             let log = EventLog(outbox)
             try await outbox.start(
                 transport: ScriptedTransport(), schedule: clock.schedule(interval: 3600, retiresSynced: false))
@@ -149,11 +136,9 @@ struct SchedulerTests {
     }
 
     @Test func eventsTellACaptureThatFailsTwiceAndThenLands() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
+        try await withOutbox { outbox, clock, folder in
             let start = clock.now
             // Waits of 1.5 s and then 3 s (2 s and 4 s nominal, jitter 0.5).
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration(randomUnit: 0.5))
             let log = EventLog(outbox)
             let transport = ScriptedTransport(
                 [.http(status: 503, detail: "busy"), .networkError(detail: "the connection was lost")],
@@ -195,10 +180,7 @@ struct SchedulerTests {
     }
 
     @Test func theSnapshotSaysWhereEachEntryStandsInWords() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let configuration = clock.configuration(backoff: Backoff(automaticRetryLimit: 0), randomUnit: 0.5)
-            let outbox = try Outbox(folder: folder, configuration: configuration)
+        try await withOutbox(backoff: Backoff(automaticRetryLimit: 0)) { outbox, clock, folder in
             let transport = ScriptedTransport([.http(status: 422, detail: "no such plate"), .http(status: 503)])
             try await outbox.enqueue(makeOperation(id: "edit-1", entity: "note:A"))
             try await outbox.enqueue(makeOperation(id: "edit-2", entity: "note:A", type: "note.append"))
@@ -224,9 +206,7 @@ struct SchedulerTests {
     }
 
     @Test func drainNowAndSendNowUseTheSchedulersTransportAndNeedItStarted() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+        try await withOutbox { outbox, clock, folder in
             await #expect(throws: OutboxError.notStarted) { try await outbox.drainNow() }
             await #expect(throws: OutboxError.notStarted) { try await outbox.sendNow(id: "plate-1") }
             await #expect(
@@ -251,9 +231,7 @@ struct SchedulerTests {
     }
 
     @Test func stopCancelsThePassInFlightAndTheEntryGoesBackUnsent() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+        try await withOutbox { outbox, clock, folder in
             let log = EventLog(outbox)
             // Its photo's bytes go out (so it shows as sending), and then the answer never comes.
             let transport = ScriptedTransport(
@@ -314,6 +292,17 @@ struct SchedulerTests {
             let told = log.all.compactMap { if case .unreadableFound(let record) = $0 { record } else { nil } }
             #expect(told.isEmpty, "the snapshot already showed it")
             await outbox.stop()
+        }
+    }
+
+    /// Runs `body` with an outbox in a new folder, on a new `ManualClock` (jitter 0.5).
+    private func withOutbox(
+        backoff: Backoff = Backoff(),
+        _ body: (_ outbox: Outbox, _ clock: ManualClock, _ folder: URL) async throws -> Void
+    ) async throws {
+        try await withTemporaryFolder { folder in
+            let clock = ManualClock()
+            try await body(Outbox(folder: folder, configuration: clock.configuration(backoff: backoff)), clock, folder)
         }
     }
 
