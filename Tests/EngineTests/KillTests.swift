@@ -216,29 +216,12 @@ struct KillTests {
     }
 }
 
-/// A small seeded generator, so that a run's kill moments can be drawn again from its printed seed.
-struct SplitMix64: RandomNumberGenerator {
-    /// The seed the generator started from, to print.
-    let seed: UInt64
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.seed = seed
-        state = seed
-    }
-
+/// The kill tests draw their moments from a seed they print, so that a run can be drawn again.
+extension SplitMix64 {
     /// A generator seeded from `KILL_TEST_SEED`, or from a random seed when it is not set.
     static func fromEnvironment() -> SplitMix64 {
         SplitMix64(
             seed: ProcessInfo.processInfo.environment["KILL_TEST_SEED"].flatMap(UInt64.init)
                 ?? UInt64.random(in: 1...UInt64.max))
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

@@ -24,7 +24,7 @@ struct StreamEncodeTests {
         let buffer = EncodeBuffer()
         let stream = try #require(JPEGStreamEncoder(image: image, quality: 85, buffer: buffer))
         // Rows made in uneven steps, as a resampler's blocks of 8 meet MCU rows of 16.
-        var random = KernelTestRandom(seed: UInt64(size.width))
+        var random = SplitMix64(seed: UInt64(size.width))
         var made = 0
         while made < size.height {
             made = min(size.height, made + 1 + Int(random.next() % 40))
@@ -71,7 +71,7 @@ struct StreamEncodeTests {
     static func noisyImage(size: PixelSize, isGray: Bool) -> PlanarImage {
         let image = PlanarImage()
         try! image.reshape(size: size, isGray: isGray, subsampling: .quarter, file: "test")
-        var random = KernelTestRandom(seed: UInt64(size.width * 31 + size.height))
+        var random = SplitMix64(seed: UInt64(size.width * 31 + size.height))
         for (index, plane) in image.activePlanes.enumerated() {
             for y in 0..<plane.height {
                 let row = plane.row(y)

@@ -12,7 +12,7 @@ import Testing
 struct KernelDispatchTests {
     /// A plane of random samples, reproducible from `seed`.
     static func randomPlane(width: Int, height: Int, seed: UInt64) -> PixelPlane {
-        var generator = KernelTestRandom(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let plane = PixelPlane()
         try! plane.reshape(width: width, height: height)
         for index in 0..<width * height { plane.pixels[index] = UInt8(truncatingIfNeeded: generator.next()) }
@@ -92,7 +92,7 @@ struct KernelDispatchTests {
             #expect(Self.largestDifference(plane, images[1].planes[index], size: real) == 0, "plane \(index)")
         }
 
-        var generator = KernelTestRandom(seed: 3)
+        var generator = SplitMix64(seed: 3)
         let pixels = (0..<999).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         let converted = [PixelKernels.best, .portable].map { kernels in
             var copy = pixels

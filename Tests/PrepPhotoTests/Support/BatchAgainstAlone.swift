@@ -35,9 +35,9 @@ struct FuzzCase<Mutation: SeedMutation> {
     /// `mutate`) and mode from a generator seeded with `generatorSeed`.
     init(
         number: Int, seedFiles: [String], originals: [String: [UInt8]], runSeed: String, generatorSeed: String,
-        mutate: (_ seedFile: String, _ original: [UInt8], _ random: inout SeededGenerator) -> Mutation
+        mutate: (_ seedFile: String, _ original: [UInt8], _ random: inout SplitMix64) -> Mutation
     ) {
-        var random = SeededGenerator(seed: generatorSeed)
+        var random = SplitMix64(seed: generatorSeed)
         seedFile = seedFiles[number % seedFiles.count]
         let original = originals[seedFile]!
         mutation = mutate(seedFile, original, &random)

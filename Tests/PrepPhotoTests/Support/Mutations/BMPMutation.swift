@@ -21,7 +21,7 @@ enum BMPMutation: CustomStringConvertible {
         0xFFFF_FFFF, 0xFFFF_FFFE, 0xFF00_0000, 0x0000_F800,
     ]
 
-    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> BMPMutation {
+    static func random(for bytes: [UInt8], using random: inout SplitMix64) -> BMPMutation {
         let pixelOffset = min(bytes.count, Int(bytes[10]) | Int(bytes[11]) << 8 | Int(bytes[12]) << 16)
         while true {
             switch Int.random(in: 0..<8, using: &random) {

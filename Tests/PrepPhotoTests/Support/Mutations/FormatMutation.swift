@@ -15,7 +15,7 @@ enum FormatMutation: SeedMutation {
         0, 1, 2, 3, 7, 8, 0xFF, 0x100, 0xFFFF, 0x1_0000, 1_000_000, 0x7FFF_FFFF, 0xFFFF_FFF0, 0xFFFF_FFFF,
     ]
 
-    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> FormatMutation {
+    static func random(for bytes: [UInt8], using random: inout SplitMix64) -> FormatMutation {
         let fields = FormatFields(bytes).fields
         switch Int.random(in: 0..<10, using: &random) {
         case 0:

@@ -52,7 +52,7 @@ struct GIFBlocks {
 enum GIFMutation {
     static let sizes = [0, 1, 2, 255, 256, 0x7FFF, 0xFFFF]
 
-    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> ByteEdit {
+    static func random(for bytes: [UInt8], using random: inout SplitMix64) -> ByteEdit {
         let blocks = GIFBlocks(bytes)
         let image = blocks.images.randomElement(using: &random)
         func anywhere() -> Int { Int.random(in: 0..<max(1, bytes.count), using: &random) }

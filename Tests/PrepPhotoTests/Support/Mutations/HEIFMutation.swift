@@ -104,7 +104,7 @@ enum HEIFMutation: CustomStringConvertible {
     /// Widths, heights, offsets and lengths at their edges.
     static let interesting32: [UInt32] = [0, 1, 2, 0xFF, 0xFFFF, 0x1_0000, 0x7FFF_FFFF, 0xFFFF_FFF0, 0xFFFF_FFFF]
 
-    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> HEIFMutation {
+    static func random(for bytes: [UInt8], using random: inout SplitMix64) -> HEIFMutation {
         let boxes = HEIFBoxes(bytes)
         // Half the offsets fall in the meta box, where a byte means more than in the image data.
         func offset() -> Int {
@@ -144,7 +144,7 @@ enum HEIFMutation: CustomStringConvertible {
 
     /// A mutation aimed at one structure the decode plan depends on; nil when the file has none.
     private static func structured(
-        _ bytes: [UInt8], _ boxes: HEIFBoxes, _ kind: Int, using random: inout SeededGenerator
+        _ bytes: [UInt8], _ boxes: HEIFBoxes, _ kind: Int, using random: inout SplitMix64
     ) -> HEIFMutation? {
         func big(_ value: UInt32, _ size: Int) -> [UInt8] {
             (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * (size - 1 - $0))) }

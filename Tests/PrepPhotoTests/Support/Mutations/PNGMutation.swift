@@ -40,7 +40,7 @@ enum PNGMutation: CustomStringConvertible {
         0, 1, 2, 0xFF, 0xFFFF, 0x1_0000, 100_000, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF,
     ]
 
-    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> PNGMutation {
+    static func random(for bytes: [UInt8], using random: inout SplitMix64) -> PNGMutation {
         let chunks = PNGChunks(bytes)
         guard let chunk = chunks.all.randomElement(using: &random) else { return .truncate(length: bytes.count / 2) }
         let nonImage = chunks.all.filter { $0.type != "IDAT" }
@@ -159,7 +159,7 @@ enum PNGMutation: CustomStringConvertible {
     }
 
     /// Where a new chunk goes: after IHDR at the earliest.
-    private static func insertionPoint(_ chunks: PNGChunks, using random: inout SeededGenerator) -> Int {
+    private static func insertionPoint(_ chunks: PNGChunks, using random: inout SplitMix64) -> Int {
         chunks.all.dropFirst().randomElement(using: &random)?.offset ?? 8
     }
 

@@ -86,7 +86,7 @@ enum TIFFMutation: CustomStringConvertible {
     static let sizeTags = [256, 257, 278, 322, 323, 258, 277, 338, 284, 317]
     static let hugeValues = [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 255, 65_535, 65_536, 0x7FFF_FFFF, 0xFFFF_FFFF, 1 << 20]
 
-    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> TIFFMutation {
+    static func random(for bytes: [UInt8], using random: inout SplitMix64) -> TIFFMutation {
         let layout = TIFFLayout(bytes)
         let linkSize = layout.isBigTIFF ? 8 : 4
         func pick(_ tags: [Int]) -> TIFFLayout.Entry? {

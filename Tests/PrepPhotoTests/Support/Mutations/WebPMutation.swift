@@ -26,7 +26,7 @@ struct WebPChunks {
         }
     }
 
-    func random(_ fourCC: String, using random: inout SeededGenerator) -> (header: Int, payload: Range<Int>)? {
+    func random(_ fourCC: String, using random: inout SplitMix64) -> (header: Int, payload: Range<Int>)? {
         chunks.filter { $0.fourCC == fourCC }.randomElement(using: &random).map { ($0.header, $0.payload) }
     }
 }
@@ -35,7 +35,7 @@ struct WebPChunks {
 enum WebPMutation {
     static let sizes = [0, 1, 2, 0x3FFF, 0x4000, 0xFFFF, 0xFF_FFFF]
 
-    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> ByteEdit {
+    static func random(for bytes: [UInt8], using random: inout SplitMix64) -> ByteEdit {
         let walk = WebPChunks(bytes)
         func anywhere() -> Int { Int.random(in: 0..<max(1, bytes.count), using: &random) }
         func anyByte() -> UInt8 { UInt8.random(in: 0...255, using: &random) }

@@ -46,7 +46,7 @@ enum XMPValues {
     /// What a value is overwritten with: numbers at the edges of what is read (none, negative,
     /// huge, not finite), versions, Apple's and Samsung's types and other text, fitted to
     /// `length` bytes (padded with spaces, which a reader trims, or cut).
-    static func replacement(length: Int, using random: inout SeededGenerator) -> [UInt8] {
+    static func replacement(length: Int, using random: inout SplitMix64) -> [UInt8] {
         let candidates = [
             "", "0", "-1", "1", "1.0", "2.0", "1e308", "-1e308", "nan", "inf", "0x10", "65536", "131072", "4.000000",
             "0.000001", "99999999999999999999", "True", "False", "GainMap", "Primary",
