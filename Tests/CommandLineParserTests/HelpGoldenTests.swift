@@ -11,11 +11,7 @@ import Testing
 @Suite("Help texts and usage errors of prep-photo, outbox and prep-bench")
 struct HelpGoldenTests {
     /// The executables beside the test bundle in the build folder.
-    static let buildFolder: URL = {
-        var folder = Bundle.main.bundleURL
-        if folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
-        return folder
-    }()
+    static let buildFolder = BuildProducts.folder
 
     static let goldens = Fixtures.url("help")
     /// Where a recorded golden goes: the source tree, not the copy in the bundle.

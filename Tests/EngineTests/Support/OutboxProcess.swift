@@ -31,11 +31,7 @@ final class OutboxProcess: @unchecked Sendable {
     }
 
     /// The build folder, where the test bundle and the executables are.
-    static let buildFolder: URL = {
-        var folder = Bundle.main.bundleURL
-        if folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
-        return folder
-    }()
+    static let buildFolder = BuildProducts.folder
 
     /// `outbox` beside the test bundle in the build folder.
     static let executable = buildFolder.appendingPathComponent("outbox")

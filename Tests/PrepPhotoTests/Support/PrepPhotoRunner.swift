@@ -60,11 +60,7 @@ struct PrepPhotoRunner {
     }
 
     /// `prep-photo` beside the test bundle in the build folder.
-    static let executable: URL = {
-        var folder = Bundle.main.bundleURL
-        if folder.pathExtension == "xctest" { folder.deleteLastPathComponent() }
-        return folder.appendingPathComponent("prep-photo")
-    }()
+    static let executable = BuildProducts.url("prep-photo")
 
     static let setpriv = "/usr/bin/setpriv"
     static let script = "/usr/bin/script"
