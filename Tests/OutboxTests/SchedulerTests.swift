@@ -251,15 +251,7 @@ struct SchedulerTests {
     }
 
     @Test func anUnreadableRecordIsToldOnce() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            do {
-                let outbox = try Outbox(folder: folder, configuration: clock.configuration())
-                try await outbox.enqueue(makeCapture(id: "plate-1"))
-            }
-            try withRawDatabase(in: folder) { try $0.run("UPDATE outbox_entries SET intent = 'not json'") }
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
-            let log = EventLog(outbox)
+        try await withUnreadableRecord { outbox, clock, log in
             try await outbox.start(transport: ScriptedTransport(), schedule: clock.schedule())
             #expect(await log.waitForPasses(1))
             _ = try await outbox.snapshot()
@@ -275,15 +267,7 @@ struct SchedulerTests {
     /// A model that follows the documented "snapshot, then events" counts each unreadable record
     /// once: one the snapshot showed is not told again.
     @Test func anUnreadableRecordShownInASnapshotIsNotToldAgain() async throws {
-        try await withTemporaryFolder { folder in
-            let clock = ManualClock()
-            do {
-                let outbox = try Outbox(folder: folder, configuration: clock.configuration())
-                try await outbox.enqueue(makeCapture(id: "plate-1"))
-            }
-            try withRawDatabase(in: folder) { try $0.run("UPDATE outbox_entries SET intent = 'not json'") }
-            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
-            let log = EventLog(outbox)
+        try await withUnreadableRecord { outbox, clock, log in
             #expect(try await outbox.snapshot().unreadable.map(\.id) == ["plate-1"])
             try await outbox.start(transport: ScriptedTransport(), schedule: clock.schedule())
             #expect(await log.waitForPasses(1))
@@ -303,6 +287,23 @@ struct SchedulerTests {
         try await withTemporaryFolder { folder in
             let clock = ManualClock()
             try await body(Outbox(folder: folder, configuration: clock.configuration(backoff: backoff)), clock, folder)
+        }
+    }
+
+    /// Runs `body` with an outbox (and its event log) opened again over a folder whose one entry,
+    /// plate-1, has a record it cannot read.
+    private func withUnreadableRecord(
+        _ body: (_ outbox: Outbox, _ clock: ManualClock, _ log: EventLog) async throws -> Void
+    ) async throws {
+        try await withTemporaryFolder { folder in
+            let clock = ManualClock()
+            do {
+                let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+                try await outbox.enqueue(makeCapture(id: "plate-1"))
+            }
+            try withRawDatabase(in: folder) { try $0.run("UPDATE outbox_entries SET intent = 'not json'") }
+            let outbox = try Outbox(folder: folder, configuration: clock.configuration())
+            try await body(outbox, clock, EventLog(outbox))
         }
     }
 
