@@ -110,7 +110,11 @@ let package = Package(
         // The whole-job benchmark against vipsthumbnail; run it from a release build (docs/benchmark.md).
         .executableTarget(
             name: "prep-bench",
-            dependencies: ["ImagePrep", "CTurboJPEG", "CommandLineParser", "PlatformLayer", "CGIF", "CWebP"]),
+            dependencies: [
+                "ImagePrep", "CTurboJPEG", "CommandLineParser", "PlatformLayer", "CGIF", "CWebP", "CSPNG", "CTIFF",
+                "CJXL",
+                "COpenJPEG", "CRaw",
+            ]),
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
         .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
 

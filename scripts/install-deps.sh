@@ -15,7 +15,7 @@ packages=(
   libjxl-dev libjxl0.7 # CJXL: JPEG XL input
   libopenjp2-7-dev libopenjp2-7 # COpenJPEG: JPEG 2000 input (jp2, j2k)
   libraw-dev libraw20 # CRaw: camera raw and DNG input
-  libjxl-tools libopenjp2-tools libraw-bin # djxl, opj_decompress, dcraw_emu: the decoders alone in scripts/bench-formats.sh
+  libjxl-tools libopenjp2-tools # cjxl, opj_compress: Benchmarks/format-bench.sh makes its JPEG XL and JPEG 2000 with them
   libheif-dev libheif1 # heif.h, for LibheifDeclarationTests only; libheif1 is loaded at the first HEIF file
   libde265-0 libdav1d6 libaom3 # the decoders libheif1 brings: HEVC (which ImagePrep also drives itself), then AV1
   libde265-dev # de265.h, for Libde265DeclarationTests only

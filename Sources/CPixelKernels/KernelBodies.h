@@ -408,6 +408,57 @@ static void PK_NAME(convert_color)(
     }
 }
 
+/// `(sample * alpha + background * (255 - alpha)) / 255`, rounded to nearest; `sample` itself
+/// where alpha is 255.
+static inline __attribute__((always_inline)) int32_t PK_NAME(composite)(
+    int32_t sample, int32_t alpha, int32_t background) {
+    int32_t mixed = sample * alpha + background * (255 - alpha) + 128;
+    return (mixed + (mixed >> 8)) >> 8;
+}
+
+/// `row_to_ycbcr` for a constant `channels`, each pixel composited whatever its alpha (the
+/// composite gives an opaque sample back unchanged), so that the loop has no branch and the
+/// compiler vectorises it.
+static inline __attribute__((always_inline)) void PK_NAME(row_to_ycbcr_of)(
+    const uint8_t *row, ptrdiff_t width, int channels, const uint8_t *background, uint8_t *luma, uint8_t *cb,
+    uint8_t *cr) {
+    // libjpeg's jccolor.c: 16-bit fixed point, ONE_HALF for Y, ONE_HALF - 1 and the 128 offset for chroma.
+    enum { yR = 19595, yG = 38470, yB = 7471, cbR = 11059, cbG = 21709, crG = 27439, crB = 5329, half = 32768 };
+    const int32_t chromaBase = (128 << 16) + half - 1;
+    const int32_t red = background[0], green = background[1], blue = background[2];
+    if (channels <= 2) {
+        const int32_t gray = (yR * red + yG * green + yB * blue + half) >> 16;
+        for (ptrdiff_t x = 0; x < width; x++) {
+            int32_t sample = row[x * channels];
+            luma[x] = (uint8_t)(channels == 2 ? PK_NAME(composite)(sample, row[x * 2 + 1], gray) : sample);
+        }
+        return;
+    }
+    for (ptrdiff_t x = 0; x < width; x++) {
+        const uint8_t *pixel = row + x * channels;
+        int32_t r = pixel[0], g = pixel[1], b = pixel[2];
+        if (channels == 4) {
+            r = PK_NAME(composite)(r, pixel[3], red);
+            g = PK_NAME(composite)(g, pixel[3], green);
+            b = PK_NAME(composite)(b, pixel[3], blue);
+        }
+        luma[x] = (uint8_t)((yR * r + yG * g + yB * b + half) >> 16);
+        cb[x] = (uint8_t)((-cbR * r - cbG * g + half * b + chromaBase) >> 16);
+        cr[x] = (uint8_t)((half * r - crG * g - crB * b + chromaBase) >> 16);
+    }
+}
+
+static void PK_NAME(row_to_ycbcr)(
+    const uint8_t *row, ptrdiff_t width, int channels, const uint8_t *background, uint8_t *luma, uint8_t *cb,
+    uint8_t *cr) {
+    switch (channels) {
+    case 1: PK_NAME(row_to_ycbcr_of)(row, width, 1, background, luma, cb, cr); break;
+    case 2: PK_NAME(row_to_ycbcr_of)(row, width, 2, background, luma, cb, cr); break;
+    case 3: PK_NAME(row_to_ycbcr_of)(row, width, 3, background, luma, cb, cr); break;
+    default: PK_NAME(row_to_ycbcr_of)(row, width, 4, background, luma, cb, cr); break;
+    }
+}
+
 const pk_kernels *PK_NAME(pk_kernels)(void) {
     static const pk_kernels kernels = {
         .name = PK_NAME_STRING,
@@ -419,6 +470,7 @@ const pk_kernels *PK_NAME(pk_kernels)(void) {
         .horizontal8 = PK_NAME(horizontal8),
         .matrixShaperRGB = PK_NAME(matrix_shaper_rgb),
         .convertColor = PK_NAME(convert_color),
+        .rowToYCbCr = PK_NAME(row_to_ycbcr),
     };
     return &kernels;
 }

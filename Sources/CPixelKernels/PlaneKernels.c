@@ -221,37 +221,3 @@ int pk_fold_matrix_shaper(
     }
     return 1;
 }
-
-/// `(sample * alpha + background * (255 - alpha)) / 255`, rounded to nearest.
-static inline int composite(int sample, int alpha, int background) {
-    int mixed = sample * alpha + background * (255 - alpha) + 128;
-    return (mixed + (mixed >> 8)) >> 8;
-}
-
-void pk_row_to_ycbcr(
-    const uint8_t *row, ptrdiff_t width, int channels, const uint8_t *background, uint8_t *luma, uint8_t *cb,
-    uint8_t *cr) {
-    // libjpeg's jccolor.c: 16-bit fixed point, ONE_HALF for Y, ONE_HALF - 1 and the 128 offset for chroma.
-    enum { yR = 19595, yG = 38470, yB = 7471, cbR = 11059, cbG = 21709, crG = 27439, crB = 5329, half = 32768 };
-    const int32_t chromaBase = (128 << 16) + half - 1;
-    if (channels <= 2) {
-        int backgroundGray = (yR * background[0] + yG * background[1] + yB * background[2] + half) >> 16;
-        for (ptrdiff_t x = 0; x < width; x++) {
-            int gray = row[x * channels];
-            luma[x] = (uint8_t)(channels == 2 ? composite(gray, row[x * 2 + 1], backgroundGray) : gray);
-        }
-        return;
-    }
-    for (ptrdiff_t x = 0; x < width; x++) {
-        const uint8_t *pixel = row + x * channels;
-        int32_t r = pixel[0], g = pixel[1], b = pixel[2];
-        if (channels == 4 && pixel[3] != 255) {
-            r = composite(r, pixel[3], background[0]);
-            g = composite(g, pixel[3], background[1]);
-            b = composite(b, pixel[3], background[2]);
-        }
-        luma[x] = (uint8_t)((yR * r + yG * g + yB * b + half) >> 16);
-        cb[x] = (uint8_t)((-cbR * r - cbG * g + half * b + chromaBase) >> 16);
-        cr[x] = (uint8_t)((half * r - crG * g - crB * b + chromaBase) >> 16);
-    }
-}

@@ -89,7 +89,7 @@ struct BenchOptions {
         Option(
             "format", value: .required(placeholder: "file"),
             help:
-                "A PNG, GIF or WebP file: prep-photo beside vipsthumbnail on it alone and on copies of it in a batch, and beside libwebp or giflib decoding it alone. Repeatable; without <folder-of-jpegs>, only these rows."
+                "A PNG, GIF, WebP, TIFF, DNG, JPEG XL or JPEG 2000 file: prep-photo beside vipsthumbnail on it alone and on copies of it in a batch, and beside the format's own library decoding it alone. Repeatable; without <folder-of-jpegs>, only these rows."
         ),
         Option(
             "decode-floor", value: .required(placeholder: "file"),

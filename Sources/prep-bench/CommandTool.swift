@@ -11,7 +11,7 @@ struct CommandTool: Sendable {
         /// libde265's own decoder on a HEIC's tiles alone (the `.hevc` beside it): the CPU that
         /// the HEIC rows' whole job cannot go below.
         case hevcFloor
-        /// libwebp or giflib alone decoding a WebP or a GIF (`prep-bench --decode-floor`): the
+        /// The format's own library alone decoding a `--format` file (`prep-bench --decode-floor`): the
         /// floor beside the `--format` rows.
         case decodeFloor
     }
@@ -56,7 +56,7 @@ struct CommandTool: Sendable {
         case .vipsthumbnail: "2048 only"
         case .prepPhoto: "whole job"
         case .hevcFloor: "the HEVC floor: its tiles decoded alone"
-        case .decodeFloor: "the floor: libwebp or giflib decoding it alone"
+        case .decodeFloor: "the floor: the format's own library decoding it alone"
         }
     }
 

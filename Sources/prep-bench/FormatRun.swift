@@ -1,7 +1,8 @@
 import Foundation
 
 /// The rows for formats other than JPEG and HEIC (`--format FILE`: a phone screenshot PNG, a WebP
-/// photo, an animated GIF): for each file alone, prep-photo's whole job beside vipsthumbnail's
+/// photo, an animated GIF, TIFFs in strips and tiles, a DNG, a JPEG XL, a JPEG 2000; see
+/// `Benchmarks/format-bench.sh`): for each file alone, prep-photo's whole job beside vipsthumbnail's
 /// 2048 copy one photo per process and in a batch of `batchCopies` copies of it, and beside the
 /// format's own decoder alone (`DecodeFloor`, one process per photo) where there is one.
 struct FormatRow: Codable, Sendable {
@@ -21,9 +22,7 @@ enum FormatRun {
     static let batchCopies = 24
 
     /// The formats `DecodeFloor` decodes.
-    static func hasFloor(_ path: String) -> Bool {
-        ["gif", "webp"].contains(URL(fileURLWithPath: path).pathExtension.lowercased())
-    }
+    static func hasFloor(_ path: String) -> Bool { DecodeFloor.Floor(path: path) != nil }
 
     static func measure(
         _ paths: [String], tools: [CommandTool], floor: CommandTool, runs: Int, batchRuns: Int,
@@ -114,17 +113,31 @@ enum FormatRun {
             text += "\n\(URL(fileURLWithPath: row.path).lastPathComponent): left out, since it refused the file: "
             text += row.leftOut.joined(separator: ", ") + "\n"
         }
-        text += "\n"
+        text += "\n| file | one photo wall ÷ vips | one photo CPU ÷ vips | batch rate ÷ vips | CPU ÷ decoder alone |"
+        text += " goals met |\n|---|---|---|---|---|---|\n"
+        var floors: Set<DecodeFloor.Floor> = []
         for row in rows {
             let name = URL(fileURLWithPath: row.path).lastPathComponent
             func wall(_ tool: String) -> Double? { row.processes[tool].flatMap { median($0.map(\.wallMS)) } }
             func cpu(_ tool: String) -> Double? { row.processes[tool].flatMap { median($0.map(\.cpuMS)) } }
             func batch(_ tool: String) -> Double? { row.batches[tool].flatMap { median($0.map(\.wallMS)) } }
             let single = ratio(wall(ours), wall(vips))
+            let singleCPU = ratio(cpu(ours), cpu(vips))
             let batches = ratio(batch(vips), batch(ours))
             let floor = row.floorTool.flatMap { ratio(cpu(ours), cpu($0)) }
-            text += "- \(name): one photo \(format(single, 2))× vips' wall time (below 1 is faster), batch "
-            text += "\(format(batches, 2))× vips' rate, CPU \(format(floor, 2))× the decoder alone\n"
+            if let kind = DecodeFloor.Floor(path: row.path) { floors.insert(kind) }
+            // The goals: faster than vips one photo and in a batch, within 1.5x of the decoder alone.
+            let goals = [
+                single.map { $0 < 1 ? "one photo" : "" }, batches.map { $0 > 1 ? "batch" : "" },
+                floor.map { $0 <= 1.5 ? "floor" : "" },
+            ].compactMap { $0 }.filter { !$0.isEmpty }
+            text += "| \(name) | \(format(single, 2)) | \(format(singleCPU, 2)) | \(format(batches, 2)) | "
+            text += "\(format(floor, 2)) | \(goals.isEmpty ? "none" : goals.joined(separator: ", ")) |\n"
+        }
+        text += "\nBelow 1 is faster than vips for the first two ratios; above 1 for the batch rate. "
+        text += "The decoder alone, by format:\n"
+        for kind in DecodeFloor.Floor.allCases where floors.contains(kind) {
+            text += "- \(kind.rawValue): \(kind.description)\n"
         }
         return text
     }

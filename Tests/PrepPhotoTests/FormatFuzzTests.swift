@@ -3,15 +3,15 @@ import Testing
 
 @testable import ImagePrep
 
-/// The JPEG XL, JPEG 2000, Photoshop and DNG seeds damaged in seeded, structure-aware ways
-/// (`FormatMutation`: sizes, offsets, counts and directory links at their edges, a raw whose
-/// header lies about its size, files cut short), each prepared by `prep-photo` in a batch and
+/// The JPEG XL, JPEG 2000, Photoshop, DNG and tiled TIFF seeds damaged in seeded, structure-aware
+/// ways (`FormatMutation`: sizes, offsets, counts and directory links at their edges, a raw whose
+/// header lies about its size, tile sides, offsets and byte counts that lie, files cut short), each prepared by `prep-photo` in a batch and
 /// alone: the same copies byte for byte, or the same refusal. A crash or a hang fails the run, and
 /// so does a batch whose peak resident memory (`/usr/bin/time`'s) passes `peakMegabytes`.
 ///
 /// `PREP_FORMAT_FUZZ_MUTATIONS` (default 240) and `PREP_FUZZ_SEED` set the run; a failure names
 /// the seed file, the mutation's number and what it did.
-@Suite("Fuzz: mutated JPEG XL, JPEG 2000, PSD and DNG files in a batch are the same alone")
+@Suite("Fuzz: mutated JPEG XL, JPEG 2000, PSD, DNG and tiled TIFF files in a batch are the same alone")
 struct FormatFuzzTests {
     static let seedFiles = [
         "formats/jxl-codestream-naked-bicycles-conformance.jxl",
@@ -20,6 +20,10 @@ struct FormatFuzzTests {
         "formats/jp2-tileparts-relax-sharp.jp2", "formats/j2k-codestream-16bit-pillow.j2k",
         "formats/psd-rgb-layers-composite-hopper-pillow.psd", "formats/psd-rgb-extra-alpha-channels-twelvemonkeys.psd",
         "formats/dng-linear-raw-400x300.dng", "formats/dng-preview-2048.dng",
+        // Tiled TIFFs, read tile by tile (`TIFFRowReader.readTileRows`): tile sides, offsets and
+        // byte counts that lie.
+        "formats/tiff-tiles-uncompressed-rgb-pillow.tif", "formats/tiff-tiles-jpeg-ycbcr-icc-pillow.tif",
+        "formats/tiff-16bit-rgb-deflate-tiled-pillow.tiff",
     ]
     static let environment = ProcessInfo.processInfo.environment
     static let mutationCount = Int(environment["PREP_FORMAT_FUZZ_MUTATIONS"] ?? "") ?? 240

@@ -71,6 +71,15 @@ typedef struct {
     void (*convertColor)(
         uint8_t *luma, ptrdiff_t lumaStride, uint8_t *cb, uint8_t *cr, ptrdiff_t chromaStride, ptrdiff_t width,
         ptrdiff_t rows, const uint64_t *products, const uint8_t *table);
+
+    /// One row of `width` interleaved 8-bit pixels of `channels` samples (1 gray, 2 gray and
+    /// alpha, 3 RGB, 4 RGBA) as JPEG's full-range YCbCr (JFIF: BT.601 with libjpeg's fixed-point
+    /// weights and rounding), each pixel with alpha first composited over `background` (R, G, B):
+    /// `(sample * alpha + background * (255 - alpha)) / 255`, rounded. Gray rows write `luma` only
+    /// (`cb` and `cr` are not touched); the background's gray is its BT.601 luma.
+    void (*rowToYCbCr)(
+        const uint8_t *row, ptrdiff_t width, int channels, const uint8_t *background, uint8_t *luma, uint8_t *cb,
+        uint8_t *cr);
 } pk_kernels;
 
 /// The baseline build of every kernel.
@@ -144,13 +153,5 @@ ptrdiff_t pk_filter_period(double scale, ptrdiff_t outputCount);
 int pk_lanczos3_weights(
     ptrdiff_t inputCount, ptrdiff_t outputCount, double scale, int stride, ptrdiff_t period, int32_t *starts,
     int32_t *counts, float *weights);
-/// One row of `width` interleaved 8-bit pixels of `channels` samples (1 gray, 2 gray and alpha,
-/// 3 RGB, 4 RGBA) as JPEG's full-range YCbCr (JFIF: BT.601 with libjpeg's fixed-point weights
-/// and rounding), each pixel with alpha first composited over `background` (R, G, B):
-/// `(sample * alpha + background * (255 - alpha)) / 255`, rounded. Gray rows write `luma` only
-/// (`cb` and `cr` are not touched); the background's gray is its BT.601 luma.
-void pk_row_to_ycbcr(
-    const uint8_t *row, ptrdiff_t width, int channels, const uint8_t *background, uint8_t *luma, uint8_t *cb,
-    uint8_t *cr);
 #pragma clang assume_nonnull end
 #endif

@@ -10,6 +10,9 @@ struct GIFFrameRows {
     private let pictureRow = GrowableBuffer<UInt8>()
     private let emptyRow = GrowableBuffer<UInt8>()
     private let line = GrowableBuffer<UInt8>()
+    /// The palette as whole pixels of the upload's layout (R, G, B and, with alpha, 0 for the
+    /// transparent index, else 255), one 32-bit word each: a frame row is a word per index.
+    private let colors: [UInt32]
 
     init(frame: GIFFile.Frame, placement: GIFPlacement, upload: RowStreamUpload, context: PreparationContext) {
         self.frame = frame
@@ -22,6 +25,11 @@ struct GIFFrameRows {
             row.pointer.initialize(repeating: 0, count: rowBytes)
         }
         line.reserve(frame.size.width)
+        colors = (0..<256).map { index in
+            let alpha: UInt32 = index == frame.transparentIndex ? 0 : 255
+            return UInt32(frame.palette[index * 3]) | UInt32(frame.palette[index * 3 + 1]) << 8
+                | UInt32(frame.palette[index * 3 + 2]) << 16 | alpha << 24
+        }
     }
 
     /// A frame stored top to bottom: each line pushed as it is read.
@@ -115,16 +123,27 @@ struct GIFFrameRows {
     /// The visible part of a frame line, through the palette, into the picture row, which is pushed.
     private func pushFrameRow(_ indices: UnsafePointer<UInt8>) {
         let channels = upload.layout.rawValue
-        let transparent = frame.transparentIndex ?? -1
-        frame.palette.withUnsafeBufferPointer { palette in
-            var pixel = pictureRow.pointer + placement.left * channels
-            for x in 0..<placement.visible.width {
-                let index = Int(indices[x])
-                pixel[0] = palette[index * 3]
-                pixel[1] = palette[index * 3 + 1]
-                pixel[2] = palette[index * 3 + 2]
-                if channels == 4 { pixel[3] = index == transparent ? 0 : 255 }
-                pixel += channels
+        let start = UnsafeMutableRawPointer(pictureRow.pointer + placement.left * channels)
+        let width = placement.visible.width
+        colors.withUnsafeBufferPointer { colors in
+            if channels == 4 {
+                for x in 0..<width {
+                    start.storeBytes(of: colors[Int(indices[x])], toByteOffset: x * 4, as: UInt32.self)
+                }
+            } else {
+                // Three bytes a pixel: each word's low three, the last pixel's written apart so
+                // that no store passes the row's end.
+                for x in 0..<max(0, width - 1) {
+                    start.storeBytes(of: colors[Int(indices[x])], toByteOffset: x * 3, as: UInt32.self)
+                }
+                if width > 0 {
+                    let color = colors[Int(indices[width - 1])]
+                    for byte in 0..<3 {
+                        start.storeBytes(
+                            of: UInt8(truncatingIfNeeded: color >> (8 * UInt32(byte))),
+                            toByteOffset: (width - 1) * 3 + byte, as: UInt8.self)
+                    }
+                }
             }
         }
         upload.push(UnsafePointer(pictureRow.pointer))

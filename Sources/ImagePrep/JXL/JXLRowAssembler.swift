@@ -2,7 +2,8 @@
 /// order it decodes its groups (256 to 1024 pixels square), made into whole rows pushed top to
 /// bottom into the upload. Only the rows of the groups being decoded are held: a file whose
 /// groups come so far out of order that more than `maxPendingRows` rows wait is cut short
-/// (`overflowed`), never held whole.
+/// (`overflowed`), never held whole. With libjxl's threads the callback comes from several
+/// threads at once: one at a time goes through (`gate`), so the rows go out in order as alone.
 final class JXLRowAssembler {
     let upload: RowStreamUpload
     let channels: Int
@@ -13,6 +14,7 @@ final class JXLRowAssembler {
     private var spare: [UnsafeMutablePointer<UInt8>] = []
     /// Set when more rows waited than `maxPendingRows`; what came after was dropped.
     private(set) var overflowed = false
+    private let gate = Locked(())
 
     init(upload: RowStreamUpload, channels: Int) {
         self.upload = upload
@@ -26,8 +28,13 @@ final class JXLRowAssembler {
         for row in spare { row.deallocate() }
     }
 
-    /// `count` pixels of row `y` from column `x`, as libjxl's callback gives them.
+    /// `count` pixels of row `y` from column `x`, as libjxl's callback gives them, from any of
+    /// its threads.
     func receive(x: Int, y: Int, count: Int, pixels: UnsafeRawPointer) {
+        gate.withLock { _ in accept(x: x, y: y, count: count, pixels: pixels) }
+    }
+
+    private func accept(x: Int, y: Int, count: Int, pixels: UnsafeRawPointer) {
         let width = upload.sourceSize.width
         guard !overflowed, upload.needsRows, y >= upload.nextRow, y < upload.sourceSize.height, x >= 0, count >= 0,
             count <= width - x

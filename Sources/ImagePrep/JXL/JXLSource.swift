@@ -7,9 +7,10 @@ import Foundation
 #endif
 
 /// A JPEG XL file (a bare codestream or the ISO container, a JPEG recompressed into one
-/// included: its pixels are decoded), by libjxl from the bytes in memory: the rows come through
-/// its image-out callback as its groups are decoded and go into the upload
-/// (`JXLRowAssembler`, `RowStreamUpload`), never held whole. An animation gives its first frame.
+/// included: its pixels are decoded), by libjxl from the bytes in memory, on its own threads
+/// when the photo may use two cores (`decodingThreads`): the rows come through its image-out
+/// callback as its groups are decoded and go into the upload (`JXLRowAssembler`,
+/// `RowStreamUpload`), never held whole. An animation gives its first frame.
 ///
 /// The pixels stay as stored and the upload is turned by the codestream's own orientation,
 /// which the format says overrides the EXIF's, so the carried Orientation is 1. The container's
@@ -22,13 +23,22 @@ struct JXLSource: PhotoSource {
     /// An ICC profile larger than this is not read: no real one comes near it.
     static let maxProfileSize = 4 << 20
 
+    /// libjxl's worker threads: two when the photo may use two cores (one photo while someone
+    /// waits, as HEIF's decode does), none in a batch that already keeps every core busy with a
+    /// photo each, which more threads would only oversubscribe. The rows come out the same
+    /// either way (`JXLRowAssembler` puts them in order).
+    static func decodingThreads(_ configuration: PhotoPreparer.Configuration) -> Int {
+        configuration.splitsWorkAcrossCores ? 2 : 0
+    }
+
     static func recognizes(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytes.starts(with: codestreamSignature) || bytes.starts(with: containerSignature)
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {
         let start = clock.now
-        let decoder = try JXLDecoder(file: file)
+        let threads = Self.decodingThreads(configuration)
+        let decoder = try JXLDecoder(file: file, threads: threads)
         let events = JXL_DEC_BASIC_INFO.rawValue | JXL_DEC_COLOR_ENCODING.rawValue | JXL_DEC_FULL_IMAGE.rawValue
         guard JxlDecoderSubscribeEvents(decoder.pointer, Int32(events)) == JXL_DEC_SUCCESS,
             JxlDecoderSetKeepOrientation(decoder.pointer, JXL_TRUE) == JXL_DEC_SUCCESS,
@@ -112,7 +122,7 @@ struct JXLSource: PhotoSource {
                     "\(problem); rows \(upload.nextRow + 1) to \(size.height) repeat the last row read."))
             upload.fillRemainingRows()
         }
-        workspace.lastDecode = .init(size: size, isStripWise: true)
+        workspace.lastDecode = .init(size: size, isStripWise: true, decodingThreads: threads)
         let image = upload.finish()
         timings.decode += clock.now - start
 

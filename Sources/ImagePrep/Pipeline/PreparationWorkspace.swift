@@ -69,13 +69,14 @@ public final class PreparationWorkspace: Sendable {
 /// keeps it, so two threads never use it at once.
 final class WorkspaceBuffers: @unchecked Sendable {
     /// The size a photo was decoded at, whether strip by strip (never whole), whether by two
-    /// decoders at once (`RestartSplit`), and whether its upload was encoded as its rows were
-    /// made (`JPEGStreamEncoder`).
+    /// decoders at once (`RestartSplit`), whether its upload was encoded as its rows were
+    /// made (`JPEGStreamEncoder`), and the decoder's own worker threads (0: the calling thread).
     struct DecodeFacts: Sendable {
         var size = PixelSize(width: 0, height: 0)
         var isStripWise = false
         var isCutInTwo = false
         var isUploadStreamed = false
+        var decodingThreads = 0
     }
 
     let keepsBuffersBetweenPhotos: Bool

@@ -1,5 +1,3 @@
-internal import CPixelKernels
-
 /// The upload made from a decoder's rows as they come, top to bottom: each row of interleaved
 /// 8-bit samples is composited over the configured background where it has alpha, converted to
 /// JPEG's YCbCr and pushed into the resamplers, so that no full-size picture is ever held (a
@@ -72,7 +70,8 @@ final class RowStreamUpload {
         let luma = planeRows[0].pointer
         let cb = layout.isGray ? luma : planeRows[1].pointer
         let cr = layout.isGray ? luma : planeRows[2].pointer
-        pk_row_to_ycbcr(row, sourceSize.width, Int32(layout.rawValue), background, luma, cb, cr)
+        PixelKernels.best.rowToYCbCr(
+            row, width: sourceSize.width, channels: layout.rawValue, background: background, luma: luma, cb: cb, cr: cr)
         for (index, resampler) in resamplers.enumerated() {
             resampler.push(UnsafePointer(planeRows[index].pointer), at: nextRow)
         }

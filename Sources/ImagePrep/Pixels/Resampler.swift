@@ -12,6 +12,15 @@ struct PixelKernels: @unchecked Sendable {
     static let portable = PixelKernels(table: pk_portable_kernels())
 
     var name: String { String(cString: table.pointee.name) }
+
+    /// One row of interleaved pixels (`channels`: 1 gray, 2 gray and alpha, 3 RGB, 4 RGBA) as
+    /// JPEG's YCbCr, alpha composited over `background` (`rowToYCbCr` in PixelKernels.h).
+    func rowToYCbCr(
+        _ row: UnsafePointer<UInt8>, width: Int, channels: Int, background: UnsafePointer<UInt8>,
+        luma: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>
+    ) {
+        table.pointee.rowToYCbCr(row, width, Int32(channels), background, luma, cb, cr)
+    }
 }
 
 /// The weights of a Lanczos3 filter along one axis: for each output sample, where its taps start

@@ -49,11 +49,17 @@ struct TIFFImageLayout {
         }
     }
 
-    /// Whether rows can be read one scanline at a time and turned into 8-bit samples here: the
-    /// common photometrics, stored in strips with the samples of a pixel together. The rest (tiles,
-    /// planes apart, CIELab, YCbCr other than JPEG's) goes through libtiff's RGBA reader.
-    var isScanlineReadable: Bool {
-        guard !isTiled, isContiguous, samplesPerPixel >= colorSamples else { return false }
+    /// Whether the stored rows can be read here (a scanline at a time from strips, a row of
+    /// tiles at a time from tiles) and turned into 8-bit samples: the common photometrics, with
+    /// the samples of a pixel together, and tiles a multiple of 16 pixels wide as the format asks
+    /// (so that tiles side by side meet on a byte). The rest (planes apart, odd tiles, CIELab,
+    /// YCbCr other than JPEG's) goes through libtiff's RGBA reader, which is slower: it turns
+    /// every pixel into 32 bits through a callback of its own.
+    var isRowConvertible: Bool {
+        guard isContiguous, samplesPerPixel >= colorSamples else { return false }
+        guard !isTiled || (tileSize.width > 0 && tileSize.width % 16 == 0 && tileSize.height > 0) else {
+            return false
+        }
         switch photometric {
         case PHOTOMETRIC_MINISWHITE, PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_PALETTE:
             return [1, 2, 4, 8, 16].contains(bitsPerSample)

@@ -8,35 +8,21 @@ struct TIFFRowReader {
     let cancellation: PreparationCancellation
     let file: String
 
-    /// The RGBA reader's band of rows is refused above this (a tile row or a strip, 4 bytes a pixel).
+    /// A band of rows (a tile row or a strip, 4 bytes a pixel through the RGBA reader) or a tile
+    /// is refused above this.
     static let maxBandBytes = 128 << 20
 
-    /// Reads scanline by scanline (`layout.isScanlineReadable`); a CMYK photo goes through its
-    /// profile when `cmykProfile` is given, else through the plain inversion peers use.
+    /// Reads the stored rows (`layout.isRowConvertible`): scanline by scanline from strips, a row
+    /// of tiles at a time from tiles (`readTileRows`); a CMYK photo goes through its profile when
+    /// `cmykProfile` is given, else through the plain inversion peers use.
     ///
     /// - Returns: whether every row the upload needs was decoded, and a warning about the colours.
-    func readScanlines(_ handle: borrowing TIFFHandle, cmykProfile: ICCProfile?) throws(ImagePrepError) -> (
+    func readRows(_ handle: borrowing TIFFHandle, cmykProfile: ICCProfile?) throws(ImagePrepError) -> (
         isComplete: Bool, warning: PhotoWarning?
     ) {
         if layout.photometric == PHOTOMETRIC_YCBCR { _ = ctiff_set_jpeg_rgb(handle.tiff) }
-        let scanlineSize = Int(TIFFScanlineSize64(handle.tiff))
         let width = layout.size.width
         let samples = layout.photometric == PHOTOMETRIC_YCBCR ? 3 : layout.samplesPerPixel
-        guard scanlineSize > 0, scanlineSize >= (width * samples * layout.bitsPerSample + 7) / 8 else {
-            return (false, nil)
-        }
-        guard scanlineSize <= Self.maxBandBytes else {
-            throw .unsupportedTIFF(
-                file: file,
-                reason:
-                    "a row of its \(layout.samplesPerPixel) samples a pixel takes more than \(Self.maxBandBytes >> 20) MB"
-            )
-        }
-        let scanline = UnsafeMutableRawPointer.allocate(byteCount: scanlineSize, alignment: 8)
-        defer { scanline.deallocate() }
-        // A damaged strip may leave part of a scanline unwritten: what shows there is never
-        // another photo's memory.
-        scanline.initializeMemory(as: UInt8.self, repeating: 0, count: scanlineSize)
         let pushed = layout.pushedLayout.rawValue
         // A CMYK row is converted behind itself: 4 samples, then the 3 they become.
         let row = UnsafeMutablePointer<UInt8>.allocate(capacity: width * max(pushed, 7))
@@ -52,14 +38,10 @@ struct TIFFRowReader {
         let isAsStored =
             layout.bitsPerSample == 8 && samples == pushed && !layout.alpha.isAssociated
             && [PHOTOMETRIC_MINISBLACK, PHOTOMETRIC_RGB, PHOTOMETRIC_YCBCR].contains(layout.photometric)
-        var y = 0
-        while y < layout.size.height && upload.needsRows {
-            if y % 64 == 0 { try cancellation.check(file: file) }
-            guard TIFFReadScanline(handle.tiff, scanline, UInt32(y), 0) == 1 else { return (false, warning) }
+        let push = { (scanline: UnsafeMutableRawPointer) in
             if isAsStored {
                 upload.push(scanline.assumingMemoryBound(to: UInt8.self))
-                y += 1
-                continue
+                return
             }
             convert(scanline, samples: samples, palette: palette, into: row)
             if layout.photometric == PHOTOMETRIC_SEPARATED {
@@ -73,9 +55,42 @@ struct TIFFRowReader {
                 }
             }
             upload.push(row)
+        }
+        // The bytes of one stored row, its samples packed as the file packs them.
+        let rowBytes = (width * samples * layout.bitsPerSample + 7) / 8
+        let isComplete =
+            layout.isTiled
+            ? try readTileRows(handle, rowBytes: rowBytes, samples: samples, push: push)
+            : try readScanlines(handle, rowBytes: rowBytes, push: push)
+        return (isComplete, warning)
+    }
+
+    /// Strips, read scanline by scanline into `push`.
+    private func readScanlines(
+        _ handle: borrowing TIFFHandle, rowBytes: Int, push: (UnsafeMutableRawPointer) -> Void
+    ) throws(ImagePrepError) -> Bool {
+        let scanlineSize = Int(clamping: TIFFScanlineSize64(handle.tiff))
+        guard scanlineSize > 0, scanlineSize >= rowBytes else { return false }
+        guard scanlineSize <= Self.maxBandBytes else {
+            throw .unsupportedTIFF(
+                file: file,
+                reason:
+                    "a row of its \(layout.samplesPerPixel) samples a pixel takes more than \(Self.maxBandBytes >> 20) MB"
+            )
+        }
+        let scanline = UnsafeMutableRawPointer.allocate(byteCount: scanlineSize, alignment: 8)
+        defer { scanline.deallocate() }
+        // A damaged strip may leave part of a scanline unwritten: what shows there is never
+        // another photo's memory.
+        scanline.initializeMemory(as: UInt8.self, repeating: 0, count: scanlineSize)
+        var y = 0
+        while y < layout.size.height && upload.needsRows {
+            if y % 64 == 0 { try cancellation.check(file: file) }
+            guard TIFFReadScanline(handle.tiff, scanline, UInt32(y), 0) == 1 else { return false }
+            push(scanline)
             y += 1
         }
-        return (true, warning)
+        return true
     }
 
     /// Reads through libtiff's RGBA reader, a band of rows at a time: a row of tiles, or a strip.

@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// A TIFF or BigTIFF file's first page, decoded by libtiff from the bytes in memory, a scanline or
-/// a band of rows at a time into the upload (`RowStreamUpload`), never held whole. Its upload keeps
+/// a row of tiles at a time into the upload (`RowStreamUpload`), never held whole. Its upload keeps
 /// the pixels as stored, with the EXIF built from its own directories (`TIFFEXIFBlock`,
 /// Orientation kept), its XMP and ICC profile. A camera raw or DNG, also a TIFF, is refused in words.
 struct TIFFSource: PhotoSource {
@@ -64,11 +64,11 @@ struct TIFFSource: PhotoSource {
         start = clock.now
         let upload = try RowStreamUpload(
             context: context, sourceSize: layout.size, uploadSize: uploadSize,
-            layout: layout.isScanlineReadable ? layout.pushedLayout : .rgba)
+            layout: layout.isRowConvertible ? layout.pushedLayout : .rgba)
         let reader = TIFFRowReader(layout: layout, upload: upload, cancellation: cancellation, file: file)
         var isComplete: Bool
-        if layout.isScanlineReadable {
-            let read = try reader.readScanlines(handle, cmykProfile: isCMYK ? profile : nil)
+        if layout.isRowConvertible {
+            let read = try reader.readRows(handle, cmykProfile: isCMYK ? profile : nil)
             isComplete = read.isComplete
             warnings += read.warning.map { [$0] } ?? []
         } else if let read = try reader.readRGBABands(handle) {

@@ -13,6 +13,7 @@ note, no opcode lists. Run from Tests/Fixtures/formats with Debian's python3 (Pi
 """
 import io
 import struct
+import sys
 
 from PIL import Image
 
@@ -121,6 +122,11 @@ def write_dng(path, photo, preview_size, raw_size):
         out.write(writer.data)
 
 
-photo = Image.open(SOURCE).convert("RGB")
-write_dng("dng-preview-2048.dng", photo, (2048, 1536), (64, 48))
-write_dng("dng-linear-raw-400x300.dng", photo, (160, 120), (400, 300))
+if len(sys.argv) == 5:
+    # PHOTO OUT WIDTH HEIGHT: a raw DNG of another photo at another size, with a 160x120 preview
+    # (Benchmarks/format-bench.sh's DNG, which LibRaw renders).
+    write_dng(sys.argv[2], Image.open(sys.argv[1]).convert("RGB"), (160, 120), (int(sys.argv[3]), int(sys.argv[4])))
+else:
+    photo = Image.open(SOURCE).convert("RGB")
+    write_dng("dng-preview-2048.dng", photo, (2048, 1536), (64, 48))
+    write_dng("dng-linear-raw-400x300.dng", photo, (160, 120), (400, 300))

@@ -102,6 +102,63 @@ struct KernelDispatchTests {
         #expect(converted[0] == converted[1])
     }
 
+    /// The rows of PNG, GIF, WebP, TIFF and the other row-stream formats go to YCbCr through
+    /// `rowToYCbCr`, which composites every pixel (an opaque one comes back unchanged) so that
+    /// its loop vectorises: both builds give the bytes of libjpeg's formula, written out here.
+    @Test("the dispatched row conversion to YCbCr and the portable one make libjpeg's bytes", arguments: [1, 2, 3, 4])
+    func rowConversionsAgree(channels: Int) {
+        var generator = KernelTestRandom(seed: UInt64(channels))
+        let width = 1001
+        // Every third pixel opaque, as most pixels of a real picture are.
+        let row = (0..<width * channels).map { index in
+            channels % 2 == 0 && index % channels == channels - 1 && (index / channels) % 3 == 0
+                ? 255 : UInt8(truncatingIfNeeded: generator.next())
+        }
+        for background: [UInt8] in [[255, 255, 255], [12, 200, 77]] {
+            func composite(_ sample: Int, _ alpha: Int, _ under: Int) -> Int {
+                let mixed = sample * alpha + under * (255 - alpha) + 128
+                return (mixed + (mixed >> 8)) >> 8
+            }
+            let gray =
+                (19595 * Int(background[0]) + 38470 * Int(background[1]) + 7471 * Int(background[2]) + 32768) >> 16
+            var expected = [[UInt8]](repeating: [UInt8](repeating: 0, count: width), count: 3)
+            for x in 0..<width {
+                let pixel = row[(x * channels)...].prefix(channels).map(Int.init)
+                if channels <= 2 {
+                    expected[0][x] = UInt8(channels == 2 ? composite(pixel[0], pixel[1], gray) : pixel[0])
+                    continue
+                }
+                let (r, g, b) =
+                    channels == 4
+                    ? (
+                        composite(pixel[0], pixel[3], Int(background[0])),
+                        composite(pixel[1], pixel[3], Int(background[1])),
+                        composite(pixel[2], pixel[3], Int(background[2]))
+                    ) : (pixel[0], pixel[1], pixel[2])
+                let chroma = (128 << 16) + 32767
+                expected[0][x] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
+                expected[1][x] = UInt8((-11059 * r - 21709 * g + 32768 * b + chroma) >> 16)
+                expected[2][x] = UInt8((32768 * r - 27439 * g - 5329 * b + chroma) >> 16)
+            }
+            for kernels in [PixelKernels.best, .portable] {
+                var luma = [UInt8](repeating: 0, count: width)
+                var cb = luma
+                var cr = luma
+                luma.withUnsafeMutableBufferPointer { luma in
+                    cb.withUnsafeMutableBufferPointer { cb in
+                        cr.withUnsafeMutableBufferPointer { cr in
+                            kernels.rowToYCbCr(
+                                row, width: width, channels: channels, background: background,
+                                luma: luma.baseAddress!, cb: cb.baseAddress!, cr: cr.baseAddress!)
+                        }
+                    }
+                }
+                let planes = channels <= 2 ? [luma, expected[1], expected[2]] : [luma, cb, cr]
+                #expect(planes == expected, "\(kernels.name), \(channels) channels, background \(background)")
+            }
+        }
+    }
+
     /// The planar kernel converts whole blocks of 16x2 pixels where they lie and the right and
     /// bottom edges through a padded copy, and folds the matrix into its curve tables. All of it
     /// must compute what the strip path computes: libjpeg-turbo's decode to RGB, the interleaved

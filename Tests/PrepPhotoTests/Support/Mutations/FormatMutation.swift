@@ -1,6 +1,6 @@
 import Foundation
 
-/// One structure-aware way to damage a JPEG XL, JPEG 2000, Photoshop or DNG file, chosen by a
+/// One structure-aware way to damage a JPEG XL, JPEG 2000, Photoshop, DNG or TIFF file, chosen by a
 /// seeded generator: a named field of the format's structure set to a value at an edge (a size
 /// of 0 or 2^32-1, an offset past the end or back onto its own directory, a count of a million),
 /// or the file cut short or a few bytes flipped. The fields are found by walking the seed's own
@@ -203,8 +203,10 @@ struct FormatFields {
         }
     }
 
-    /// A TIFF-based raw's directories: each entry's count and value or offset (strip offsets and
-    /// counts, sizes, SubIFD and Exif pointers), and each directory's link to the next.
+    /// A TIFF's or TIFF-based raw's directories: each entry's count and value or offset (strip
+    /// offsets and counts, sizes, tile sides, SubIFD and Exif pointers), each directory's link to
+    /// the next, and the first 16 strip or tile offsets and byte counts themselves where they lie
+    /// outside the entry (a tile that points into another, or past the end, or says it is longer).
     private mutating func walkTIFF(_ bytes: [UInt8], isBigEndian: Bool) {
         var queue = [number(bytes, 4, 4, bigEndian: isBigEndian)]
         var visited: Set<Int> = []
@@ -218,6 +220,17 @@ struct FormatFields {
                 let tag = number(bytes, entry, 2, bigEndian: isBigEndian)
                 fields.append(Field(name: "tag \(tag) count", offset: entry + 4, size: 4, isBigEndian: isBigEndian))
                 fields.append(Field(name: "tag \(tag) value", offset: entry + 8, size: 4, isBigEndian: isBigEndian))
+                let type = number(bytes, entry + 2, 2, bigEndian: isBigEndian)
+                let values = number(bytes, entry + 4, 4, bigEndian: isBigEndian)
+                if [273, 279, 324, 325].contains(tag), [3, 4].contains(type), values * (type == 3 ? 2 : 4) > 4 {
+                    let array = number(bytes, entry + 8, 4, bigEndian: isBigEndian)
+                    for element in 0..<min(values, 16) {
+                        fields.append(
+                            Field(
+                                name: "tag \(tag) [\(element)]", offset: array + element * (type == 3 ? 2 : 4),
+                                size: type == 3 ? 2 : 4, isBigEndian: isBigEndian))
+                    }
+                }
                 if [330, 0x8769, 0x8825].contains(tag) {
                     queue.append(number(bytes, entry + 8, 4, bigEndian: isBigEndian))
                 }
