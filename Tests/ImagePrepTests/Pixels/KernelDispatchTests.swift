@@ -107,7 +107,7 @@ struct KernelDispatchTests {
     /// its loop vectorises: both builds give the bytes of libjpeg's formula, written out here.
     @Test("the dispatched row conversion to YCbCr and the portable one make libjpeg's bytes", arguments: [1, 2, 3, 4])
     func rowConversionsAgree(channels: Int) {
-        var generator = KernelTestRandom(seed: UInt64(channels))
+        var generator = SplitMix64(seed: UInt64(channels))
         let width = 1001
         // Every third pixel opaque, as most pixels of a real picture are.
         let row = (0..<width * channels).map { index in
@@ -128,17 +128,20 @@ struct KernelDispatchTests {
                     expected[0][x] = UInt8(channels == 2 ? composite(pixel[0], pixel[1], gray) : pixel[0])
                     continue
                 }
-                let (r, g, b) =
+                let (r, g, b): (Int, Int, Int) =
                     channels == 4
                     ? (
                         composite(pixel[0], pixel[3], Int(background[0])),
                         composite(pixel[1], pixel[3], Int(background[1])),
                         composite(pixel[2], pixel[3], Int(background[2]))
                     ) : (pixel[0], pixel[1], pixel[2])
-                let chroma = (128 << 16) + 32767
-                expected[0][x] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
-                expected[1][x] = UInt8((-11059 * r - 21709 * g + 32768 * b + chroma) >> 16)
-                expected[2][x] = UInt8((32768 * r - 27439 * g - 5329 * b + chroma) >> 16)
+                let chroma: Int = (128 << 16) + 32767
+                let luma: Int = 19595 * r + 38470 * g + 7471 * b + 32768
+                let blue: Int = -11059 * r - 21709 * g + 32768 * b + chroma
+                let red: Int = 32768 * r - 27439 * g - 5329 * b + chroma
+                expected[0][x] = UInt8(luma >> 16)
+                expected[1][x] = UInt8(blue >> 16)
+                expected[2][x] = UInt8(red >> 16)
             }
             for kernels in [PixelKernels.best, .portable] {
                 var luma = [UInt8](repeating: 0, count: width)
