@@ -10,22 +10,6 @@
 struct HEIFContainer {
     typealias ItemID = UInt32
 
-    /// A box or item type: four ASCII letters, kept as the big-endian number they are in the file.
-    struct FourCC: Hashable, Sendable, CustomStringConvertible {
-        let value: UInt32
-
-        init(_ text: StaticString) {
-            precondition(text.utf8CodeUnitCount == 4)
-            value = text.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
-        }
-
-        init(value: UInt32) { self.value = value }
-
-        var description: String {
-            String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }, as: UTF8.self)
-        }
-    }
-
     /// Why the walk refused the file. Each reason is a clause for an error message, in our words,
     /// with nothing read from the file in it.
     enum Problem: Error, Equatable {
@@ -103,17 +87,17 @@ struct HEIFContainer {
     /// The brands (ISO/IEC 23008-12 and AV1's ISO binding) of a HEIF still image or image
     /// sequence, major or compatible: a file that names one of them is handed to libheif.
     static let brands: Set<FourCC> = [
-        FourCC("heic"), FourCC("heix"), FourCC("heim"), FourCC("heis"), FourCC("hevc"), FourCC("hevx"),
-        FourCC("hevm"), FourCC("hevs"), FourCC("mif1"), FourCC("mif2"), FourCC("msf1"), FourCC("avif"),
-        FourCC("avis"),
+        .heic, .heix, .heim, .heis, .hevc, .hevx,
+        .hevm, .hevs, .mif1, .mif2, .msf1, .avif,
+        .avis,
     ]
 
     /// Whether `bytes` start with an `ftyp` box that names a HEIF brand, major or compatible, as a
     /// HEIC, HEIF or AVIF file does, whatever its name. Such a file is read as HEIF even when
     /// the rest of it is damaged, so that the error says what is wrong with it.
     static func hasSignature(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let reader = BigEndianReader(bytes)
-        guard reader.uint(at: 4, size: 4) == UInt64(FourCC("ftyp").value), let size = reader.uint(at: 0, size: 4)
+        let reader = ByteReader(bytes)
+        guard reader.uint(at: 4, size: 4) == UInt64(FourCC.ftyp.value), let size = reader.uint(at: 0, size: 4)
         else { return false }
         let end = min(Int(clamping: size), bytes.count)
         // The major brand at 8, then the minor version, then the compatible brands.
@@ -128,7 +112,7 @@ struct HEIFContainer {
         self.bytes = bytes
         var meta: Range<Int>?
         for box in try Self.boxes(in: 0..<bytes.count, of: bytes, allowingTruncatedLast: true) {
-            if box.type == FourCC("meta") {
+            if box.type == .meta {
                 guard box.isComplete else { throw .truncated("the file ends inside its 'meta' box") }
                 meta = box.payload
                 break
@@ -202,7 +186,7 @@ struct HEIFContainer {
         // Its alpha, which libheif decodes with it; its other auxiliary images are hidden from
         // libheif (`bytesForLibheif`), which never decodes them.
         for reference in references
-        where reference.type == FourCC("auxl") && reference.to.contains(primary) && reference.from != gainMap
+        where reference.type == .auxl && reference.to.contains(primary) && reference.from != gainMap
             && isAlpha(reference.from)
         {
             try walk.visit(reference.from, depth: 1, plan: &plan)
@@ -233,8 +217,8 @@ struct HEIFContainer {
     private var toneMapReference: Reference? {
         guard let primary else { return nil }
         return references.first { reference in
-            reference.type == FourCC("dimg") && reference.to.count == 2 && reference.to[0] == primary
-                && reference.to[1] != primary && items[reference.from]?.type == FourCC("tmap")
+            reference.type == .dimg && reference.to.count == 2 && reference.to[0] == primary
+                && reference.to[1] != primary && items[reference.from]?.type == .tmap
         }
     }
 
@@ -246,7 +230,7 @@ struct HEIFContainer {
         if let toneMap = toneMapReference { return toneMap.to[1] }
         let wanted = Self.gainMapTypes.map { Array($0.utf8) }
         return references.first { reference in
-            guard reference.type == FourCC("auxl"), reference.to.contains(primary),
+            guard reference.type == .auxl, reference.to.contains(primary),
                 let type = items[reference.from].flatMap(auxiliaryType(of:))
             else { return false }
             return wanted.contains { $0 == Array(type) }
@@ -261,7 +245,7 @@ struct HEIFContainer {
     /// The type an auxiliary image's `auxC` names (ISO/IEC 23008-12 6.5.8): the text up to its
     /// NUL, at most 255 bytes (Apple's and MPEG's are under 60).
     func auxiliaryType(of item: Item) -> ArraySlice<UInt8>? {
-        guard let auxC = property(FourCC("auxC"), of: item), auxC.count > 4 else { return nil }
+        guard let auxC = property(.auxC, of: item), auxC.count > 4 else { return nil }
         let text = bytes[(auxC.lowerBound + 4)..<auxC.upperBound].prefix(256)
         guard let end = text.firstIndex(of: 0) else { return nil }
         return ArraySlice(text[..<end])
@@ -282,7 +266,7 @@ struct HEIFContainer {
         var plan = DecodePlan(storedSize: stored, largest: stored)
         plan.orientation = try orientation(of: item)
         plan.hasTransformations = item.properties.contains { index in
-            [FourCC("irot"), FourCC("imir"), FourCC("clap")].contains(properties[index].type)
+            [FourCC.irot, .imir, .clap].contains(properties[index].type)
         }
         var walk = Walk(container: self)
         try walk.visit(id, depth: 0, plan: &plan)
@@ -309,7 +293,7 @@ struct HEIFContainer {
     /// Each derived image's sources (`dimg`), in the file's order, a source named twice twice.
     func derivedImageSources() -> [ItemID: [ItemID]] {
         var sources: [ItemID: [ItemID]] = [:]
-        for reference in references where reference.type == FourCC("dimg") {
+        for reference in references where reference.type == .dimg {
             sources[reference.from, default: []] += reference.to
         }
         return sources
@@ -324,7 +308,7 @@ struct HEIFContainer {
     /// - Parameter passedOver: an item left out of the search (the gain map, searched on its own).
     func refuseLoops(from start: ItemID, passingOver passedOver: ItemID? = nil) throws(Problem) {
         var next = derivedImageSources()
-        for reference in references where reference.type != FourCC("dimg") {
+        for reference in references where reference.type != .dimg {
             for target in reference.to { next[target, default: []].append(reference.from) }
         }
         if let passedOver {
@@ -364,14 +348,14 @@ struct HEIFContainer {
     }
 
     static let imageTypes: Set<FourCC> = [
-        FourCC("hvc1"), FourCC("av01"), FourCC("grid"), FourCC("iovl"), FourCC("iden"),
+        .hvc1, .av01, .grid, .iovl, .iden,
     ]
 
     /// Image codings that HEIF defines and libheif 1.15 in Debian 12 does not decode.
     static let unsupportedCodecs: [FourCC: String] = [
-        FourCC("vvc1"): "VVC (H.266)", FourCC("avc1"): "AVC (H.264)", FourCC("evc1"): "EVC",
-        FourCC("j2k1"): "JPEG 2000", FourCC("jpeg"): "JPEG inside HEIF", FourCC("unci"): "uncompressed pixels",
-        FourCC("mski"): "a mask", FourCC("hvt1"): "HEVC tiles",
+        .vvc1: "VVC (H.266)", .avc1: "AVC (H.264)", .evc1: "EVC",
+        .j2k1: "JPEG 2000", .jpeg: "JPEG inside HEIF", .unci: "uncompressed pixels",
+        .mski: "a mask", .hvt1: "HEVC tiles",
     ]
 
     private struct Walk {
@@ -412,7 +396,7 @@ struct HEIFContainer {
             let derived = sources[id] ?? []
             var total = 0
             switch item.type {
-            case FourCC("grid"):
+            case .grid:
                 let grid = try container.grid(of: item)
                 plan.largest = Self.larger(plan.largest, grid.size)
                 guard derived.count == grid.columns * grid.rows else {
@@ -420,14 +404,14 @@ struct HEIFContainer {
                 }
                 if !(try container.tilesCover(grid, tiles: derived)) { plan.tilesCoverGrids = false }
                 for tile in derived { total = Self.sum(total, try pixels(of: tile, depth: depth + 1, plan: &plan)) }
-            case FourCC("iovl"):
+            case .iovl:
                 plan.largest = Self.larger(plan.largest, try container.overlayCanvas(of: item))
                 guard !derived.isEmpty else { throw .malformed("its overlay holds no images") }
                 for layer in derived { total = Self.sum(total, try pixels(of: layer, depth: depth + 1, plan: &plan)) }
-            case FourCC("iden"):
+            case .iden:
                 guard derived.count == 1 else { throw .malformed("its derived image does not name one source") }
                 total = try pixels(of: derived[0], depth: depth + 1, plan: &plan)
-            case FourCC("hvc1"), FourCC("av01"):
+            case .hvc1, .av01:
                 guard !item.isTruncated else { throw .truncated("the file ends before its image data does") }
                 // libavif's writer gives identical tiles one extent, which libheif reads for each;
                 // extents that overlap otherwise no encoder writes. Each extent counted once,
@@ -438,7 +422,7 @@ struct HEIFContainer {
                 guard codedBytes <= container.bytes.count else {
                     throw .malformed("its images' data overlap, which no encoder writes")
                 }
-                let isHEVC = item.type == FourCC("hvc1")
+                let isHEVC = item.type == .hvc1
                 plan.codecs.insert(isHEVC ? .hevc : .av1)
                 plan.codedImageCount += 1
                 var largest = container.size(of: item) ?? PixelSize(width: 0, height: 0)
@@ -468,9 +452,9 @@ struct HEIFContainer {
 
     /// The item's `ispe` (image spatial extents): its size as stored.
     func size(of item: Item) -> PixelSize? {
-        guard let ispe = property(FourCC("ispe"), of: item), ispe.count >= 12,
-            let width = BigEndianReader(bytes).uint(at: ispe.lowerBound + 4, size: 4),
-            let height = BigEndianReader(bytes).uint(at: ispe.lowerBound + 8, size: 4)
+        guard let ispe = property(.ispe, of: item), ispe.count >= 12,
+            let width = ByteReader(bytes).uint(at: ispe.lowerBound + 4, size: 4),
+            let height = ByteReader(bytes).uint(at: ispe.lowerBound + 8, size: 4)
         else { return nil }
         return PixelSize(width: Int(width), height: Int(height))
     }
@@ -484,10 +468,10 @@ struct HEIFContainer {
         let data = try smallData(of: item, named: "grid")
         guard data.count >= 8 else { throw .malformed("its grid description is cut short") }
         let isLarge = data[1] & 1 == 1
-        guard data.count >= (isLarge ? 12 : 8) else { throw .malformed("its grid description is cut short") }
-        let width = isLarge ? Self.bigEndian(data[4..<8]) : Self.bigEndian(data[4..<6])
-        let height = isLarge ? Self.bigEndian(data[8..<12]) : Self.bigEndian(data[6..<8])
-        return (PixelSize(width: width, height: height), Int(data[3]) + 1, Int(data[2]) + 1)
+        guard let size = Self.size(in: data, at: 4, fieldSize: isLarge ? 4 : 2) else {
+            throw .malformed("its grid description is cut short")
+        }
+        return (size, Int(data[3]) + 1, Int(data[2]) + 1)
     }
 
     /// Whether every tile declares one size, the tiles cover the grid, and each tile's coded
@@ -503,11 +487,11 @@ struct HEIFContainer {
             tile.width * grid.columns >= grid.size.width, tile.height * grid.rows >= grid.size.height
         else { return false }
         for id in tiles {
-            guard let item = items[id], item.type == FourCC("hvc1") || item.type == FourCC("av01") else { continue }
+            guard let item = items[id], item.type == .hvc1 || item.type == .av01 else { continue }
             // A picture larger than its tile overlaps the next one, and tiles decoded on two
             // threads then leave the overlap to whichever wrote last (a batch and a photo alone
             // differed); one smaller leaves canvas uncovered.
-            let coded = try codedSizes(of: item, isHEVC: item.type == FourCC("hvc1"), cropped: true)
+            let coded = try codedSizes(of: item, isHEVC: item.type == .hvc1, cropped: true)
             guard coded.allSatisfy({ $0 == tile }) else { return false }
         }
         return true
@@ -518,13 +502,10 @@ struct HEIFContainer {
         let data = try smallData(of: item, named: "overlay")
         let isLarge = data.count >= 2 && data[1] & 1 == 1
         let sizeStart = 2 + 8
-        guard data.count >= sizeStart + (isLarge ? 8 : 4) else {
+        guard let size = Self.size(in: data, at: sizeStart, fieldSize: isLarge ? 4 : 2) else {
             throw .malformed("its overlay description is cut short")
         }
-        let field = isLarge ? 4 : 2
-        return PixelSize(
-            width: Self.bigEndian(data[sizeStart..<(sizeStart + field)]),
-            height: Self.bigEndian(data[(sizeStart + field)..<(sizeStart + 2 * field)]))
+        return size
     }
 
     /// A derived image's description, which is a few bytes long.
@@ -536,7 +517,16 @@ struct HEIFContainer {
         return item.extents.flatMap { Array(bytes[$0]) }
     }
 
-    private static func bigEndian(_ bytes: ArraySlice<UInt8>) -> Int { bytes.reduce(0) { $0 << 8 | Int($1) } }
+    /// A width then a height, big-endian fields of `fieldSize` bytes at `offset`; nil past the end.
+    private static func size(in data: [UInt8], at offset: Int, fieldSize: Int) -> PixelSize? {
+        data.withUnsafeBytes { data in
+            let reader = ByteReader(data)
+            guard let width = reader.uint(at: offset, size: fieldSize),
+                let height = reader.uint(at: offset + fieldSize, size: fieldSize)
+            else { return nil }
+            return PixelSize(width: Int(width), height: Int(height))
+        }
+    }
 
     /// Every size the coded image's decoder would allocate: each sequence parameter set (HEVC) or
     /// sequence header (AV1) in its configuration box and in its data, which the decoder reads too.
@@ -545,7 +535,7 @@ struct HEIFContainer {
     ///   gives out, rather than what it allocates.
     private func codedSizes(of item: Item, isHEVC: Bool, cropped: Bool = false) throws(Problem) -> [PixelSize] {
         let name = isHEVC ? "hvcC" : "av1C"
-        guard let configuration = property(FourCC(isHEVC ? "hvcC" : "av1C"), of: item) else {
+        guard let configuration = property(isHEVC ? .hvcC : .av1C, of: item) else {
             throw .malformed("its \(isHEVC ? "HEVC" : "AV1") image has no decoder configuration ('\(name)' box)")
         }
         let config = UnsafeRawBufferPointer(rebasing: bytes[configuration])
@@ -563,7 +553,7 @@ struct HEIFContainer {
     /// or `av1C` (AV1-ISOBMFF 2.3.3: byte 3, high_bitdepth, twelve_bit, monochrome and the
     /// subsampling flags).
     private func codedFormat(of item: Item, isHEVC: Bool) -> CodedFormat? {
-        guard let configuration = property(FourCC(isHEVC ? "hvcC" : "av1C"), of: item) else { return nil }
+        guard let configuration = property(isHEVC ? .hvcC : .av1C, of: item) else { return nil }
         let config = UnsafeRawBufferPointer(rebasing: bytes[configuration])
         if isHEVC {
             guard config.count >= 23 else { return nil }
@@ -596,19 +586,19 @@ struct HEIFContainer {
         for index in item.properties {
             let property = properties[index]
             switch property.type {
-            case FourCC("irot"):
+            case .irot:
                 guard let angle = property.payload.first.map({ Int(bytes[$0] & 3) }) else {
                     throw .malformed("its rotation ('irot' box) is empty")
                 }
                 turns = (turns + 4 - angle) % 4
-            case FourCC("imir"):
+            case .imir:
                 guard let axis = property.payload.first.map({ Int(bytes[$0] & 1) }) else {
                     throw .malformed("its mirror ('imir' box) is empty")
                 }
                 // Left-right flip after R^turns F^flip is R^-turns F^(flip+1); top-bottom is R^2 F.
                 flip.toggle()
                 turns = ((axis == 1 ? 0 : 2) - turns + 4) % 4
-            case FourCC("clap"):
+            case .clap:
                 return nil
             default:
                 continue
@@ -644,7 +634,7 @@ struct HEIFContainer {
     ) throws(Problem) -> [Box] {
         var found: [Box] = []
         var offset = range.lowerBound
-        let reader = BigEndianReader(bytes)
+        let reader = ByteReader(bytes)
         while offset < range.upperBound {
             guard found.count < maxEntries else { throw .malformed("it holds far more boxes than a photo has") }
             guard range.upperBound - offset >= 8, let size32 = reader.uint(at: offset, size: 4),
@@ -690,21 +680,21 @@ struct HEIFContainer {
         var seen: Set<FourCC> = []
         for box in try Self.boxes(in: range, of: bytes) {
             // Every `iref` box is read, so that a loop is found over all of them.
-            guard box.type == FourCC("iref") || seen.insert(box.type).inserted else { continue }
-            var reader = BigEndianReader(bytes, range: box.payload)
+            guard box.type == .iref || seen.insert(box.type).inserted else { continue }
+            var reader = ByteReader(bytes, range: box.payload)
             switch box.type {
-            case FourCC("pitm"):
-                let version = try reader.fullBoxVersion()
-                primary = ItemID(try reader.read(version == 0 ? 2 : 4))
-            case FourCC("iinf"):
+            case .pitm:
+                let version = try reader.fullBoxHeader().version
+                primary = ItemID(try reader.field(version == 0 ? 2 : 4))
+            case .iinf:
                 types = try Self.itemTypes(box.payload, of: bytes)
-            case FourCC("iloc"):
+            case .iloc:
                 iloc = box.payload
-            case FourCC("idat"):
+            case .idat:
                 idat = box.payload
-            case FourCC("iprp"):
+            case .iprp:
                 associations = try readProperties(box.payload)
-            case FourCC("iref"):
+            case .iref:
                 if referenceBox == nil, box.payload.count >= 4 {
                     referenceBox = (
                         box.typeOffset - 4, (box.payload.lowerBound + 4)..<box.payload.upperBound,
@@ -736,23 +726,23 @@ struct HEIFContainer {
     private static func itemTypes(_ range: Range<Int>, of bytes: UnsafeRawBufferPointer) throws(Problem) -> [ItemID:
         ItemEntry]
     {
-        var reader = BigEndianReader(bytes, range: range)
-        let version = try reader.fullBoxVersion()
-        let count = try reader.read(version == 0 ? 2 : 4)
+        var reader = ByteReader(bytes, range: range)
+        let version = try reader.fullBoxHeader().version
+        let count = try reader.field(version == 0 ? 2 : 4)
         guard count <= maxEntries else { throw .malformed("it lists far more items than a photo has") }
         var types: [ItemID: ItemEntry] = [:]
         var listed: Set<ItemID> = []
-        for entry in try boxes(in: reader.offset..<range.upperBound, of: bytes) where entry.type == FourCC("infe") {
-            var entryReader = BigEndianReader(bytes, range: entry.payload)
-            let entryVersion = try entryReader.fullBoxVersion()
-            let id = ItemID(try entryReader.read(entryVersion <= 2 ? 2 : 4))
+        for entry in try boxes(in: reader.offset..<range.upperBound, of: bytes) where entry.type == .infe {
+            var entryReader = ByteReader(bytes, range: entry.payload)
+            let entryVersion = try entryReader.fullBoxHeader().version
+            let id = ItemID(try entryReader.field(entryVersion <= 2 ? 2 : 4))
             // Versions 0 and 1 come from before item types; nothing in them is an image.
             guard listed.insert(id).inserted, entryVersion >= 2 else { continue }
-            _ = try entryReader.read(2)  // item_protection_index
+            _ = try entryReader.field(2)  // item_protection_index
             let offset = entryReader.offset
-            let type = FourCC(value: UInt32(try entryReader.read(4)))
+            let type = FourCC(value: UInt32(try entryReader.field(4)))
             let isEncoded =
-                type == FourCC("mime")
+                type == .mime
                 && namesContentEncoding(
                     UnsafeRawBufferPointer(rebasing: bytes[entryReader.offset..<entry.payload.upperBound]))
             types[id] = ItemEntry(type: type, offset: offset, isEncoded: isEncoded)
@@ -778,7 +768,7 @@ struct HEIFContainer {
     /// that only runs past the end is a file cut short, refused as such.
     var unreadableMetadataItems: [Item] {
         items.values.filter { item in
-            [FourCC("Exif"), FourCC("mime")].contains(item.type) && item.declaredLength > HEIFMetadata.maxExifItemSize
+            [FourCC.exif, .mime].contains(item.type) && item.declaredLength > HEIFMetadata.maxExifItemSize
         }
     }
 
@@ -796,24 +786,24 @@ struct HEIFContainer {
         var associations: [ItemID: [Int]] = [:]
         var hasReadProperties = false
         for box in try Self.boxes(in: range, of: bytes) {
-            if box.type == FourCC("ipco"), !hasReadProperties {
+            if box.type == .ipco, !hasReadProperties {
                 hasReadProperties = true
                 properties = try Self.boxes(in: box.payload, of: bytes).map {
                     Property(type: $0.type, payload: $0.payload)
                 }
-            } else if box.type == FourCC("ipma") {
-                var reader = BigEndianReader(bytes, range: box.payload)
-                let version = try reader.fullBoxVersion()
-                let hasLargeIndexes = reader.flags & 1 == 1
-                let count = try reader.read(4)
+            } else if box.type == .ipma {
+                var reader = ByteReader(bytes, range: box.payload)
+                let (version, flags) = try reader.fullBoxHeader()
+                let hasLargeIndexes = flags & 1 == 1
+                let count = try reader.field(4)
                 guard count <= Self.maxEntries else {
                     throw .malformed("it associates far more items than a photo has")
                 }
                 for _ in 0..<count {
-                    let id = ItemID(try reader.read(version < 1 ? 2 : 4))
+                    let id = ItemID(try reader.field(version < 1 ? 2 : 4))
                     var indexes: [Int] = []
-                    for _ in 0..<(try reader.read(1)) {
-                        let value = try reader.read(hasLargeIndexes ? 2 : 1)
+                    for _ in 0..<(try reader.field(1)) {
+                        let value = try reader.field(hasLargeIndexes ? 2 : 1)
                         let index = Int(value & (hasLargeIndexes ? 0x7FFF : 0x7F))
                         // Index 0 means "no property".
                         if index > 0 { indexes.append(index - 1) }
@@ -829,14 +819,14 @@ struct HEIFContainer {
     }
 
     private mutating func readReferences(_ range: Range<Int>) throws(Problem) {
-        var reader = BigEndianReader(bytes, range: range)
-        let version = try reader.fullBoxVersion()
+        var reader = ByteReader(bytes, range: range)
+        let version = try reader.fullBoxHeader().version
         for box in try Self.boxes(in: reader.offset..<range.upperBound, of: bytes) {
-            var entry = BigEndianReader(bytes, range: box.payload)
+            var entry = ByteReader(bytes, range: box.payload)
             let idSize = version == 0 ? 2 : 4
-            let from = ItemID(try entry.read(idSize))
+            let from = ItemID(try entry.field(idSize))
             var to: [ItemID] = []
-            for _ in 0..<(try entry.read(2)) { to.append(ItemID(try entry.read(idSize))) }
+            for _ in 0..<(try entry.field(2)) { to.append(ItemID(try entry.field(idSize))) }
             references.append(Reference(type: box.type, from: from, to: to, typeOffset: box.typeOffset))
             guard references.count <= Self.maxEntries else {
                 throw .malformed("it holds far more references than a photo has")
@@ -848,10 +838,10 @@ struct HEIFContainer {
     /// An item located twice is where the first entry says, as libheif 1.15 reads it.
     private mutating func readLocations(_ range: Range<Int>, idat: Range<Int>?) throws(Problem) {
         var located: Set<ItemID> = []
-        var reader = BigEndianReader(bytes, range: range)
-        let version = try reader.fullBoxVersion()
+        var reader = ByteReader(bytes, range: range)
+        let version = try reader.fullBoxHeader().version
         guard version <= 2 else { throw .unsupported("its item locations ('iloc' box) are of an unknown version") }
-        let sizes = try reader.read(2)
+        let sizes = try reader.field(2)
         let offsetSize = Int(sizes >> 12 & 15)
         let lengthSize = Int(sizes >> 8 & 15)
         let baseOffsetSize = Int(sizes >> 4 & 15)
@@ -859,15 +849,15 @@ struct HEIFContainer {
         for size in [offsetSize, lengthSize, baseOffsetSize, indexSize] where ![0, 4, 8].contains(size) {
             throw .malformed("its item locations ('iloc' box) use a field size the standard does not allow")
         }
-        let count = try reader.read(version < 2 ? 2 : 4)
+        let count = try reader.field(version < 2 ? 2 : 4)
         guard count <= Self.maxEntries else { throw .malformed("it locates far more items than a photo has") }
         var extentTotal = 0
         for _ in 0..<count {
-            let id = ItemID(try reader.read(version < 2 ? 2 : 4))
-            let method = version >= 1 ? try reader.read(2) & 15 : 0
-            let dataReference = try reader.read(2)
-            let base = try reader.read(baseOffsetSize)
-            let extentCount = try reader.read(2)
+            let id = ItemID(try reader.field(version < 2 ? 2 : 4))
+            let method = version >= 1 ? try reader.field(2) & 15 : 0
+            let dataReference = try reader.field(2)
+            let base = try reader.field(baseOffsetSize)
+            let extentCount = try reader.field(2)
             var extents: [Range<Int>] = []
             var isTruncated = false
             var overlongLengths: [(offset: Int, size: Int, available: UInt64)] = []
@@ -878,10 +868,10 @@ struct HEIFContainer {
                 throw .malformed("its items are split into far more pieces than a photo's are")
             }
             for _ in 0..<extentCount {
-                _ = try reader.read(indexSize)
-                let offset = try reader.read(offsetSize)
+                _ = try reader.field(indexSize)
+                let offset = try reader.field(offsetSize)
                 let lengthField = (offset: reader.offset, size: lengthSize)
-                let length = try reader.read(lengthSize)
+                let length = try reader.field(lengthSize)
                 let sum = declaredLength.addingReportingOverflow(Int(clamping: length))
                 declaredLength = sum.overflow ? Int.max : sum.partialValue
                 // An extent that starts or ends past the end of the file is cut at the end, and
@@ -913,38 +903,16 @@ struct HEIFContainer {
     }
 }
 
-/// Big-endian fields read within a range, refusing to read past it.
-private struct BigEndianReader {
-    let bytes: UnsafeRawBufferPointer
-    var offset: Int
-    let end: Int
-    private(set) var flags: UInt32 = 0
-
-    init(_ bytes: UnsafeRawBufferPointer, range: Range<Int>? = nil) {
-        self.bytes = bytes
-        offset = range?.lowerBound ?? 0
-        end = range?.upperBound ?? bytes.count
-    }
-
-    /// `size` bytes at `position` as a big-endian number; nil past the end.
-    func uint(at position: Int, size: Int) -> UInt64? {
-        guard position >= 0, size <= 8, position <= end - size else { return nil }
-        var value: UInt64 = 0
-        for index in 0..<size { value = value << 8 | UInt64(bytes[position + index]) }
-        return value
-    }
-
+/// A HEIF box's fields, read as libheif reads them: a field cut short refuses the file.
+extension ByteReader {
     /// The next `size` bytes (0, 1, 2, 4 or 8) as a big-endian number.
-    mutating func read(_ size: Int) throws(HEIFContainer.Problem) -> UInt64 {
-        guard let value = uint(at: offset, size: size) else { throw .malformed("a box is cut short") }
-        offset += size
-        return value
+    mutating func field(_ size: Int) throws(HEIFContainer.Problem) -> UInt64 {
+        do { return try read(size) } catch { throw .malformed("a box is cut short") }
     }
 
-    /// A full box's version, keeping its flags.
-    mutating func fullBoxVersion() throws(HEIFContainer.Problem) -> UInt64 {
-        let word = try read(4)
-        flags = UInt32(word & 0xFF_FFFF)
-        return word >> 24
+    /// A full box's version and flags.
+    mutating func fullBoxHeader() throws(HEIFContainer.Problem) -> (version: UInt64, flags: UInt32) {
+        let word = try field(4)
+        return (word >> 24, UInt32(word & 0xFF_FFFF))
     }
 }

@@ -29,8 +29,7 @@ struct HEVCDecoder: ~Copyable {
         for unit in parameterSets { push(unit) }
         var offset = 0
         while offset < data.count {
-            guard data.count - offset >= 4 else { return false }
-            let length = (0..<4).reduce(0) { $0 << 8 | Int(data[offset + $1]) }
+            guard let length = ByteReader(data).uint32(at: offset).map(Int.init) else { return false }
             offset += 4
             guard length <= data.count - offset else { return false }
             push(UnsafeRawBufferPointer(rebasing: data[offset..<(offset + length)]))
