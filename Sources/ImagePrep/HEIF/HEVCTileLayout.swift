@@ -15,7 +15,7 @@ struct HEVCTileLayout {
         /// Whether libheif reads its samples' matrix and range from the stream's VUI, the tile
         /// having no nclx `colr` box of its own (one that says anything but JPEG's full-range
         /// BT.601 YCbCr leaves the photo to libheif).
-        let followsStreamColour: Bool
+        let followsStreamColor: Bool
     }
 
     /// The file the ranges are of, which must outlive the layout.
@@ -133,7 +133,7 @@ extension HEIFContainer {
             let declarations = sequenceDeclarations(of: item, configuration: configuration), !declarations.isEmpty,
             declarations.allSatisfy({ HEVCTileLayout.declares(size, in: $0) })
         else { return nil }
-        var followsStreamColour = true
+        var followsStreamColor = true
         for index in item.properties where properties[index].type == .colr {
             let payload = properties[index].payload
             guard payload.count >= 4, Array(bytes[payload.prefix(4)]) == Array("nclx".utf8) else { continue }
@@ -142,11 +142,11 @@ extension HEIFContainer {
             guard payload.count >= 11, let matrix = ByteReader(bytes).uint16(at: payload.lowerBound + 8).map(Int.init)
             else { return nil }
             let isFullRange = bytes[payload.lowerBound + 10] & 0x80 != 0
-            followsStreamColour = false
-            guard isFullRange, NCLXColour.jpegMatrices.contains(matrix) else { return nil }
+            followsStreamColor = false
+            guard isFullRange, NCLXColor.jpegMatrices.contains(matrix) else { return nil }
         }
         return HEVCTileLayout.Tile(
-            parameterSets: parameterSets, data: item.extents, followsStreamColour: followsStreamColour)
+            parameterSets: parameterSets, data: item.extents, followsStreamColor: followsStreamColor)
     }
 
     /// The NAL units of an `hvcC` box's arrays (ISO/IEC 14496-15 8.3.3.1), as libheif 1.15 reads

@@ -58,7 +58,7 @@ final class BatchRunner: Sendable {
     }
 
     init(
-        plan: BatchPlan.Result, preparer: PhotoPreparer, settings: Settings, writer: OutputWriter,
+        plan: BatchPlan.PlannedBatch, preparer: PhotoPreparer, settings: Settings, writer: OutputWriter,
         signals: StopSignals
     ) {
         photos = plan.photos
