@@ -1,4 +1,5 @@
 internal import CHeif
+internal import PlatformLayer
 
 /// A libheif context that reads a file held in memory, with exactly one owner.
 ///

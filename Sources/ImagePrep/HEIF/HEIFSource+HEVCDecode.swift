@@ -1,4 +1,5 @@
 internal import CHeif
+internal import PlatformLayer
 
 extension HEIFSource {
     /// The upload made by libde265 straight from the primary's HEVC tiles (`HEVCTileLayout`), a

@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 /// Where a baseline JPEG with restart markers can be cut in two, so that two libjpeg decoders
 /// decode its top and bottom at once: the entropy-coded data of a restart interval depends on
 /// nothing before it, so the bottom can be decoded from the original's headers and the data from
