@@ -77,7 +77,7 @@ struct MemoryBoundTests {
     /// here: under Huffman tables of one 1-bit code each, every block is a zero DC difference and
     /// an end of block, one bit each, so its 780,300 MCUs of four luma and two chroma blocks are
     /// 1.2 MB of zero bytes, which libjpeg decodes strip by strip like any photo's data.
-    static func grey200MegapixelJPEG() -> Data {
+    static func gray200MegapixelJPEG() -> Data {
         func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
             [0xFF, marker, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 0xFF)] + payload
         }
@@ -106,7 +106,7 @@ struct MemoryBoundTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: Self.time), "\(Self.time) (Debian package time) is missing")
         try TemporaryFolder.with { folder in
-            try folder.write(Self.grey200MegapixelJPEG(), to: "grey.jpg")
+            try folder.write(Self.gray200MegapixelJPEG(), to: "grey.jpg")
             let limit = ["--max-pixels", "200000000"]
             let jpeg = try Self.peakMegabytes(limit, input: "grey.jpg", in: folder)
             let heic = try Self.peakMegabytes(

@@ -45,14 +45,13 @@ struct BMPHeader {
         bytes.count >= 18 && bytes[0] == 0x42 && bytes[1] == 0x4D && headerSizes.contains(Int(read32(bytes, 14)))
     }
 
+    /// The little-endian field at `offset`; 0 past the end.
     private static func read32(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt32 {
-        guard offset >= 0, offset + 4 <= bytes.count else { return 0 }
-        return (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * UInt32($1)) }
+        ByteReader(bytes, byteOrder: .littleEndian).uint32(at: offset) ?? 0
     }
 
     private static func read16(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt16 {
-        guard offset >= 0, offset + 2 <= bytes.count else { return 0 }
-        return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
+        ByteReader(bytes, byteOrder: .littleEndian).uint16(at: offset) ?? 0
     }
 
     /// Reads and checks the headers.

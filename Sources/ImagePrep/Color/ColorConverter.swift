@@ -1,6 +1,7 @@
 internal import CLCMS2
 internal import CPixelKernels
 internal import CTurboJPEG
+internal import PlatformLayer
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -9,13 +9,13 @@ extension ICCProfile {
     /// - Returns: nil when the description is sRGB in all but name (BT.709 or unspecified
     ///   primaries with an sRGB-like curve), which needs nothing; nil and a warning for a curve
     ///   no SDR profile can describe (PQ, HLG) or primaries libheif does not know.
-    static func make(describing colour: NCLXColour) -> (ICCProfile?, PhotoWarning?) {
+    static func make(describing color: NCLXColor) -> (ICCProfile?, PhotoWarning?) {
         // H.273 transfer characteristics: 1, 6, 14, 15 are BT.709's curve, 13 is sRGB's. Photos
         // tagged BT.709 are shown as sRGB by viewers that do not manage colour, so they pass as is.
         let sRGBLikeTransfers: Set = [1, 2, 6, 13, 14, 15]
-        if [1, 2].contains(colour.primaries), sRGBLikeTransfers.contains(colour.transfer) { return (nil, nil) }
+        if [1, 2].contains(color.primaries), sRGBLikeTransfers.contains(color.transfer) { return (nil, nil) }
         let curve: (type: Int32, parameters: [cmsFloat64Number])
-        switch colour.transfer {
+        switch color.transfer {
         case 2, 13: curve = (4, [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045])
         case 1, 6, 14, 15: curve = (4, [1 / 0.45, 1 / 1.099, 0.099 / 1.099, 1 / 4.5, 0.081])
         case 7: curve = (4, [1 / 0.45, 1 / 1.1115, 0.1115 / 1.1115, 1 / 4, 0.0913])
@@ -31,7 +31,7 @@ extension ICCProfile {
                 )
             )
         }
-        let points = [colour.red, colour.green, colour.blue, colour.white]
+        let points = [color.red, color.green, color.blue, color.white]
         guard points.allSatisfy({ $0.x > 0 && $0.y > 0 && $0.x < 1 && $0.y < 1 }) else {
             return (
                 nil,
@@ -41,11 +41,11 @@ extension ICCProfile {
                 )
             )
         }
-        var white = cmsCIExyY(x: colour.white.x, y: colour.white.y, Y: 1)
+        var white = cmsCIExyY(x: color.white.x, y: color.white.y, Y: 1)
         var primaries = cmsCIExyYTRIPLE(
-            Red: cmsCIExyY(x: colour.red.x, y: colour.red.y, Y: 1),
-            Green: cmsCIExyY(x: colour.green.x, y: colour.green.y, Y: 1),
-            Blue: cmsCIExyY(x: colour.blue.x, y: colour.blue.y, Y: 1))
+            Red: cmsCIExyY(x: color.red.x, y: color.red.y, Y: 1),
+            Green: cmsCIExyY(x: color.green.x, y: color.green.y, Y: 1),
+            Blue: cmsCIExyY(x: color.blue.x, y: color.blue.y, Y: 1))
         var parameters = curve.parameters
         guard let toneCurve = cmsBuildParametricToneCurve(nil, curve.type, &parameters) else { return (nil, nil) }
         defer { cmsFreeToneCurve(toneCurve) }

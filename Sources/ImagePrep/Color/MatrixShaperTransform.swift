@@ -1,5 +1,6 @@
 internal import CLCMS2
 internal import CPixelKernels
+internal import PlatformLayer
 
 /// Relative colorimetric conversion from a matrix-and-curves RGB profile to sRGB: linearise each
 /// channel through the profile's tone curves, apply one 3x3 matrix (the profile's colorants,

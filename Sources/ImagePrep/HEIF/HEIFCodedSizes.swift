@@ -53,13 +53,12 @@ enum HEVCParameterSets {
         guard configuration.count >= 23 else { return true }
         let lengthSize = Int(configuration[21] & 3) + 1
         var offset = 23
+        let reader = ByteReader(configuration)
         for _ in 0..<configuration[22] {
-            guard offset + 3 <= configuration.count else { break }
-            let count = Int(configuration[offset + 1]) << 8 | Int(configuration[offset + 2])
+            guard let count = reader.uint16(at: offset + 1) else { break }
             offset += 3
             for _ in 0..<count {
-                guard offset + 2 <= configuration.count else { break }
-                let length = Int(configuration[offset]) << 8 | Int(configuration[offset + 1])
+                guard let length = reader.uint16(at: offset).map(Int.init) else { break }
                 offset += 2
                 guard offset + length <= configuration.count else { break }
                 body(UnsafeRawBufferPointer(rebasing: configuration[offset..<(offset + length)]))
@@ -69,10 +68,9 @@ enum HEVCParameterSets {
         guard lengthSize != 3 else { return true }
         offset = 0
         var units = 0
-        while offset + lengthSize <= data.count {
+        let dataReader = ByteReader(data)
+        while let length = dataReader.uint(at: offset, size: lengthSize).map(Int.init) {
             guard units < maxNALUnits else { return false }
-            var length = 0
-            for index in 0..<lengthSize { length = length << 8 | Int(data[offset + index]) }
             offset += lengthSize
             let end = min(data.count, offset + length)
             body(UnsafeRawBufferPointer(rebasing: data[offset..<end]))

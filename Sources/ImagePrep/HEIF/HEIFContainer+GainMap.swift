@@ -25,9 +25,9 @@ extension HEIFContainer {
     /// `maximumXMPItems` of them; the others are left out.
     func xmpPackets(describing id: ItemID) -> [[UInt8]] {
         var packets: [[UInt8]] = []
-        for reference in references where reference.type == FourCC("cdsc") && reference.to.contains(id) {
+        for reference in references where reference.type == .cdsc && reference.to.contains(id) {
             guard packets.count < Self.maximumXMPItems else { break }
-            guard let item = items[reference.from], item.type == FourCC("mime"), !item.isTruncated, !item.isEncoded,
+            guard let item = items[reference.from], item.type == .mime, !item.isTruncated, !item.isEncoded,
                 item.declaredLength <= Self.maximumXMPSize
             else { continue }
             packets.append(item.extents.flatMap { Array(bytes[$0]) })
@@ -41,7 +41,7 @@ extension HEIFContainer {
     /// a primary whose XMP says it is one with a gain map (`hdrgm:Version`).
     func unreadGainMapSign() -> GainMapProblem? {
         guard let primary, gainMapItem == nil else { return nil }
-        for reference in references where reference.type == FourCC("auxl") && reference.to.contains(primary) {
+        for reference in references where reference.type == .auxl && reference.to.contains(primary) {
             let saysGainMap = xmpPackets(describing: reference.from).contains { packet in
                 !XMPText.values(of: "HDRGainMap:HDRGainMapVersion", in: packet).isEmpty
                     || !XMPText.values(of: "hdrgm:Version", in: packet).isEmpty

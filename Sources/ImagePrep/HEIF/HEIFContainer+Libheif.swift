@@ -32,16 +32,16 @@ extension HEIFContainer {
         var roots = extra
         for reference in references {
             switch reference.type {
-            case FourCC("dimg"):
+            case .dimg:
                 if let item = items[reference.from], !Self.imageTypes.contains(item.type) {
                     roots.insert(reference.from)
                 }
-            case FourCC("auxl"):
+            case .auxl:
                 let isKept =
                     reference.to.contains(primary) && (reference.from == gainMap || isAlpha(reference.from))
                     && !extra.contains(reference.from)
                 if isKept { wanted.insert(reference.from) } else { roots.insert(reference.from) }
-            case FourCC("thmb"):
+            case .thmb:
                 if reference.to.contains(primary) { wanted.insert(reference.from) }
             default:
                 continue
@@ -82,7 +82,7 @@ extension HEIFContainer {
     /// one of them), since libheif refuses any other count; one left with none goes.
     func referencesForLibheif(hiding hidden: Set<ItemID>) -> [Reference]? {
         guard let box = referenceBox else { return nil }
-        let singleTarget: Set<FourCC> = [FourCC("cdsc"), FourCC("auxl"), FourCC("thmb")]
+        let singleTarget: Set<FourCC> = [.cdsc, .auxl, .thmb]
         let own = references.filter { box.payload.contains($0.typeOffset) }
         var kept: [Reference] = []
         for reference in own where !hidden.contains(reference.from) {
@@ -142,7 +142,7 @@ extension HEIFContainer {
             }
         }
         if let rewritten, let box = referenceBox, !write(rewritten, into: &copy, box: box),
-            !write(rewritten.filter { $0.type != FourCC("thmb") }, into: &copy, box: box)
+            !write(rewritten.filter { $0.type != .thmb }, into: &copy, box: box)
         {
             for reference in references where box.payload.contains(reference.typeOffset) {
                 let isKept = rewritten.contains {

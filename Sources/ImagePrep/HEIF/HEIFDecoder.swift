@@ -1,4 +1,5 @@
 internal import CHeif
+internal import PlatformLayer
 
 /// A libheif context that reads a file held in memory, with exactly one owner.
 ///
@@ -72,13 +73,13 @@ struct HEIFImageHandle: ~Copyable {
     /// The image's nclx colour description (its `colr` box of type `nclx`), or nil when it has
     /// none. libheif 1.15 reads no other: a coded stream's own colour description is not seen,
     /// by libheif's conversions nor by ImagePrep, which then takes JPEG's full-range BT.601.
-    var nclx: NCLXColour? {
+    var nclx: NCLXColor? {
         var profile: UnsafeMutablePointer<heif_color_profile_nclx>?
         let error = libheif.heif_image_handle_get_nclx_color_profile(pointer, &profile)
         guard error.code == heif_error_Ok, let profile else { return nil }
         defer { libheif.heif_nclx_color_profile_free(profile) }
         let p = profile.pointee
-        return NCLXColour(
+        return NCLXColor(
             primaries: Int(p.color_primaries.rawValue), transfer: Int(p.transfer_characteristics.rawValue),
             matrix: Int(p.matrix_coefficients.rawValue), isFullRange: p.full_range_flag != 0,
             red: (Double(p.color_primary_red_x), Double(p.color_primary_red_y)),
@@ -131,7 +132,7 @@ struct HEIFImage: ~Copyable {
 }
 
 /// An nclx colour description (ITU-T H.273): primaries, transfer curve, matrix and range.
-struct NCLXColour: Equatable, Sendable {
+struct NCLXColor: Equatable, Sendable {
     var primaries: Int
     var transfer: Int
     var matrix: Int
@@ -142,7 +143,7 @@ struct NCLXColour: Equatable, Sendable {
     var blue: (x: Double, y: Double)
     var white: (x: Double, y: Double)
 
-    static func == (a: NCLXColour, b: NCLXColour) -> Bool {
+    static func == (a: NCLXColor, b: NCLXColor) -> Bool {
         (a.primaries, a.transfer, a.matrix, a.isFullRange) == (b.primaries, b.transfer, b.matrix, b.isFullRange)
     }
 
@@ -156,7 +157,7 @@ struct NCLXColour: Equatable, Sendable {
 /// Decodes the primary image of a HEIF file through libheif into the planes the JPEG path makes.
 enum HEIFDecoder {
     /// What the decode gives besides the planes.
-    struct Result {
+    struct DecodeReport {
         /// The turn the planes still need to show upright: the file's `irot` and `imir`, which
         /// ImagePrep applies itself after resampling; `.up` when libheif applied them.
         var orientation: Orientation
@@ -178,13 +179,13 @@ enum HEIFDecoder {
     ///     copied (the JPEG path's DCT scale rule picks it), so that they hold no more than the
     ///     upload needs.
     static func decode(
-        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, nclx: NCLXColour?, reduction: Int,
+        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, nclx: NCLXColor?, reduction: Int,
         into image: PlanarImage, file: String
-    ) throws(ImagePrepError) -> Result {
+    ) throws(ImagePrepError) -> DecodeReport {
         let appliesTransforms = plan.orientation == nil
         let expected = decodedSize(of: handle, plan: plan)
         let result = { (decoded: borrowing HEIFImage, reduction: Int) in
-            Result(orientation: plan.orientation ?? .up, reduction: reduction, warnings: decoded.warnings)
+            DecodeReport(orientation: plan.orientation ?? .up, reduction: reduction, warnings: decoded.warnings)
         }
         // Gray samples have no matrix to undo, so a monochrome image always keeps its one plane
         // (through RGB it came out as three components, and a gray ICC profile then no longer fit).

@@ -91,9 +91,10 @@ enum HEIFMetadata {
         guard size >= 4 + 8, size <= maxExifItemSize else { return (nil, unreadable) }
         var item = [UInt8](repeating: 0, count: size)
         let error = libheif.heif_image_handle_get_metadata(handle.pointer, id, &item)
-        guard error.code == heif_error_Ok else { return (nil, unreadable) }
-        let offset = item[0..<4].reduce(0) { $0 << 8 | Int($1) }
-        var start = 4 + offset
+        guard error.code == heif_error_Ok, let offset = item.withUnsafeBytes({ ByteReader($0).uint32(at: 0) }) else {
+            return (nil, unreadable)
+        }
+        var start = 4 + Int(offset)
         if start <= size - 6, Array(item[start..<(start + 6)]) == JPEGLayout.exifSignature { start += 6 }
         guard start <= size - 8,
             item[start..<(start + 8)].withUnsafeBytes({ TIFFBlock($0) }) != nil

@@ -1,4 +1,5 @@
 internal import CHeif
+internal import PlatformLayer
 
 extension HEIFSource {
     /// The upload made by libde265 straight from the primary's HEVC tiles (`HEVCTileLayout`), a
@@ -208,14 +209,14 @@ private struct TileRowDecoder {
         guard picture.isYCbCr420, picture.size == size, picture.size(of: 1) == chroma,
             picture.size(of: 2) == chroma, (0..<3).allSatisfy({ picture.bitsPerSample(of: $0) == 8 })
         else { return false }
-        let colour = picture.streamColour
+        let color = picture.streamColor
         // libheif's plugin warns of a code point it does not know (and a grid's tiles' warnings
         // are lost, but such a stream is no phone's: libheif may have it).
-        guard LibheifColourCodes.primaries.contains(colour.primaries),
-            LibheifColourCodes.transfers.contains(colour.transfer), LibheifColourCodes.matrices.contains(colour.matrix)
+        guard LibheifColorCodes.primaries.contains(color.primaries),
+            LibheifColorCodes.transfers.contains(color.transfer), LibheifColorCodes.matrices.contains(color.matrix)
         else { return false }
-        if tile.followsStreamColour {
-            guard colour.isFullRange, NCLXColour.jpegMatrices.contains(colour.matrix) else { return false }
+        if tile.followsStreamColor {
+            guard color.isFullRange, NCLXColor.jpegMatrices.contains(color.matrix) else { return false }
         }
         if let picturePlanes {
             let planes = (0..<3).compactMap { picture.plane(Int32($0)) }

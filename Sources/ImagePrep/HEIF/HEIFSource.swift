@@ -122,7 +122,7 @@ struct HEIFSource: PhotoSource {
             timings.decode += direct.decodeTime
             timings.resample += direct.resampleTime
         } else {
-            let decoded: HEIFDecoder.Result
+            let decoded: HEIFDecoder.DecodeReport
             do {
                 decoded = try HEIFDecoder.decode(
                     handle, plan: plan, nclx: nclx, reduction: reduction, into: workspace.decoded, file: file)

@@ -29,8 +29,7 @@ struct HEVCDecoder: ~Copyable {
         for unit in parameterSets { push(unit) }
         var offset = 0
         while offset < data.count {
-            guard data.count - offset >= 4 else { return false }
-            let length = (0..<4).reduce(0) { $0 << 8 | Int(data[offset + $1]) }
+            guard let length = ByteReader(data).uint32(at: offset).map(Int.init) else { return false }
             offset += 4
             guard length <= data.count - offset else { return false }
             push(UnsafeRawBufferPointer(rebasing: data[offset..<(offset + length)]))
@@ -131,7 +130,7 @@ struct HEVCPicture: ~Copyable {
     /// The colour description of the stream's VUI (H.273 code points), or what libde265 takes
     /// without one (unspecified, video range): what libheif converts the samples by when the
     /// item has no nclx `colr` box of its own.
-    var streamColour: (primaries: Int, transfer: Int, matrix: Int, isFullRange: Bool) {
+    var streamColor: (primaries: Int, transfer: Int, matrix: Int, isFullRange: Bool) {
         (
             Int(libde265.de265_get_image_colour_primaries(image)),
             Int(libde265.de265_get_image_transfer_characteristics(image)),
@@ -143,7 +142,7 @@ struct HEVCPicture: ~Copyable {
 
 /// The H.273 code points libheif 1.15 knows (`heif.h`): its decoder plugin warns of any other
 /// that a stream's VUI says.
-enum LibheifColourCodes {
+enum LibheifColorCodes {
     static let primaries: Set<Int> = Set(
         [
             heif_color_primaries_ITU_R_BT_709_5, heif_color_primaries_unspecified,

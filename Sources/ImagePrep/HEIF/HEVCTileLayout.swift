@@ -15,7 +15,7 @@ struct HEVCTileLayout {
         /// Whether libheif reads its samples' matrix and range from the stream's VUI, the tile
         /// having no nclx `colr` box of its own (one that says anything but JPEG's full-range
         /// BT.601 YCbCr leaves the photo to libheif).
-        let followsStreamColour: Bool
+        let followsStreamColor: Bool
     }
 
     /// The file the ranges are of, which must outlive the layout.
@@ -64,14 +64,14 @@ extension HEIFContainer {
         guard let primary, let item = items[primary], plan.orientation != nil, plan.tilesCoverGrids,
             !hasAlpha(primary)
         else { return nil }
-        if item.type == FourCC("hvc1") {
+        if item.type == .hvc1 {
             guard let tile = hevcTile(item), plan.storedSize.width < HEVCTileLayout.libheifMaximumSide,
                 plan.storedSize.height < HEVCTileLayout.libheifMaximumSide
             else { return nil }
             return HEVCTileLayout(
                 bytes: bytes, canvas: plan.storedSize, tileSize: plan.storedSize, columns: 1, rows: 1, tiles: [tile])
         }
-        guard item.type == FourCC("grid"), let grid = try? grid(of: item), grid.size == plan.storedSize,
+        guard item.type == .grid, let grid = try? grid(of: item), grid.size == plan.storedSize,
             grid.size.width < HEVCTileLayout.libheifMaximumSide, grid.size.height < HEVCTileLayout.libheifMaximumSide,
             hasEightBitPixelInformation(item)
         else { return nil }
@@ -92,9 +92,9 @@ extension HEIFContainer {
                 tiles.append(tile)
                 continue
             }
-            guard let tileItem = items[id], tileItem.type == FourCC("hvc1"), size(of: tileItem) == tileSize,
+            guard let tileItem = items[id], tileItem.type == .hvc1, size(of: tileItem) == tileSize,
                 !hasTransformations(tileItem),
-                !references.contains(where: { $0.type == FourCC("auxl") && $0.to.contains(id) }),
+                !references.contains(where: { $0.type == .auxl && $0.to.contains(id) }),
                 let tile = hevcTile(tileItem)
             else { return nil }
             known[id] = tile
@@ -110,7 +110,7 @@ extension HEIFContainer {
     private func tilesLibheifReads(of grid: ItemID) -> [ItemID] {
         guard let box = referenceBox else { return [] }
         let first = references.first {
-            $0.type == FourCC("dimg") && $0.from == grid && box.payload.contains($0.typeOffset)
+            $0.type == .dimg && $0.from == grid && box.payload.contains($0.typeOffset)
         }
         return first?.to ?? []
     }
@@ -120,7 +120,7 @@ extension HEIFContainer {
     /// units behind 4-byte lengths, its data wholly in the file, and samples in JPEG's YCbCr or
     /// described only by its stream.
     private func hevcTile(_ item: Item) -> HEVCTileLayout.Tile? {
-        guard let configuration = property(FourCC("hvcC"), of: item), configuration.count >= 23,
+        guard let configuration = property(.hvcC, of: item), configuration.count >= 23,
             let size = size(of: item), size.width > 0, size.height > 0, size.width % 2 == 0, size.height % 2 == 0,
             !item.isTruncated, item.extents.reduce(0, { $0 + $1.count }) == item.declaredLength,
             hasEightBitPixelInformation(item)
@@ -133,20 +133,20 @@ extension HEIFContainer {
             let declarations = sequenceDeclarations(of: item, configuration: configuration), !declarations.isEmpty,
             declarations.allSatisfy({ HEVCTileLayout.declares(size, in: $0) })
         else { return nil }
-        var followsStreamColour = true
-        for index in item.properties where properties[index].type == FourCC("colr") {
+        var followsStreamColor = true
+        for index in item.properties where properties[index].type == .colr {
             let payload = properties[index].payload
             guard payload.count >= 4, Array(bytes[payload.prefix(4)]) == Array("nclx".utf8) else { continue }
             // colour_primaries, transfer_characteristics, matrix_coefficients, full_range_flag;
             // libheif keeps the last nclx box of an item.
-            guard payload.count >= 11 else { return nil }
-            let matrix = Int(bytes[payload.lowerBound + 8]) << 8 | Int(bytes[payload.lowerBound + 9])
+            guard payload.count >= 11, let matrix = ByteReader(bytes).uint16(at: payload.lowerBound + 8).map(Int.init)
+            else { return nil }
             let isFullRange = bytes[payload.lowerBound + 10] & 0x80 != 0
-            followsStreamColour = false
-            guard isFullRange, NCLXColour.jpegMatrices.contains(matrix) else { return nil }
+            followsStreamColor = false
+            guard isFullRange, NCLXColor.jpegMatrices.contains(matrix) else { return nil }
         }
         return HEVCTileLayout.Tile(
-            parameterSets: parameterSets, data: item.extents, followsStreamColour: followsStreamColour)
+            parameterSets: parameterSets, data: item.extents, followsStreamColor: followsStreamColor)
     }
 
     /// The NAL units of an `hvcC` box's arrays (ISO/IEC 14496-15 8.3.3.1), as libheif 1.15 reads
@@ -154,13 +154,12 @@ extension HEIFContainer {
     private func parameterSets(in configuration: Range<Int>) -> [Range<Int>]? {
         var offset = configuration.lowerBound + 23
         var units: [Range<Int>] = []
+        let reader = ByteReader(bytes, range: configuration)
         for _ in 0..<bytes[configuration.lowerBound + 22] {
-            guard configuration.upperBound - offset >= 3 else { return nil }
-            let count = Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            guard let count = reader.uint16(at: offset + 1) else { return nil }
             offset += 3
             for _ in 0..<count {
-                guard configuration.upperBound - offset >= 2 else { return nil }
-                let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+                guard let length = reader.uint16(at: offset).map(Int.init) else { return nil }
                 offset += 2
                 guard length <= configuration.upperBound - offset else { return nil }
                 if length > 0 { units.append(offset..<(offset + length)) }
@@ -188,18 +187,18 @@ extension HEIFContainer {
 
     /// Whether an image has an alpha plane, which libheif decodes with it.
     private func hasAlpha(_ id: ItemID) -> Bool {
-        references.contains { $0.type == FourCC("auxl") && $0.to.contains(id) && isAlpha($0.from) }
+        references.contains { $0.type == .auxl && $0.to.contains(id) && isAlpha($0.from) }
     }
 
     /// Whether a tile has a rotation, mirror or crop of its own, which libheif applies to it.
     private func hasTransformations(_ item: Item) -> Bool {
-        item.properties.contains { [FourCC("irot"), FourCC("imir"), FourCC("clap")].contains(properties[$0].type) }
+        item.properties.contains { [FourCC.irot, .imir, .clap].contains(properties[$0].type) }
     }
 
     /// Whether the image's `pixi`, if it has one, says 8 bits in every channel: libheif makes a
     /// grid's canvas at that depth and refuses tiles of another.
     private func hasEightBitPixelInformation(_ item: Item) -> Bool {
-        guard let pixi = property(FourCC("pixi"), of: item) else { return true }
+        guard let pixi = property(.pixi, of: item) else { return true }
         // Version and flags, the channel count, then a depth per channel.
         guard pixi.count >= 6 else { return false }
         let channels = Int(bytes[pixi.lowerBound + 4])

@@ -38,11 +38,12 @@ enum ExtendedXMP {
         for segment in layout.segments
         where segment.marker == JPEGSegment.app1 && bytes.hasPrefix(signature, at: segment.payload) {
             let start = segment.payload.lowerBound
+            let header = ByteReader(bytes, range: segment.payload)
             guard segment.payload.count >= headerLength,
-                bytes.hasPrefix(guid, at: (start + signature.count)..<segment.payload.upperBound)
+                bytes.hasPrefix(guid, at: (start + signature.count)..<segment.payload.upperBound),
+                let length = header.uint32(at: start + signature.count + 32).map(Int.init),
+                let offset = header.uint32(at: start + signature.count + 36).map(Int.init)
             else { continue }
-            let length = number(bytes, at: start + signature.count + 32)
-            let offset = number(bytes, at: start + signature.count + 36)
             guard declared == nil || declared == length else {
                 return .failure(.extendedXMP("its parts disagree on its length"))
             }
@@ -68,9 +69,5 @@ enum ExtendedXMP {
         packet.reserveCapacity(declared)
         for chunk in chunks { packet += UnsafeRawBufferPointer(rebasing: bytes[chunk.data]) }
         return .success(packet)
-    }
-
-    private static func number(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
-        (0..<4).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
     }
 }

@@ -115,8 +115,10 @@ enum JPEGEncoder {
     /// tables and image data, and copies the result into one `Data`.
     static func assemble(_ encoded: UnsafeRawBufferPointer, carrying carried: CarriedSegments) -> Data {
         var headerEnd = 2
-        if encoded.count > 6, encoded[2] == 0xFF, encoded[3] == JPEGSegment.app0 {
-            headerEnd = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
+        if encoded.count > 6, encoded[2] == 0xFF, encoded[3] == JPEGSegment.app0,
+            let length = ByteReader(encoded).uint16(at: 4)
+        {
+            headerEnd = 4 + Int(length)
         }
         headerEnd = min(headerEnd, encoded.count)
         var file = Data(capacity: encoded.count + carried.segments.reduce(0) { $0 + $1.count })

@@ -40,23 +40,16 @@ struct MPFIndex: Equatable, Sendable {
         let payload = segment.payload
         let origin = payload.lowerBound + signature.count
         guard payload.count >= signature.count + 8 else { return .failure(.malformedIndex("it ends in its header")) }
-        let isBigEndian: Bool
+        let byteOrder: ByteReader.ByteOrder
         switch (bytes[origin], bytes[origin + 1]) {
-        case (0x4D, 0x4D): isBigEndian = true
-        case (0x49, 0x49): isBigEndian = false
+        case (0x4D, 0x4D): byteOrder = .bigEndian
+        case (0x49, 0x49): byteOrder = .littleEndian
         default: return .failure(.malformedIndex("its byte order is neither II nor MM"))
         }
+        let reader = ByteReader(bytes, range: origin..<payload.upperBound, byteOrder: byteOrder)
         /// The unsigned number of `width` bytes at `offset` from the origin, if it lies inside the
         /// segment.
-        func number(at offset: Int, width: Int) -> Int? {
-            guard offset >= 0, offset <= payload.upperBound - origin - width else { return nil }
-            var value = 0
-            for index in 0..<width {
-                let byte = Int(bytes[origin + offset + (isBigEndian ? index : width - 1 - index)])
-                value = value << 8 | byte
-            }
-            return value
-        }
+        func number(at offset: Int, width: Int) -> Int? { reader.uint(at: origin + offset, size: width).map(Int.init) }
         guard number(at: 2, width: 2) == 42, let ifd = number(at: 4, width: 4),
             let fieldCount = number(at: ifd, width: 2)
         else { return .failure(.malformedIndex("its TIFF header or IFD lies outside the segment")) }

@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 /// Where a baseline JPEG with restart markers can be cut in two, so that two libjpeg decoders
 /// decode its top and bottom at once: the entropy-coded data of a restart interval depends on
 /// nothing before it, so the bottom can be decoded from the original's headers and the data from
@@ -33,10 +35,10 @@ struct RestartSplit: Equatable {
             restart.payload.count == 2, frame.size.width > 0, frame.size.height > 0,
             // The segment whose height is cut must be the frame header read, whole.
             frameSegment.payload.count >= 6,
-            Int(bytes[frameSegment.payload.lowerBound + 1]) << 8 | Int(bytes[frameSegment.payload.lowerBound + 2])
-                == frame.size.height
+            let height = ByteReader(bytes).uint16(at: frameSegment.payload.lowerBound + 1),
+            Int(height) == frame.size.height,
+            let interval = ByteReader(bytes).uint16(at: restart.payload.lowerBound).map(Int.init)
         else { return nil }
-        let interval = Int(bytes[restart.payload.lowerBound]) << 8 | Int(bytes[restart.payload.lowerBound + 1])
         // The frame's components and their sampling factors; the scan must hold all of them.
         let componentCount = Int(bytes[frameSegment.payload.lowerBound + 5])
         guard interval > 0, componentCount >= 1, componentCount <= 4,

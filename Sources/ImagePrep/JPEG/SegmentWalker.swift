@@ -182,11 +182,10 @@ enum SegmentWalker {
                 layout.stop = WalkStop(reason: .unexpectedMarker(marker), offset: start)
                 return layout
             }
-            guard offset + 2 <= bytes.count else {
+            guard let length = ByteReader(bytes).uint16(at: offset).map(Int.init) else {
                 layout.stop = WalkStop(reason: .endsInSegmentHeader, offset: start)
                 return layout
             }
-            let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
             // libjpeg skips a length below 2 in an APPn or COM and reads on; exiftool stops, and
             // with it what it reads after that point. We stop as exiftool does, and say so.
             guard length >= 2 else {
@@ -210,15 +209,15 @@ enum SegmentWalker {
 
     private static func frameHeader(_ segment: JPEGSegment, in bytes: UnsafeRawBufferPointer) -> FrameHeader? {
         let p = segment.payload
-        guard p.count >= 6 else { return nil }
-        let start = p.lowerBound
+        let fields = ByteReader(bytes, range: p)
+        guard p.count >= 6, let height = fields.uint16(at: p.lowerBound + 1),
+            let width = fields.uint16(at: p.lowerBound + 3)
+        else { return nil }
         return FrameHeader(
             marker: segment.marker,
-            precision: Int(bytes[start]),
-            size: PixelSize(
-                width: Int(bytes[start + 3]) << 8 | Int(bytes[start + 4]),
-                height: Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])),
-            componentCount: Int(bytes[start + 5]))
+            precision: Int(bytes[p.lowerBound]),
+            size: PixelSize(width: Int(width), height: Int(height)),
+            componentCount: Int(bytes[p.lowerBound + 5]))
     }
 }
 

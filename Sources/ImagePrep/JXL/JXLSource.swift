@@ -176,8 +176,7 @@ struct JXLSource: PhotoSource {
         for box in TopLevelBoxes(bytes) {
             switch box.type {
             case "Exif" where exif == nil:
-                guard box.payload.count >= 4 else { continue }
-                let offset = Int(box.payload.bigEndianUInt32(at: 0))
+                guard let offset = ByteReader(box.payload).uint32(at: 0).map(Int.init) else { continue }
                 guard offset <= box.payload.count - 4 else {
                     warnings.append(
                         PhotoWarning(.metadata, "the Exif box's offset points past its end; it is not read."))

@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

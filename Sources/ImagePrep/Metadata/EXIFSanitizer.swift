@@ -79,7 +79,7 @@ enum EXIFSanitizer {
         var tag: UInt16
     }
 
-    struct Result {
+    struct Sanitized {
         /// `Exif\0\0` and the repaired TIFF block: what libexif 0.6.24 loads (it needs the header).
         var loadable: [UInt8]
         /// In the order met.
@@ -95,8 +95,8 @@ enum EXIFSanitizer {
     static let libexifLimit = 0xFFFE - 6
 
     /// - Parameter tiff: A TIFF block, starting at its `II` or `MM`.
-    static func sanitize(tiff: UnsafeRawBufferPointer) -> Result {
-        var result = Result(loadable: JPEGLayout.exifSignature + Array(tiff))
+    static func sanitize(tiff: UnsafeRawBufferPointer) -> Sanitized {
+        var result = Sanitized(loadable: JPEGLayout.exifSignature + Array(tiff))
         let size = min(tiff.count, libexifLimit)
         guard let block = TIFFBlock(UnsafeRawBufferPointer(rebasing: tiff.prefix(size))) else { return result }
         var walk = Walk(block: block, result: result)
@@ -112,7 +112,7 @@ enum EXIFSanitizer {
     /// libexif's walk over the IFDs, depth first, each directory once.
     private struct Walk {
         let block: TIFFBlock
-        var result: Result
+        var result: Sanitized
         var visited: Set<EXIFDirectory> = []
 
         mutating func visit(_ directory: EXIFDirectory, at offset: Int) {

@@ -71,14 +71,14 @@ extension GeoPoint {
         }
         guard degrees.count == 2 else { return nil }
 
-        var metres: Double?
+        var meters: Double?
         switch Self.signedAltitude(altitude, ref: altitudeRef) {
-        case .value(let value): metres = value
+        case .value(let value): meters = value
         case .unknown: break
         case .invalid(let reason):
             warnings.append(PhotoWarning(.metadata, "GPSAltitude \(reason), so the altitude is left out."))
         }
-        self.init(latitude: degrees[0], longitude: degrees[1], altitude: metres)
+        self.init(latitude: degrees[0], longitude: degrees[1], altitude: meters)
     }
 
     /// Signed decimal degrees from EXIF's 1–3 unsigned rationals (degrees, minutes, seconds;
@@ -112,12 +112,12 @@ extension GeoPoint {
     static func signedAltitude(_ altitude: [EXIFRational]?, ref: Int64?) -> EXIFReading<Double> {
         guard let altitude else { return .unknown }
         guard altitude.count == 1 else { return .invalid("has \(altitude.count) values where EXIF has one") }
-        guard let metres = altitude[0].value else { return .invalid("has a zero denominator") }
-        guard metres >= 0 else { return .invalid("is negative where the sign belongs to GPSAltitudeRef") }
+        guard let meters = altitude[0].value else { return .invalid("has a zero denominator") }
+        guard meters >= 0 else { return .invalid("is negative where the sign belongs to GPSAltitudeRef") }
         switch ref {
         case nil: return .invalid("has no GPSAltitudeRef to say whether it is above or below sea level")
-        case 0: return .value(metres)
-        case 1: return .value(-metres)
+        case 0: return .value(meters)
+        case 1: return .value(-meters)
         default: return .invalid("has a GPSAltitudeRef that is neither 0 (above sea level) nor 1 (below)")
         }
     }

@@ -23,12 +23,8 @@ enum ISOGainMapMetadata {
     ///   denominator of 0, a base rendition that is HDR (the backward direction, which Ultra HDR
     ///   v1.0's readers do not read), or values that contradict each other.
     static func read(_ block: UnsafeRawBufferPointer) -> Result<GainMapMetadata, GainMapProblem> {
-        var offset = 0
-        func next(_ width: Int) -> UInt32? {
-            guard offset <= block.count - width else { return nil }
-            defer { offset += width }
-            return (0..<width).reduce(0) { $0 << 8 | UInt32(block[offset + $1]) }
-        }
+        var reader = ByteReader(block)
+        func next(_ width: Int) -> UInt32? { (try? reader.read(width)).map { UInt32(truncatingIfNeeded: $0) } }
         guard let minimumVersion = next(2), next(2) != nil, let flags = next(1) else {
             return .failure(.metadata("its ISO 21496-1 metadata is cut short"))
         }

@@ -33,15 +33,11 @@ struct TIFFBlock {
         case (0x4D, 0x4D): isBigEndian = true
         default: return nil
         }
-        let word = { (at: Int) in
-            isBigEndian
-                ? UInt16(bytes[at]) << 8 | UInt16(bytes[at + 1]) : UInt16(bytes[at + 1]) << 8 | UInt16(bytes[at])
-        }
-        guard word(2) == 42 else { return nil }
-        let (high, low) = isBigEndian ? (word(4), word(6)) : (word(6), word(4))
+        let reader = ByteReader(bytes, byteOrder: isBigEndian ? .bigEndian : .littleEndian)
+        guard reader.uint16(at: 2) == 42, let ifd0Offset = reader.uint32(at: 4) else { return nil }
         self.bytes = bytes
         self.isBigEndian = isBigEndian
-        ifd0Offset = Int(UInt32(high) << 16 | UInt32(low))
+        self.ifd0Offset = Int(ifd0Offset)
     }
 
     /// A block in a byte order it does not say itself, with its first IFD at `ifd0Offset`: a
@@ -52,17 +48,11 @@ struct TIFFBlock {
         self.ifd0Offset = ifd0Offset
     }
 
-    func read16(at offset: Int) -> UInt16? {
-        guard offset >= 0, offset <= bytes.count - 2 else { return nil }
-        let a = UInt16(bytes[offset])
-        let b = UInt16(bytes[offset + 1])
-        return isBigEndian ? a << 8 | b : b << 8 | a
-    }
+    func read16(at offset: Int) -> UInt16? { reader.uint16(at: offset) }
 
-    func read32(at offset: Int) -> UInt32? {
-        guard let first = read16(at: offset), let second = read16(at: offset + 2) else { return nil }
-        return isBigEndian ? UInt32(first) << 16 | UInt32(second) : UInt32(second) << 16 | UInt32(first)
-    }
+    func read32(at offset: Int) -> UInt32? { reader.uint32(at: offset) }
+
+    private var reader: ByteReader { ByteReader(bytes, byteOrder: isBigEndian ? .bigEndian : .littleEndian) }
 
     /// One 12-byte directory entry.
     struct Entry {

@@ -13,20 +13,16 @@ struct PNGChunkWalk {
     private(set) var isDefaultImageAFrame = false
 
     init(_ bytes: UnsafeRawBufferPointer) {
-        func word(at offset: Int) -> UInt32 {
-            (0..<4).reduce(0) { $0 << 8 | UInt32(bytes[offset + $1]) }
-        }
-        if bytes.count >= 24 {
-            declaredSize = PixelSize(width: Int(word(at: 16)), height: Int(word(at: 20)))
+        let reader = ByteReader(bytes)
+        if let width = reader.uint32(at: 16), let height = reader.uint32(at: 20) {
+            declaredSize = PixelSize(width: Int(width), height: Int(height))
         }
         var offset = Self.signature.count
-        while offset <= bytes.count - 8 {
-            let length = Int(word(at: offset))
-            let type = word(at: offset + 4)
+        while let length = reader.uint32(at: offset).map(Int.init), let type = reader.uint32(at: offset + 4) {
             let data = offset + 8
             switch type {
             case Self.idat: return
-            case Self.acTL where length >= 8 && data + 4 <= bytes.count: animationFrames = word(at: data)
+            case Self.acTL where length >= 8: animationFrames = reader.uint32(at: data) ?? animationFrames
             case Self.fcTL where animationFrames != nil: isDefaultImageAFrame = true
             default: break
             }

@@ -116,32 +116,24 @@ struct PSDFieldReader {
 
     var remaining: Int { max(bytes.count - offset, 0) }
 
-    mutating func u16() -> UInt16 {
-        guard remaining >= 2 else {
-            offset = bytes.count
-            return 0
-        }
-        defer { offset += 2 }
-        return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
-    }
+    mutating func u16() -> UInt16 { UInt16(truncatingIfNeeded: number(2)) }
 
-    mutating func u32() -> UInt32 {
-        guard remaining >= 4 else {
+    mutating func u32() -> UInt32 { UInt32(truncatingIfNeeded: number(4)) }
+
+    /// The next `size` bytes as a number; 0 when they run past the end, which then ends the reading.
+    private mutating func number(_ size: Int) -> UInt64 {
+        guard let value = ByteReader(bytes).uint(at: offset, size: size) else {
             offset = bytes.count
             return 0
         }
-        defer { offset += 4 }
-        return bytes.bigEndianUInt32(at: offset)
+        offset += size
+        return value
     }
 
     /// A length of `lengthBytes` bytes, then that many bytes; nil when they run past the end.
     mutating func section(lengthBytes: Int) -> UnsafeRawBufferPointer? {
-        guard remaining >= lengthBytes else { return nil }
-        var length: UInt64 = 0
-        for _ in 0..<lengthBytes {
-            length = length << 8 | UInt64(bytes[offset])
-            offset += 1
-        }
+        guard let length = ByteReader(bytes).uint(at: offset, size: lengthBytes) else { return nil }
+        offset += lengthBytes
         guard length <= UInt64(remaining) else { return nil }
         defer { offset += Int(length) }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))])

@@ -1,4 +1,5 @@
 import Dispatch
+internal import PlatformLayer
 
 /// Runs two pieces of one photo's work at once: on libdispatch's threads, or as a pipeline.
 ///

@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 /// Whether the task waiting for a photo has been cancelled, for the synchronous pipeline to see
 /// between its pieces of work: each JPEG strip (an iMCU row), each piece of HEIF data libheif reads
 /// (a grid's tile), each copy's encode and the gain map. A task's cancellation handler raises it

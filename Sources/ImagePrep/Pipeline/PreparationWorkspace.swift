@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 /// The buffers and scratch space one photo needs, kept between photos so that a worker stops
 /// allocating after its first photo.
 ///

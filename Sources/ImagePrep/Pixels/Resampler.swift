@@ -1,4 +1,5 @@
 internal import CPixelKernels
+internal import PlatformLayer
 
 /// Which build of the C pixel kernels runs (`CPixelKernels`): the fastest this CPU has, or the
 /// baseline build that runs on every CPU of the architecture, which the tests compare it with.

@@ -68,6 +68,7 @@ enum JPEGFrameSize {
     static func of(_ bytes: UnsafeRawBufferPointer) -> PixelSize? {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var offset = 2
+        let reader = ByteReader(bytes)
         while offset + 4 <= bytes.count {
             guard bytes[offset] == 0xFF else { return nil }
             let marker = bytes[offset + 1]
@@ -75,18 +76,17 @@ enum JPEGFrameSize {
                 offset += 1
                 continue
             }
-            let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            guard let length = reader.uint16(at: offset + 2) else { return nil }
             switch marker {
             case 0xC0, 0xC1, 0xC2, 0xC9, 0xCA:
-                guard length >= 7, offset + 9 <= bytes.count else { return nil }
-                let height = Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6])
-                let width = Int(bytes[offset + 7]) << 8 | Int(bytes[offset + 8])
-                return width > 0 && height > 0 ? PixelSize(width: width, height: height) : nil
+                guard length >= 7, let height = reader.uint16(at: offset + 5), let width = reader.uint16(at: offset + 7)
+                else { return nil }
+                return width > 0 && height > 0 ? PixelSize(width: Int(width), height: Int(height)) : nil
             case 0xC3, 0xC5...0xC7, 0xCB, 0xCD...0xCF, 0xD9, 0xDA:
                 return nil  // lossless or hierarchical, or no frame before the scan
             default:
                 guard length >= 2 else { return nil }
-                offset += 2 + length
+                offset += 2 + Int(length)
             }
         }
         return nil

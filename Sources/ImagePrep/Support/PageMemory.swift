@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -80,15 +82,16 @@ struct PageMemory: ~Copyable {
 /// Memory for a whole photo file's bytes, read by the caller.
 ///
 /// A 4 MB photo read into ordinary memory is a thousand page faults, 4–5 ms of a one-photo
-/// process; in huge pages it is two. `PhotoPreparer.prepareBlocking(contentsOf:)` reads this way; a
-/// caller that reads files itself (to report its own errors) can too.
-public enum PhotoBytes {
+/// process; in huge pages it is two. `PhotoPreparer.prepareBlocking(contentsOf:)` reads this way,
+/// and so does `prep-photo`, which reads its files itself to report its own errors (`package`: no
+/// app needs it).
+package enum PhotoBytes {
     /// The largest file read as a photo, 1 GiB: a 100 MP JPEG at quality 100 is about 40 MB, and
     /// a size taken on trust from a hostile or sparse file must not decide an allocation.
-    public static let largestFile = 1 << 30
+    package static let largestFile = 1 << 30
 
     /// Why a file of `size` bytes is not read as a photo; nil when it may be.
-    public static func refusal(forSize size: Int) -> String? {
+    package static func refusal(forSize size: Int) -> String? {
         guard size > largestFile else { return nil }
         return "it is \((size + (1 << 20) - 1) >> 20) MB, more than the \(largestFile >> 20) MB a photo file may be"
     }
@@ -102,7 +105,7 @@ public enum PhotoBytes {
     ///   - fill: Writes the bytes into the buffer it is given and returns how many it wrote.
     /// - Returns: The bytes written, in memory that a photo's decode reads fastest.
     /// - Throws: `shortage()`, or what `fill` throws.
-    public static func read<Failure: Error>(
+    package static func read<Failure: Error>(
         capacity: Int, shortage: @autoclosure () -> Failure,
         _ fill: (UnsafeMutableRawBufferPointer) throws(Failure) -> Int
     ) throws(Failure) -> Data {

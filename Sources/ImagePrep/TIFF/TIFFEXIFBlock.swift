@@ -1,4 +1,5 @@
 internal import CExif
+internal import PlatformLayer
 
 /// The EXIF of a file that keeps it in its own TIFF directories (a TIFF, and later a DNG or a
 /// TIFF-based raw), as the TIFF block a JPEG's APP1 carries: IFD0's camera tags, the Exif IFD

@@ -64,12 +64,7 @@ struct TIFFStructure {
     private static func read(
         _ size: Int, at offset: Int, in bytes: UnsafeRawBufferPointer, isBigEndian: Bool
     ) -> UInt64? {
-        guard offset >= 0, size <= bytes.count, offset <= bytes.count - size else { return nil }
-        var value: UInt64 = 0
-        for index in 0..<size {
-            value = value << 8 | UInt64(bytes[offset + (isBigEndian ? index : size - 1 - index)])
-        }
-        return value
+        ByteReader(bytes, byteOrder: isBigEndian ? .bigEndian : .littleEndian).uint(at: offset, size: size)
     }
 
     private var countSize: Int { isBigTIFF ? 8 : 2 }

@@ -23,9 +23,12 @@ struct WebPSource: PhotoSource {
 
     /// The canvas a VP8X chunk right after the RIFF header declares (24 bits a side, less one).
     static func extendedCanvas(_ bytes: UnsafeRawBufferPointer) -> PixelSize? {
-        guard bytes.count >= 30, bytes.hasPrefix(Array("VP8X".utf8), at: 12..<16) else { return nil }
-        func side(_ offset: Int) -> Int { (0..<3).reduce(1) { $0 + Int(bytes[offset + $1]) << (8 * $1) } }
-        return PixelSize(width: side(24), height: side(27))
+        let reader = ByteReader(bytes, byteOrder: .littleEndian)
+        guard bytes.count >= 30, bytes.hasPrefix(Array("VP8X".utf8), at: 12..<16),
+            let width = reader.uint(at: 24, size: 3),
+            let height = reader.uint(at: 27, size: 3)
+        else { return nil }
+        return PixelSize(width: Int(width) + 1, height: Int(height) + 1)
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {

@@ -43,7 +43,7 @@ enum BatchPlan {
         [uploadSuffix] + (writesDisplay ? [displaySuffix] : []) + (writesThumbnail ? [thumbnailSuffix] : [])
     }
 
-    struct Result: Sendable {
+    struct PlannedBatch: Sendable {
         var photos: [PlannedPhoto]
         /// The identity of every input photo, so that no copy ever replaces one.
         var inputIdentities: Set<FileIdentity>
@@ -54,7 +54,7 @@ enum BatchPlan {
     ///     that only real clashes are refused.
     static func make(
         _ found: [FoundInput], outputFolder: BytePath, writesDisplay: Bool, writesThumbnail: Bool
-    ) -> Result {
+    ) -> PlannedBatch {
         // The name under which each file is prepared: its first name that is not a link, else its first.
         var chosen: [FileIdentity: Int] = [:]
         for (index, input) in found.enumerated() {
@@ -97,7 +97,7 @@ enum BatchPlan {
                     verdict: nil)
             }
         }
-        return Result(photos: photos, inputIdentities: identities)
+        return PlannedBatch(photos: photos, inputIdentities: identities)
     }
 
     static let clashCode = "output_clash"

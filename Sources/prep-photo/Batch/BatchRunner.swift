@@ -8,69 +8,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A copy as the report describes it: written now, or kept and read again (nil for what could
-/// not be read again).
-struct WrittenCopy: Sendable {
-    let path: BytePath
-    let size: PixelSize?
-    let byteCount: Int?
-}
-
-/// What became of one input.
-enum PhotoOutcome: Sendable {
-    /// A photo's copies and what it says about itself: made now, or kept and read again.
-    struct Prepared: Sendable {
-        let upload: WrittenCopy
-        let display: WrittenCopy?
-        let thumbnail: WrittenCopy?
-        /// The size and length of the HDR gain map that the upload carries; nil when none.
-        let uploadGainMap: (size: PixelSize, byteCount: Int)?
-        /// Nil for a kept photo that could not be read again.
-        let metadata: PhotoMetadata?
-        let warnings: [PhotoWarning]
-        /// A camera raw's: its embedded preview or its sensor data; nil for other formats and
-        /// for a kept photo, which is not decoded again.
-        var cameraRawPixels: CameraRawPixels? = nil
-    }
-
-    case prepared(Prepared)
-    /// `--skip-existing`: all its copies are there, newer than it; what they and the photo say,
-    /// read again without a decode.
-    case alreadyPrepared(Prepared)
-    case skipped(LeftOut)
-    case failed(code: String, message: String)
-    /// Not reached: the run was stopped by `signal` before it started this photo.
-    case notStarted(signal: Int32)
-    /// In flight when the run was stopped at once by `signal`: none of its copies was placed.
-    case interrupted(signal: Int32)
-}
-
-/// What to do with copies that are already there when a photo is prepared.
-enum ExistingCopies: Sendable {
-    /// Fail the photo (`output_exists`), replacing nothing: the default, so that two inputs of
-    /// one name never silently replace each other across runs.
-    case refuse
-    /// `--skip-existing`: keep a photo whose copies are all there and newer than it; prepare
-    /// again, replacing its copies, a photo whose set is partial or older.
-    case skipFinished
-    /// `--overwrite`: replace them.
-    case replace
-}
-
-/// How many inputs ended which way, for the summary.
-struct BatchTally: Sendable {
-    /// The inputs that count as photos: all but those left out.
-    var photos = 0
-    var prepared = 0
-    var alreadyPrepared = 0
-    var failed = 0
-    /// Photos never started because a signal stopped the run.
-    var notStarted = 0
-    var skipped: [SkipCause: Int] = [:]
-    /// The first few subfolders left out without `-r`, to name them.
-    var subfoldersNamed: [BytePath] = []
-}
-
 /// Prepares a batch on `jobs` threads, each with its own reusable workspace, and reports every
 /// result in input order as soon as it and all before it are done.
 final class BatchRunner: Sendable {
@@ -122,7 +59,7 @@ final class BatchRunner: Sendable {
     }
 
     init(
-        plan: BatchPlan.Result, preparer: PhotoPreparer, settings: Settings, writer: OutputWriter,
+        plan: BatchPlan.PlannedBatch, preparer: PhotoPreparer, settings: Settings, writer: OutputWriter,
         signals: StopSignals
     ) {
         photos = plan.photos
@@ -460,37 +397,5 @@ final class BatchRunner: Sendable {
         line += (remaining % 60 < 10 ? "0" : "") + "\(remaining % 60)"
         if failed > 0 { line += ", \(failed) failed" }
         return line
-    }
-}
-
-/// Warnings that many photos share, printed once each with a count at the end of the batch
-/// instead of once per photo.
-struct WarningTally {
-    /// Past this many different messages, further ones are printed as they come, so that a
-    /// batch of photos with all different warnings does not hold them all.
-    static let limit = 100
-
-    private var order: [String] = []
-    private var seen: [String: (count: Int, first: BytePath)] = [:]
-
-    /// Counts `message`; false when it was not kept, and is to be printed now.
-    mutating func add(_ message: String, from input: BytePath) -> Bool {
-        if let entry = seen[message] {
-            seen[message] = (entry.count + 1, entry.first)
-            return true
-        }
-        guard order.count < Self.limit else { return false }
-        order.append(message)
-        seen[message] = (1, input)
-        return true
-    }
-
-    /// "prep-photo: warning: 'a.jpg' and 11 more photos: MESSAGE", in the order first seen.
-    var lines: [String] {
-        order.map { message in
-            let (count, first) = seen[message]!
-            let photos = count == 1 ? "'\(first)'" : "'\(first)' and \(count - 1) more photo\(count == 2 ? "" : "s")"
-            return "prep-photo: warning: \(photos): \(message)\n"
-        }
     }
 }

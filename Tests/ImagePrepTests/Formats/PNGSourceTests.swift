@@ -24,8 +24,8 @@ struct PNGSourceTests {
         #expect(try DecodedJPEG(gray.upload.data).componentCount == 1)
         let grayAlpha = try Fixtures.prepared("formats/png/png-16bit-gray-alpha-iccp-sharp.png")
         #expect(try DecodedJPEG(grayAlpha.upload.data).componentCount == 1)
-        let colour = try Fixtures.prepared("formats/png/png-8bit-rgb-testcard-pillow.png")
-        #expect(try DecodedJPEG(colour.upload.data).componentCount == 3)
+        let color = try Fixtures.prepared("formats/png/png-8bit-rgb-testcard-pillow.png")
+        #expect(try DecodedJPEG(color.upload.data).componentCount == 3)
     }
 
     @Test("transparency is composited on the configured background: white by default, black when asked")

@@ -146,7 +146,7 @@ struct HEIFHostileInputTests {
         let readable = try #require(try Fixtures.data(path).withUnsafeBytes { try HEIFContainer($0).bytesForLibheif() })
         let types = try readable.withUnsafeBytes { try HEIFContainer($0).items.values.map(\.type) }
         #expect(
-            types.contains(HEIFContainer.FourCC("hvc1")) && !types.contains(HEIFContainer.FourCC("mime")), "\(types)")
+            types.contains(FourCC.hvc1) && !types.contains(FourCC.mime), "\(types)")
     }
 
     @Test(
@@ -185,9 +185,9 @@ struct HEIFHostileInputTests {
             let container = try HEIFContainer(bytes)
             let item = try #require(container.items[1])
             #expect(container.items.count == 1)
-            #expect(item.type == HEIFContainer.FourCC("hvc1"))
+            #expect(item.type == FourCC.hvc1)
             #expect(item.extents == [0..<4])
-            #expect(container.properties.map(\.type) == [HEIFContainer.FourCC("aaaa"), HEIFContainer.FourCC("bbbb")])
+            #expect(container.properties.map(\.type) == [FourCC("aaaa"), FourCC("bbbb")])
             #expect(item.properties == [0])
         }
     }

@@ -126,7 +126,7 @@ struct HEIFMetadataTests {
 
     @Test("an nclx description that is sRGB in all but name, or an HDR curve, makes no profile")
     func nclxWithoutProfile() {
-        let sRGB = NCLXColour(
+        let sRGB = NCLXColor(
             primaries: 1, transfer: 13, matrix: 6, isFullRange: true, red: (0.64, 0.33), green: (0.30, 0.60),
             blue: (0.15, 0.06), white: (0.3127, 0.3290))
         #expect(ICCProfile.make(describing: sRGB).0 == nil && ICCProfile.make(describing: sRGB).1 == nil)

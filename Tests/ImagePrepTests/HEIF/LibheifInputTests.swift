@@ -99,13 +99,13 @@ struct LibheifInputTests {
         try Self.withContainer("heic/gainmap/iphone-ios26-like.heic") { container in
             let gainMap = try #require(container.gainMapItem)
             let toneMap = try #require(container.toneMapItem)
-            let auxiliary = container.references.filter { $0.type == HEIFContainer.FourCC("auxl") }.map(\.from)
+            let auxiliary = container.references.filter { $0.type == FourCC.auxl }.map(\.from)
             #expect(auxiliary.count == 4 && auxiliary.contains(gainMap))
             let hidden = container.itemsHiddenFromLibheif()
             #expect(hidden == Set(auxiliary.filter { $0 != gainMap } + [toneMap]))
             let references = try #require(container.referencesForLibheif(hiding: hidden))
             #expect(!references.contains { hidden.contains($0.from) })
-            #expect(references.filter { $0.type == HEIFContainer.FourCC("auxl") }.map(\.to) == [[container.primary!]])
+            #expect(references.filter { $0.type == FourCC.auxl }.map(\.to) == [[container.primary!]])
         }
     }
 

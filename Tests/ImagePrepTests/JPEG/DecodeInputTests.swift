@@ -25,7 +25,7 @@ struct DecodeInputTests {
     static let cellTolerance = 2.0
 
     /// Checks that `copy` holds the same picture as `original`, cell by cell and plane by plane.
-    static func expectSameColours(
+    static func expectSameColors(
         _ copy: DecodedJPEG, as original: DecodedJPEG, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(copy.planes.count == original.planes.count, sourceLocation: sourceLocation)
@@ -56,7 +56,7 @@ struct DecodeInputTests {
         let upload = try DecodedJPEG(photo.upload.data)
         #expect(upload.size == original.size && upload.warnings.isEmpty)
         #expect(upload.componentCount == (original.componentCount == 1 ? 1 : 3))
-        Self.expectSameColours(upload, as: original)
+        Self.expectSameColors(upload, as: original)
         for copy in [photo.display, photo.thumbnail].compactMap({ $0 }) {
             let decoded = try DecodedJPEG(copy.data)
             #expect(decoded.size == copy.size && decoded.warnings.isEmpty)

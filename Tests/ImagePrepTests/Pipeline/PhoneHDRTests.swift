@@ -151,7 +151,7 @@ struct PhoneHDRTests {
     /// The TIFF block of the primary's Exif item, found by its offset (Apple's: 6, `Exif\0\0`).
     static func tiff(of bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
         let container = try HEIFContainer(bytes)
-        let exif = try #require(container.items.values.first { $0.type == HEIFContainer.FourCC("Exif") })
+        let exif = try #require(container.items.values.first { $0.type == FourCC.exif })
         let data = exif.extents.flatMap { Array(bytes[$0]) }
         return Array(data.dropFirst(4 + 6))
     }

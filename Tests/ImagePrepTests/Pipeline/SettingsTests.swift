@@ -27,7 +27,7 @@ struct SettingsTests {
     ]
 
     @Test(arguments: badSettings.indices)
-    func aBadSettingIsThrownAtTheInitialiserNotFatal(index: Int) throws {
+    func aBadSettingIsThrownAtTheInitializerNotFatal(index: Int) throws {
         let (setting, change, message) = Self.badSettings[index]
         var configuration = PhotoPreparer.Configuration()
         change(&configuration)

@@ -82,7 +82,7 @@ struct WarningFormTests {
         ].map(\.warning)
         // The colour warnings: an nclx curve for HDR, primaries no one knows, a profile LittleCMS
         // cannot read, for an RGB and for a CMYK photo.
-        let hdr = NCLXColour(
+        let hdr = NCLXColor(
             primaries: 9, transfer: 16, matrix: 9, isFullRange: true, red: (0.708, 0.292), green: (0.17, 0.797),
             blue: (0.131, 0.046), white: (0.3127, 0.329))
         var unknownPrimaries = hdr

@@ -134,7 +134,7 @@ struct WorkspaceIsolationTests {
     }
 
     @Test("rows a decoder did not write are filled with the documented grey in every plane")
-    func unwrittenRowsAreGrey() throws {
+    func unwrittenRowsAreGray() throws {
         let image = PlanarImage()
         try image.reshape(size: PixelSize(width: 6, height: 7), isGray: false, subsampling: .quarter, file: "test")
         for plane in image.planes { plane.pixels.update(repeating: 7, count: plane.width * plane.height) }

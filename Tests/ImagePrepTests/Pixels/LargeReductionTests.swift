@@ -33,8 +33,8 @@ struct LargeReductionTests {
         for x in 0..<targetWidth {
             // The mean of the source samples under output sample x, which is what any filter
             // symmetric about the centre gives on a ramp.
-            let centre = (Double(x) + 0.5) * scale - 0.5
-            let expected = centre * 255 / Double(sourceWidth - 1)
+            let center = (Double(x) + 0.5) * scale - 0.5
+            let expected = center * 255 / Double(sourceWidth - 1)
             // Lanczos3 renormalised at the edges, and the edge blocks of the box, pull the first
             // and last samples a little toward the inside.
             let tolerance = x < 2 || x >= targetWidth - 2 ? 6.0 : 1.0
