@@ -53,6 +53,38 @@ struct RawSourceTests {
         #expect(measured >= 24, "\(measured) dB")
     }
 
+    @Test(
+        "a Bayer mosaic is demosaicked by LibRaw, whole and at half size, in the colours of the photo it was made from",
+        arguments: [(2048, PixelSize(width: 480, height: 360)), (200, PixelSize(width: 240, height: 180))])
+    func bayerMosaic(maxEdge: Int, decoded: PixelSize) throws {
+        var configuration = PhotoPreparer.Configuration()
+        configuration.maxEdge = maxEdge
+        let workspace = PreparationWorkspace(keepsBuffersBetweenPhotos: false)
+        let photo = try Self.prepare("dng-cfa-bayer-480x360.dng", configuration: configuration, workspace: workspace)
+        #expect(photo.cameraRawPixels == .rawData)
+        #expect(workspace.lastDecode.size == decoded)
+        #expect(photo.upload.size == PixelSize(width: 480, height: 360).fitting(longEdge: maxEdge))
+        Self.expectFixtureMetadata(photo.metadata)
+        Self.expectFixtureMetadata(PhotoMetadata.read(fromJPEG: photo.upload.data).metadata)
+        // 8 x 8 cells of the upload against the photo's: each channel's mean within 10 of 255
+        // (a red and blue swapped by a wrong CFA pattern is 30 off), and the cells on average
+        // within 10 (LibRaw's automatic brightening lifts the highlights a little).
+        let reference = try DecodedJPEG(Fixtures.data("formats/references/dng-cfa-bayer-480x360.jpg"), makingRGB: true)
+        let upload = try DecodedJPEG(photo.upload.data, makingRGB: true)
+        let ours: [[Double]] = upload.rgbCellAverages(grid: 8)
+        let theirs: [[Double]] = reference.rgbCellAverages(grid: 8)
+        var cellDifference = 0.0
+        for channel in 0..<3 {
+            var difference = 0.0
+            for (cell, referenceCell) in zip(ours, theirs) {
+                difference += cell[channel] - referenceCell[channel]
+                cellDifference += abs(cell[channel] - referenceCell[channel])
+            }
+            #expect(abs(difference / 64) <= 10, "channel \(channel): \(difference / 64)")
+        }
+        #expect(cellDifference / (64 * 3) <= 10, "\(cellDifference / (64 * 3))")
+    }
+
     @Test("raw data that is not a mosaic is rendered whole, since LibRaw's half size takes a mosaic's 2x2 cells")
     func linearRawStaysWhole() throws {
         var configuration = PhotoPreparer.Configuration()
