@@ -88,7 +88,9 @@ struct JPEG2000Source: PhotoSource {
             upload.push(row)
         }
         if decoder.errorCount > 0 {
-            warnings.append(PhotoWarning(.incompleteImageData, "OpenJPEG reported damage in its image data."))
+            let damage = "OpenJPEG reported damage in its image data"
+            guard configuration.acceptsIncompleteData else { throw .incompleteImageData(file: file, detail: damage) }
+            warnings.append(PhotoWarning(.incompleteImageData, damage + "."))
         }
         workspace.lastDecode = .init(size: sourceSize, isStripWise: true)
         let planes = upload.finish()

@@ -150,7 +150,9 @@ struct RawSource: PhotoSource {
             }
         }
         if handle.report.pointee.dataErrors > 0 {
-            warnings.append(PhotoWarning(.incompleteImageData, "LibRaw reported damage in its raw data."))
+            let damage = "LibRaw reported damage in its raw data"
+            guard configuration.acceptsIncompleteData else { throw .incompleteImageData(file: file, detail: damage) }
+            warnings.append(PhotoWarning(.incompleteImageData, damage + "."))
         }
         workspace.lastDecode = .init(size: pictureSize, isStripWise: true)
         let planes = upload.finish()
