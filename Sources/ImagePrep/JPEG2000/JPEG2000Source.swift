@@ -40,9 +40,7 @@ struct JPEG2000Source: PhotoSource {
         try context.checkPixelLimit(size)
         let componentCount = Int(header.numcomps)
         guard (1...4).contains(componentCount), header.comps != nil else {
-            throw .unsupportedImageFormat(
-                file: file, format: "a JPEG 2000 image",
-                reason: "it has \(componentCount) components, where gray, RGB and CMYK with or without alpha are read")
+            throw .unsupportedFormat(file: file, format: .jpeg2000Components(count: componentCount))
         }
         let uploadSize = size.fitting(longEdge: configuration.maxEdge)
         var reduction = 0
