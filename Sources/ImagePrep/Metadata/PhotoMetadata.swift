@@ -105,7 +105,9 @@ extension PhotoMetadata {
             let decoded = try source.init(context: context).decode(bytes)
             return (decoded.metadata, context.warnings)
         } catch {
-            let warning = PhotoWarning(.metadata, "it gives no metadata, since it cannot be read: \(error.description)")
+            // The error's sentence ends with its own full stop.
+            let warning = PhotoWarning(
+                .metadata, "it gives no metadata, since it cannot be read: \(error.description.dropLast()).")
             return (PhotoMetadata(originalSize: PixelSize(width: 0, height: 0)), context.warnings + [warning])
         }
     }
