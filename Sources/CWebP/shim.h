@@ -14,10 +14,10 @@ static inline VP8StatusCode cwebp_features(const uint8_t *data, size_t size, Web
     return WebPGetFeatures(data, size, features);
 }
 
-/// The demuxer over a whole file (NULL when it is not a valid, complete WebP); `state` says how far
-/// it got.
-static inline WebPDemuxer *cwebp_demux(const uint8_t *bytes, size_t size, WebPDemuxState *state) {
+/// The demuxer over a file (NULL when it is not a valid WebP, or, unless `allowPartial`, not a
+/// complete one); `state` says how far it got.
+static inline WebPDemuxer *cwebp_demux(const uint8_t *bytes, size_t size, int allowPartial, WebPDemuxState *state) {
     WebPData data = {bytes, size};
-    return WebPDemuxInternal(&data, 0, state, WEBP_DEMUX_ABI_VERSION);
+    return WebPDemuxInternal(&data, allowPartial, state, WEBP_DEMUX_ABI_VERSION);
 }
 #endif

@@ -3,29 +3,39 @@ import Testing
 
 @testable import ImagePrep
 
-/// The JPEG XL, JPEG 2000, Photoshop, DNG and tiled TIFF seeds damaged in seeded, structure-aware
-/// ways (`FormatMutation`: sizes, offsets, counts and directory links at their edges, a raw whose
-/// header lies about its size, tile sides, offsets and byte counts that lie, files cut short), each prepared by `prep-photo` in a batch and
+/// The JPEG XL, JPEG 2000, Photoshop, DNG, camera raw (ORF, CR3, RAF) and tiled TIFF seeds damaged
+/// in seeded, structure-aware ways (`FormatMutation`: sizes, offsets, counts and directory links at
+/// their edges, a raw whose header lies about its size, a CR3's boxes and CMT directories, a RAF's
+/// header offsets, tile sides, offsets and byte counts that lie, files cut short), each prepared
+/// by `prep-photo` in a batch and
 /// alone: the same copies byte for byte, or the same refusal. A crash or a hang fails the run, and
 /// so does a batch whose peak resident memory (`/usr/bin/time`'s) passes `peakMegabytes`.
 ///
-/// `PREP_FORMAT_FUZZ_MUTATIONS` (default 240) and `PREP_FUZZ_SEED` set the run; a failure names
-/// the seed file, the mutation's number and what it did.
-@Suite("Fuzz: mutated JPEG XL, JPEG 2000, PSD, DNG and tiled TIFF files in a batch are the same alone")
+/// `PREP_FORMAT_FUZZ_MUTATIONS` (default 240) and `PREP_FUZZ_SEED` set the run, and
+/// `PREP_FORMAT_FUZZ_ONLY` keeps the seeds whose name holds it (`raw-`, `dng-`, `jxl-`, `tiff-`); a
+/// failure names the seed file, the mutation's number and what it did.
+@Suite("Fuzz: mutated JPEG XL, JPEG 2000, PSD, DNG, raw and tiled TIFF files in a batch are the same alone")
 struct FormatFuzzTests {
-    static let seedFiles = [
+    static let allSeedFiles = [
         "formats/jxl-codestream-naked-bicycles-conformance.jxl",
         "formats/jxl-container-exif-xmp-box-1x1-libjxl-testdata.jxl",
         "formats/j2k-codestream-named-jp2-relax-sharp.jp2", "formats/jp2-restricted-icc-exifr.jp2",
         "formats/jp2-tileparts-relax-sharp.jp2", "formats/j2k-codestream-16bit-pillow.j2k",
         "formats/psd-rgb-layers-composite-hopper-pillow.psd", "formats/psd-rgb-extra-alpha-channels-twelvemonkeys.psd",
-        "formats/dng-linear-raw-400x300.dng", "formats/dng-preview-2048.dng",
+        "formats/dng-linear-raw-400x300.dng", "formats/dng-preview-2048.dng", "formats/dng-cfa-bayer-480x360.dng",
+        // Not the RW2: LibRaw 0.20's Panasonic loader gives it pixels that depend on what the
+        // process decoded before (a batch's upload differs from the photo's alone), a known gap in
+        // docs/formats-jxl-j2k-psd-raw.md that this harness found.
+        "formats/raw-orf-olympus-made.orf", "formats/raw-cr3-canon-made.cr3", "formats/raw-raf-fujifilm-made.raf",
         // Tiled TIFFs, read tile by tile (`TIFFRowReader.readTileRows`): tile sides, offsets and
         // byte counts that lie.
         "formats/tiff-tiles-uncompressed-rgb-pillow.tif", "formats/tiff-tiles-jpeg-ycbcr-icc-pillow.tif",
         "formats/tiff-16bit-rgb-deflate-tiled-pillow.tiff",
     ]
     static let environment = ProcessInfo.processInfo.environment
+    static let seedFiles = allSeedFiles.filter { file in
+        environment["PREP_FORMAT_FUZZ_ONLY"].map { file.contains($0) } ?? true
+    }
     static let mutationCount = Int(environment["PREP_FORMAT_FUZZ_MUTATIONS"] ?? "") ?? 240
     static let seed = environment["PREP_FUZZ_SEED"] ?? "imageprep"
     static let batchSize = 300
@@ -47,7 +57,7 @@ struct FormatFuzzTests {
         let harness = BatchAgainstAlone<FormatMutation>(
             arguments: Self.arguments, timeLimit: .seconds(600), peakMegabytes: Self.peakMegabytes,
             // libjxl 0.7 as Debian builds it prints its failures to stderr itself, with no handle
-            // to stop it (a known gap, in docs/formats.md).
+            // to stop it (a known gap, in docs/formats-jxl-j2k-psd-raw.md).
             toleratedOnStandardError: ["./lib/jxl/"], outcomeShare: 20,
             preparer: FuzzTests.preparer(acceptingIncompleteData:),
             checkAlone: { item, report, alone in

@@ -163,6 +163,20 @@ struct JSONReportTests {
         }
     }
 
+    @Test("A camera raw's line says whether its preview or its sensor data was prepared, with the raw's EXIF")
+    func rawPixels() throws {
+        try TemporaryFolder.with { folder in
+            let inputs = ["dng-preview-2048.dng", "dng-cfa-bayer-480x360.dng", "raw-orf-olympus-made.orf"]
+            for input in inputs { try folder.copy("formats/\(input)", to: input) }
+            let result = try PrepPhotoRunner.run(["--json", "--out", "out"] + inputs, in: folder.url)
+            #expect(result.status == 0, "\(result)")
+            let reports = try result.reports()
+            #expect(reports.map(\.rawPixels) == ["embedded_preview", "raw_data", "raw_data"])
+            #expect(reports.map { $0.capturedAt?.offset } == ["+02:00", "+02:00", "-07:00"])
+            #expect(reports.map(\.orientation) == [6, 6, 8])
+        }
+    }
+
     @Test("An offset worked out from the GPS clock is reported as inferred")
     func inferredOffset() throws {
         try TemporaryFolder.with { folder in

@@ -40,9 +40,7 @@ struct JPEG2000Source: PhotoSource {
         try context.checkPixelLimit(size)
         let componentCount = Int(header.numcomps)
         guard (1...4).contains(componentCount), header.comps != nil else {
-            throw .unsupportedImageFormat(
-                file: file, format: "a JPEG 2000 image",
-                reason: "it has \(componentCount) components, where gray, RGB and CMYK with or without alpha are read")
+            throw .unsupportedFormat(file: file, format: .jpeg2000Components(count: componentCount))
         }
         let uploadSize = size.fitting(longEdge: configuration.maxEdge)
         var reduction = 0
@@ -88,7 +86,9 @@ struct JPEG2000Source: PhotoSource {
             upload.push(row)
         }
         if decoder.errorCount > 0 {
-            warnings.append(PhotoWarning(.incompleteImageData, "OpenJPEG reported damage in its image data."))
+            let damage = "OpenJPEG reported damage in its image data"
+            guard configuration.acceptsIncompleteData else { throw .incompleteImageData(file: file, detail: damage) }
+            warnings.append(PhotoWarning(.incompleteImageData, damage + "."))
         }
         workspace.lastDecode = .init(size: sourceSize, isStripWise: true)
         let planes = upload.finish()

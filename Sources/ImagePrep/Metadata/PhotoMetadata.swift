@@ -68,19 +68,47 @@ extension PhotoMetadata {
         }
     }
 
-    /// Reads what a photo says about itself, JPEG or HEIF (HEIC, AVIF), told apart by its
-    /// content as `PhotoPreparer` tells them apart, without decoding its pixels.
+    /// Reads what a photo of any format ImagePrep prepares says about itself, told apart by its
+    /// content as `PhotoPreparer` tells them apart: the metadata `PreparedPhoto.metadata` holds
+    /// for the same bytes prepared with the default configuration, and the warnings met reading it.
     ///
-    /// For a HEIF file, `originalSize` is the primary image's size as stored (its `ispe`, before
-    /// the file's rotation) and `orientation` is its Exif item's tag, as exiftool reads them;
-    /// `comment` is nil (HEIF has no JPEG comment).
+    /// A JPEG or a HEIF file (HEIC, AVIF) is read without decoding its pixels. For a HEIF file,
+    /// `originalSize` is the primary image's size as stored (its `ispe`, before the file's
+    /// rotation) and `orientation` is its Exif item's tag, as exiftool reads them; `comment` is nil
+    /// (HEIF has no JPEG comment). Every other format is decoded by its own source at the
+    /// upload's size, without making a copy, since its metadata is read in that decode (a PNG's
+    /// `eXIf` may follow its image data, a raw's orientation may be LibRaw's): the same values as
+    /// `prepare`, at most the cost of a decode. A file that cannot be decoded gives
+    /// `originalSize` 0x0 and a warning that says why.
     ///
     /// - Parameter photo: The complete file.
     /// - Returns: The metadata, and the problems met while reading it, in the order they were found.
     public static func read(from photo: Data) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
         photo.withUnsafeBytes { bytes in
-            HEIFContainer.hasSignature(bytes)
-                ? HEIFMetadata.read(bytes) : EXIFReader.metadata(of: bytes, layout: SegmentWalker.walk(bytes))
+            guard !bytes.isEmpty, let source = PhotoSources.source(for: bytes), source != JPEGSource.self else {
+                return EXIFReader.metadata(of: bytes, layout: SegmentWalker.walk(bytes))
+            }
+            return source == HEIFSource.self ? HEIFMetadata.read(bytes) : decodedMetadata(of: bytes, by: source)
+        }
+    }
+
+    /// The metadata `source` reads in its decode, with the default configuration and no copies.
+    private static func decodedMetadata(
+        of bytes: UnsafeRawBufferPointer, by source: any PhotoSource.Type
+    ) -> (metadata: PhotoMetadata, warnings: [PhotoWarning]) {
+        var configuration = PhotoPreparer.Configuration()
+        configuration.displayEdge = nil
+        configuration.thumbnailEdge = nil
+        let context = PreparationContext(
+            configuration: configuration, workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false), file: "photo")
+        do throws(ImagePrepError) {
+            let decoded = try source.init(context: context).decode(bytes)
+            return (decoded.metadata, context.warnings)
+        } catch {
+            // The error's sentence ends with its own full stop.
+            let warning = PhotoWarning(
+                .metadata, "it gives no metadata, since it cannot be read: \(error.description.dropLast()).")
+            return (PhotoMetadata(originalSize: PixelSize(width: 0, height: 0)), context.warnings + [warning])
         }
     }
 }

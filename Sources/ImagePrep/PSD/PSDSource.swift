@@ -25,9 +25,10 @@ struct PSDSource: PhotoSource {
             throw .corruptPSD(file: file, detail: "its composite names an unknown compression")
         }
         guard compression == .raw || compression == .runLength else {
-            throw .unsupportedImageFormat(
-                file: file, format: "a Photoshop file",
-                reason: "its composite is ZIP-compressed, which Photoshop writes only for 32-bit files")
+            throw .unsupportedFormat(
+                file: file,
+                format: .photoshopComposite(
+                    reason: "its composite is ZIP-compressed, which Photoshop writes only for 32-bit files"))
         }
         let colorChannels = [.rgb: 3, .cmyk: 4][mode] ?? 1
         guard header.channelCount >= colorChannels else {
@@ -122,14 +123,15 @@ struct PSDSource: PhotoSource {
         let names: [PSDHeader.ColorMode: String] = [.multichannel: "multichannel", .lab: "Lab"]
         guard let mode, names[mode] == nil else {
             let name = mode.flatMap { names[$0] } ?? "colour mode \(header.colorMode)"
-            throw .unsupportedImageFormat(
-                file: file, format: "a Photoshop file", reason: "its composite is \(name), which is not read here")
+            throw .unsupportedFormat(
+                file: file, format: .photoshopComposite(reason: "its composite is \(name), which is not read here"))
         }
         let depths = mode == .bitmap ? [1] : [8, 16]
         guard depths.contains(header.depth) else {
-            throw .unsupportedImageFormat(
-                file: file, format: "a Photoshop file",
-                reason: "its composite has \(header.depth) bits a channel, where 1 (bitmap), 8 and 16 are read")
+            throw .unsupportedFormat(
+                file: file,
+                format: .photoshopComposite(
+                    reason: "its composite has \(header.depth) bits a channel, where 1 (bitmap), 8 and 16 are read"))
         }
         if mode == .indexed, header.palette.count < 768 {
             throw .corruptPSD(file: file, detail: "its indexed colours' palette is cut short")

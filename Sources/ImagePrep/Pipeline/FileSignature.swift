@@ -1,38 +1,6 @@
-/// Names what a file that no source prepares is, from its first bytes, so that the error can say
-/// "a TIFF image, which this version does not prepare yet" or "it looks like a PDF document"
-/// instead of "bad marker".
+/// Names what a file that no source prepares looks like, from its first bytes, so that the error
+/// can say "it looks like a PDF document" instead of "bad marker".
 enum FileSignature {
-    /// The image format the bytes are, when it is one this version knows and does not prepare.
-    static func unsupportedFormat(of bytes: UnsafeRawBufferPointer) -> UnsupportedFormat? {
-        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool { bytes.starts(prefix, at: offset) }
-        // Raw formats first: most are TIFF underneath, and some say so only after the header.
-        if starts(Array("FUJIFILMCCD-RAW".utf8)) || starts(Array("ftypcrx ".utf8), at: 4)
-            || starts(Array("IIRO".utf8)) || starts(Array("IIRS".utf8)) || starts(Array("MMOR".utf8))
-            || starts(Array("IIU\u{0}".utf8)) || starts(Array("II*\u{0}".utf8)) && starts(Array("CR".utf8), at: 8)
-        {
-            return .cameraRaw
-        }
-        // TIFF (42) and BigTIFF (43), in either byte order.
-        if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) {
-            return isDNG(bytes) ? .cameraRaw : .tiff
-        }
-        if starts([0x49, 0x49, 0x2B, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }
-        if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return .jpegXL }
-        if starts([0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || starts([0xFF, 0x4F, 0xFF, 0x51]) { return .jpeg2000 }
-        if starts(Array("8BPS".utf8)) { return .psd }
-        // "BM", then the file's size and two reserved zero words (a text that starts "BM" has no zeros).
-        if starts(Array("BM".utf8)), bytes.count >= 14, bytes[6] == 0, bytes[7] == 0, bytes[8] == 0, bytes[9] == 0 {
-            return .bmp
-        }
-        return nil
-    }
-
-    /// Whether a classic TIFF's first directory has DNGVersion (tag 50706), which every DNG has.
-    private static func isDNG(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let tiff = TIFFBlock(bytes), let entries = tiff.entries(ofIFDAt: tiff.ifd0Offset) else { return false }
-        return entries.contains { $0.tag == 0xC612 }
-    }
-
     /// What bytes that are no image format this version knows look like.
     static func describe(_ bytes: UnsafeRawBufferPointer) -> String {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool { bytes.starts(prefix, at: offset) }

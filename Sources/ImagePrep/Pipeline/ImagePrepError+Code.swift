@@ -33,7 +33,6 @@ extension ImagePrepError {
         case .psdWithoutComposite: "psd_without_composite"
         case .corruptRaw: "corrupt_raw"
         case .tooMuchMemory: "too_much_memory"
-        case .unsupportedImageFormat: "unsupported_format"
         case .encodingFailed: "encoding_failed"
         case .outOfMemory: "out_of_memory"
         case .invalidSetting: "invalid_setting"

@@ -18,9 +18,8 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case unrecognizedFormat(file: String, detected: String)
     /// A JPEG that libjpeg-turbo 2.x cannot decode into 8-bit pixels (12-bit, lossless, hierarchical).
     case unsupportedJPEG(file: String, reason: String)
-    /// An image format recognised by its bytes that this version does not prepare: `format`
-    /// names it, and the sentence says why (a lossless JPEG's decoder is missing, a TIFF's source
-    /// is not written yet).
+    /// An image format, or a form of one, that this version recognises but does not prepare
+    /// (a lossless JPEG, JPEG XR, a Lab PSD): `format` names it, and the sentence says why.
     case unsupportedFormat(file: String, format: UnsupportedFormat)
     /// The frame header declares more pixels than the configured limit; nothing was decoded.
     case tooManyPixels(file: String, size: PixelSize, limit: Int)
@@ -84,9 +83,6 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     /// bytes), from what its header declares, for a decoder that holds the whole picture
     /// (JPEG 2000, JPEG XL, camera raw); nothing was decoded.
     case tooMuchMemory(file: String, byteCount: Int, budget: Int)
-    /// An image in a format that this version does not prepare, or a form of a known format it
-    /// does not read: `format` names it and `reason` says why.
-    case unsupportedImageFormat(file: String, format: String, reason: String)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)
     /// The system would not give the memory the photo's pixels need (`byteCount` bytes for one
@@ -113,7 +109,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
             .outOfMemory(let file, _), .corruptTIFF(let file, _), .unsupportedTIFF(let file, _),
             .corruptBMP(let file, _), .unsupportedBMP(let file, _), .corruptJXL(let file, _),
             .corruptJPEG2000(let file, _), .corruptPSD(let file, _), .psdWithoutComposite(let file),
-            .corruptRaw(let file, _), .tooMuchMemory(let file, _, _), .unsupportedImageFormat(let file, _, _):
+            .corruptRaw(let file, _), .tooMuchMemory(let file, _, _):
             return file
         }
     }
@@ -130,7 +126,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         case .unsupportedJPEG(let file, let reason):
             return "'\(file)' is a kind of JPEG that cannot be decoded: \(reason)."
         case .unsupportedFormat(let file, let format):
-            return "'\(file)' is \(format.clause)."
+            return "'\(file)' is \(format.name), which cannot be prepared: \(format.reason)."
         case .tooManyPixels(let file, let size, let limit):
             return "'\(file)' is \(size) (\(size.pixelCount) pixels), more than the limit of \(limit) pixels."
         case .tooMuchDecoding(let file, let pixels, let limit):
@@ -183,8 +179,6 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
         case .tooMuchMemory(let file, let byteCount, let budget):
             return "'\(file)' was refused because its decoder would hold \(Self.megabytes(byteCount)) MB at once, more "
                 + "than the limit of \(Self.megabytes(budget)) MB for one photo; nothing was decoded."
-        case .unsupportedImageFormat(let file, let format, let reason):
-            return "'\(file)' is \(format), which cannot be prepared: \(reason)."
         case .encodingFailed(let file, let detail):
             return "Encoding a copy of '\(file)' failed: \(detail)."
         case .outOfMemory(let file, let byteCount):

@@ -6,9 +6,6 @@ struct PhotoPipeline: PreparationStage {
     func prepare(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> PreparedPhoto {
         guard !bytes.isEmpty else { throw .empty(file: file) }
         guard let format = PhotoSources.source(for: bytes) else {
-            if let format = FileSignature.unsupportedFormat(of: bytes) {
-                throw .unsupportedFormat(file: file, format: format)
-            }
             throw .unrecognizedFormat(file: file, detected: FileSignature.describe(bytes))
         }
         let decoded = try format.init(context: context).decode(bytes)

@@ -1,54 +1,56 @@
-/// An image format that this version recognises by its bytes but does not prepare
-/// (`ImagePrepError.unsupportedFormat`), so that a refusal names what the file is and why, not
-/// only what it is not.
-public enum UnsupportedFormat: String, Equatable, Sendable, CaseIterable {
-    /// TIFF, BigTIFF included.
-    case tiff
-    /// A camera's raw file (DNG, CR2, CR3, NEF-like TIFFs that say so, ORF, RW2, RAF).
-    case cameraRaw
-    /// JPEG XL, as a bare codestream or in its container.
-    case jpegXL
-    /// JPEG 2000, as a JP2 file or a bare codestream.
-    case jpeg2000
-    /// A Windows bitmap.
-    case bmp
-    /// A Photoshop document.
-    case psd
-    /// A lossless JPEG (SOF3, SOF7, SOF11, SOF15: scanners, medical imaging, some DNG previews).
+/// An image format, or a form of one, that ImagePrep recognises but does not prepare
+/// (`ImagePrepError.unsupportedFormat`): the one list of what is refused and why, so that a
+/// refusal names what the file is and why, never only what it is not.
+public enum UnsupportedFormat: Hashable, Sendable {
+    /// A lossless JPEG (SOF3, SOF7, SOF11, SOF15: scanners, medical imaging, some DNG previews),
+    /// which libjpeg-turbo 2.1 (Debian 12's) cannot decode.
     case losslessJPEG
+    /// JPEG XR (HD Photo, Windows Media Photo: .jxr, .wdp, .hdp), for which ImagePrep has no decoder.
+    case jpegXR
+    /// A Photoshop file whose composite is stored in a form ImagePrep does not read (Lab,
+    /// multichannel, 32 bits a channel, ZIP-compressed); `reason` says which, as a clause.
+    case photoshopComposite(reason: String)
+    /// A JPEG 2000 image of `count` components, where gray, RGB and CMYK, with or without
+    /// alpha, are read.
+    case jpeg2000Components(count: Int)
+
+    /// JPEG XR's first bytes: a TIFF-like header whose version byte is 0xBC.
+    static let jpegXRSignatures: [[UInt8]] = [[0x49, 0x49, 0xBC, 0x00], [0x49, 0x49, 0xBC, 0x01]]
+
+    /// The format refused by its first bytes alone (`RefusedImageSource`), or nil.
+    static func recognized(in bytes: UnsafeRawBufferPointer) -> UnsupportedFormat? {
+        jpegXRSignatures.contains { bytes.starts(with: $0) } ? .jpegXR : nil
+    }
 
     /// The stable code that `ImagePrepError.code` and `prep-photo --json` give for it.
     public var code: String {
         switch self {
-        case .tiff: "unsupported_tiff"
-        case .cameraRaw: "unsupported_camera_raw"
-        case .jpegXL: "unsupported_jpeg_xl"
-        case .jpeg2000: "unsupported_jpeg_2000"
-        case .bmp: "unsupported_bmp"
-        case .psd: "unsupported_psd"
         case .losslessJPEG: "unsupported_lossless_jpeg"
+        case .jpegXR, .photoshopComposite, .jpeg2000Components: "unsupported_format"
         }
     }
 
-    /// What the file is and why it is refused, as the end of a sentence that starts with its name.
-    var clause: String {
+    /// What the file is, as the object of a sentence.
+    var name: String {
+        switch self {
+        case .losslessJPEG: "a lossless JPEG"
+        case .jpegXR: "a JPEG XR image"
+        case .photoshopComposite: "a Photoshop file"
+        case .jpeg2000Components: "a JPEG 2000 image"
+        }
+    }
+
+    /// Why it is not prepared, as a clause.
+    var reason: String {
         switch self {
         case .losslessJPEG:
-            "a lossless JPEG, which libjpeg-turbo 2.1 (Debian 12's) cannot decode"
-        default:
-            "\(name), which this version does not prepare yet"
-        }
-    }
-
-    private var name: String {
-        switch self {
-        case .tiff: "a TIFF image"
-        case .cameraRaw: "a camera raw file"
-        case .jpegXL: "a JPEG XL image"
-        case .jpeg2000: "a JPEG 2000 image"
-        case .bmp: "a BMP image"
-        case .psd: "a Photoshop document (PSD)"
-        case .losslessJPEG: "a lossless JPEG"
+            "libjpeg-turbo 2.1 (Debian 12's) cannot decode a lossless JPEG"
+        case .jpegXR:
+            "ImagePrep has no JPEG XR decoder (jxrlib is unmaintained); convert it to JPEG, PNG or TIFF first"
+        case .photoshopComposite(let reason):
+            reason
+        case .jpeg2000Components(let count):
+            "it has \(count) components, where gray, RGB and CMYK with or without alpha are read"
         }
     }
 }

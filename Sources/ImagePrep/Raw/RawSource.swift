@@ -12,8 +12,9 @@ import Foundation
 ///
 /// LibRaw allocates what a file declares, and cannot be bounded from outside: the sizes it read
 /// from the header are checked against the pixel limit and `DecodeMemoryBudget` before it unpacks
-/// anything. The pixels stay as stored; the EXIF of a TIFF-based raw is rebuilt from its own
-/// directories (`TIFFEXIFBlock`) with its Orientation kept, and turns the stripped copies.
+/// anything. The pixels stay as stored; the raw's EXIF (`RawEXIF`: rebuilt from its own
+/// directories, a CR3's `CMT` boxes, or a RAF preview's APP1) is carried with its Orientation
+/// kept, which turns the stripped copies; a raw without one is turned by LibRaw's orientation.
 struct RawSource: PhotoSource {
     let context: PreparationContext
 
@@ -39,10 +40,12 @@ struct RawSource: PhotoSource {
     }
 
     func decode(_ bytes: UnsafeRawBufferPointer) throws(ImagePrepError) -> DecodedPhoto {
+        let start = clock.now
         let structure = TIFFStructure(bytes)
-        let ifd0 = structure.flatMap { $0.entries(ofIFDAt: $0.ifd0Offset) }
+        let exif = RawEXIF.block(of: bytes)
+        timings.metadata += clock.now - start
         if let structure, let preview = RawPreviews.largest(in: structure), preview.longEdge >= configuration.maxEdge {
-            return try previewPhoto(preview.bytes, structure: structure, ifd0: ifd0 ?? [], turn: nil)
+            return try previewPhoto(preview.bytes, exif: exif, turn: nil)
         }
         let handle = try LibRawHandle(bytes, file: file)
         if structure == nil, libraw_unpack_thumb(handle.raw) == LIBRAW_SUCCESS.rawValue,
@@ -51,38 +54,41 @@ struct RawSource: PhotoSource {
             let thumbnail = UnsafeRawBufferPointer(
                 start: craw_thumbnail_bytes(handle.raw), count: Int(craw_thumbnail_length(handle.raw)))
             if let size = JPEGFrameSize.of(thumbnail), max(size.width, size.height) >= configuration.maxEdge {
-                return try previewPhoto(thumbnail, structure: nil, ifd0: [], turn: Self.orientation(handle))
+                return try previewPhoto(thumbnail, exif: exif, turn: Self.orientation(handle))
             }
         }
-        return try rawPhoto(handle, structure: structure, ifd0: ifd0 ?? [])
+        return try rawPhoto(handle, exif: exif)
     }
 
     /// The preview through the JPEG path; the raw's own EXIF when the preview has none, and
-    /// when that is absent too (a raw LibRaw reads, not a TIFF), its orientation turns the upload.
+    /// when that has no Orientation, LibRaw's (`turn`) turns the upload.
     private func previewPhoto(
-        _ jpeg: UnsafeRawBufferPointer, structure: TIFFStructure?, ifd0: [TIFFStructure.Entry], turn: Orientation?
+        _ jpeg: UnsafeRawBufferPointer, exif: [UInt8]?, turn: Orientation?
     ) throws(ImagePrepError) -> DecodedPhoto {
         var decoded = try JPEGSource(context: context).decode(jpeg)
         decoded.cameraRawPixels = .embeddedPreview
         guard SegmentWalker.walk(jpeg).exifSegment(in: jpeg) == nil else { return decoded }
-        if let structure, let block = TIFFEXIFBlock.block(of: structure, ifd0: ifd0) {
-            let (segment, exifWarnings) = block.withUnsafeBytes {
+        if let exif {
+            let (segment, exifWarnings) = exif.withUnsafeBytes {
                 EmbeddedEXIF.read($0, into: &decoded.metadata, uploadSize: decoded.uploadSize)
             }
             warnings += exifWarnings
             decoded.uploadSegments.insert(contentsOf: segment.map { [$0] } ?? [], at: 0)
             decoded.strippedTurn = decoded.metadata.orientation ?? .up
-        } else if let turn, turn != .up {
-            decoded.uploadTurn = turn
-            decoded.metadata.orientation = turn
         }
+        Self.turnUpload(&decoded, by: turn)
         return decoded
     }
 
+    /// LibRaw's orientation turns the upload of a raw whose EXIF gave none.
+    private static func turnUpload(_ decoded: inout DecodedPhoto, by turn: Orientation?) {
+        guard decoded.metadata.orientation == nil, let turn, turn != .up else { return }
+        decoded.uploadTurn = turn
+        decoded.metadata.orientation = turn
+    }
+
     /// The sensor data rendered by LibRaw to 8-bit sRGB, at half size when that is enough.
-    private func rawPhoto(
-        _ handle: borrowing LibRawHandle, structure: TIFFStructure?, ifd0: [TIFFStructure.Entry]
-    ) throws(ImagePrepError) -> DecodedPhoto {
+    private func rawPhoto(_ handle: borrowing LibRawHandle, exif: [UInt8]?) throws(ImagePrepError) -> DecodedPhoto {
         var start = clock.now
         let raw = handle.raw
         let size = PixelSize(width: Int(craw_width(raw)), height: Int(craw_height(raw)))
@@ -102,8 +108,8 @@ struct RawSource: PhotoSource {
         craw_set_output(raw, isHalf ? 1 : 0)
         var metadata = PhotoMetadata(originalSize: size)
         var uploadSegments: [Data] = []
-        if let structure, let block = TIFFEXIFBlock.block(of: structure, ifd0: ifd0) {
-            let (segment, exifWarnings) = block.withUnsafeBytes {
+        if let exif {
+            let (segment, exifWarnings) = exif.withUnsafeBytes {
                 EmbeddedEXIF.read($0, into: &metadata, uploadSize: uploadSize)
             }
             warnings += exifWarnings
@@ -144,7 +150,9 @@ struct RawSource: PhotoSource {
             }
         }
         if handle.report.pointee.dataErrors > 0 {
-            warnings.append(PhotoWarning(.incompleteImageData, "LibRaw reported damage in its raw data."))
+            let damage = "LibRaw reported damage in its raw data"
+            guard configuration.acceptsIncompleteData else { throw .incompleteImageData(file: file, detail: damage) }
+            warnings.append(PhotoWarning(.incompleteImageData, damage + "."))
         }
         workspace.lastDecode = .init(size: pictureSize, isStripWise: true)
         let planes = upload.finish()
@@ -154,10 +162,7 @@ struct RawSource: PhotoSource {
             extent: (Double(upload.uploadSize.width), Double(upload.uploadSize.height)),
             strippedTurn: metadata.orientation ?? .up, profile: nil, uploadSegments: uploadSegments, comments: [],
             stripUpload: planes)
-        if structure == nil, let turn = Self.orientation(handle), turn != .up {
-            decoded.uploadTurn = turn
-            decoded.metadata.orientation = turn
-        }
+        Self.turnUpload(&decoded, by: Self.orientation(handle))
         decoded.cameraRawPixels = .rawData
         return decoded
     }

@@ -32,25 +32,45 @@ enum TIFFEXIFBlock {
     /// A value larger than this is not copied: no tag the upload needs is that large.
     static let maxValueSize = 16 * 1024
 
+    /// One directory's entries and the structure their values are in.
+    struct Directory {
+        let structure: TIFFStructure
+        let entries: [TIFFStructure.Entry]
+    }
+
     /// `Exif\0\0` and the TIFF block, or nil when IFD0 has none of the tags above and no Exif or
     /// GPS IFD.
     static func block(of structure: TIFFStructure, ifd0: [TIFFStructure.Entry]) -> [UInt8]? {
+        let linked = { (pointer: UInt16) -> Directory? in
+            guard let entry = ifd0.first(tag: pointer), let offset = structure.integer(entry),
+                offset <= UInt64(Int.max), let entries = structure.entries(ofIFDAt: Int(offset))
+            else { return nil }
+            return Directory(structure: structure, entries: entries)
+        }
+        return block(
+            ifd0: Directory(structure: structure, entries: ifd0), exif: linked(exifPointer), gps: linked(gpsPointer))
+    }
+
+    /// The block from three directories that may each be in a TIFF structure of its own (a CR3's
+    /// `CMT1`, `CMT2` and `CMT4` boxes); one in another byte order than IFD0's is left out, since
+    /// its values are copied as stored.
+    static func block(ifd0: Directory, exif: Directory?, gps: Directory?) -> [UInt8]? {
         guard let data = exif_data_new() else { return nil }
         defer { exif_data_unref(data) }
         exif_data_unset_option(data, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS)
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
-        exif_data_set_byte_order(data, structure.isBigEndian ? EXIF_BYTE_ORDER_MOTOROLA : EXIF_BYTE_ORDER_INTEL)
+        let isBigEndian = ifd0.structure.isBigEndian
+        exif_data_set_byte_order(data, isBigEndian ? EXIF_BYTE_ORDER_MOTOROLA : EXIF_BYTE_ORDER_INTEL)
         var added = 0
-        added += copy(ifd0.filter { cameraTags.contains($0.tag) }, of: structure, into: data.pointee.ifd.0)
+        added += copy(ifd0.entries.filter { cameraTags.contains($0.tag) }, of: ifd0.structure, into: data.pointee.ifd.0)
         // libexif's IFDs in order: 0, 1 (a thumbnail's), Exif, GPS, Interoperability.
-        let subIFDs: [(pointer: UInt16, content: UnsafeMutablePointer<ExifContent>?, dropped: Set<UInt16>)] = [
-            (exifPointer, data.pointee.ifd.2, droppedExifTags), (gpsPointer, data.pointee.ifd.3, []),
+        let subIFDs: [(directory: Directory?, content: UnsafeMutablePointer<ExifContent>?, dropped: Set<UInt16>)] = [
+            (exif, data.pointee.ifd.2, droppedExifTags), (gps, data.pointee.ifd.3, []),
         ]
-        for (pointer, content, dropped) in subIFDs {
-            guard let entry = ifd0.first(tag: pointer), let offset = structure.integer(entry),
-                offset <= UInt64(Int.max), let entries = structure.entries(ofIFDAt: Int(offset))
-            else { continue }
-            added += copy(entries.filter { !dropped.contains($0.tag) }, of: structure, into: content)
+        for (directory, content, dropped) in subIFDs {
+            guard let directory, directory.structure.isBigEndian == isBigEndian else { continue }
+            added += copy(
+                directory.entries.filter { !dropped.contains($0.tag) }, of: directory.structure, into: content)
         }
         guard added > 0 else { return nil }
         var saved: UnsafeMutablePointer<UInt8>?

@@ -26,8 +26,13 @@ struct TIFFStructure {
         1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4, 16: 8, 17: 8, 18: 8,
     ]
 
-    /// Nil unless `bytes` start with a classic (42) or BigTIFF (43, offset size 8) header.
-    init?(_ bytes: UnsafeRawBufferPointer) {
+    /// The versions that Olympus's ORF ("RO", "RS") and Panasonic's RW2 (0x55) write where a
+    /// TIFF has 42: their directories are classic TIFF's.
+    static let cameraRawVersions: Set<UInt64> = [0x4F52, 0x5352, 0x55]
+
+    /// Nil unless `bytes` start with a classic (42) or BigTIFF (43, offset size 8) header, or,
+    /// with `acceptingCameraRawVersions`, an ORF's or RW2's.
+    init?(_ bytes: UnsafeRawBufferPointer, acceptingCameraRawVersions: Bool = false) {
         guard bytes.count >= 8 else { return nil }
         let isBigEndian: Bool
         switch (bytes[0], bytes[1]) {
@@ -36,8 +41,8 @@ struct TIFFStructure {
         default: return nil
         }
         let read = { (size: Int, offset: Int) in Self.read(size, at: offset, in: bytes, isBigEndian: isBigEndian) }
-        switch read(2, 2) {
-        case 42:
+        switch read(2, 2) ?? 0 {
+        case let version where version == 42 || acceptingCameraRawVersions && Self.cameraRawVersions.contains(version):
             isBigTIFF = false
             ifd0Offset = Int(read(4, 4) ?? 0)
         case 43:

@@ -9,6 +9,9 @@ import Foundation
 /// A WebP file's chunks as libwebp's demuxer reads them: the first frame's bitstream and place on
 /// the canvas, the frame count, and the EXIF, ICCP and XMP chunks. It owns the demuxer, which
 /// points into the file's bytes (they must outlive it).
+///
+/// A file cut short is read as far as it goes (libwebp's partial demuxing), so that a first frame
+/// whose bitstream is cut can still give the rows it holds (`Frame.isComplete`).
 struct WebPContainer: ~Copyable {
     /// The first frame: its bitstream (ALPH + VP8, or VP8L) and where it lies on the canvas.
     struct Frame {
@@ -16,6 +19,8 @@ struct WebPContainer: ~Copyable {
         var left: Int
         var top: Int
         var size: PixelSize
+        /// Whether the file holds all of the frame's bitstream.
+        var isComplete: Bool
     }
 
     private let demuxer: OpaquePointer
@@ -24,7 +29,7 @@ struct WebPContainer: ~Copyable {
     init(_ bytes: UnsafeRawBufferPointer, file: String) throws(ImagePrepError) {
         var state = WEBP_DEMUX_PARSING_HEADER
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-            let demuxer = cwebp_demux(base, bytes.count, &state)
+            let demuxer = cwebp_demux(base, bytes.count, 0, &state) ?? cwebp_demux(base, bytes.count, 1, &state)
         else {
             let detail =
                 state == WEBP_DEMUX_PARSED_HEADER || state == WEBP_DEMUX_PARSING_HEADER && bytes.count < 32
@@ -53,7 +58,8 @@ struct WebPContainer: ~Copyable {
         return Frame(
             bitstream: UnsafeRawBufferPointer(start: bytes, count: iterator.fragment.size),
             left: Int(iterator.x_offset), top: Int(iterator.y_offset),
-            size: PixelSize(width: Int(iterator.width), height: Int(iterator.height)))
+            size: PixelSize(width: Int(iterator.width), height: Int(iterator.height)),
+            isComplete: iterator.complete != 0)
     }
 
     /// The first chunk named `fourCC` ("EXIF", "ICCP", "XMP "), or nil.

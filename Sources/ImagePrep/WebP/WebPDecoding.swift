@@ -4,6 +4,10 @@ internal import CWebP
 /// the canvas is larger than the upload) into the workspace's scratch, then pushed as canvas
 /// rows: the frame at its place, transparent around it. The decoded pixels are never more than
 /// the upload's.
+///
+/// A frame cut short or damaged partway gives the rows libwebp's incremental decoder decoded
+/// before it stopped, the rest repeating the last of them, with a warning that says how many
+/// there are (`acceptsIncompleteData`, as for a JPEG; refused with `.incompleteImageData` when off).
 struct WebPDecoding {
     let frame: WebPContainer.Frame
     let context: PreparationContext
@@ -59,11 +63,24 @@ struct WebPDecoding {
         config.output.u.RGBA.stride = Int32(stride)
         config.output.u.RGBA.size = stride * decodedFrame.height
         try context.cancellation.check(file: file)
-        let status = WebPDecode(
-            frame.bitstream.baseAddress?.assumingMemoryBound(to: UInt8.self), frame.bitstream.count, &config)
-        WebPFreeDecBuffer(&config.output)  // The pixels are the scratch's; this frees libwebp's own state only.
-        guard status == VP8_STATUS_OK else { throw Self.error(status, file: file) }
+        let rowsDecoded = try decode(&config)
         try context.cancellation.check(file: file)
+        if rowsDecoded < decodedFrame.height {
+            let rows = rowsDecoded * frame.size.height / decodedFrame.height
+            let missing =
+                frame.isComplete
+                ? "its image data is damaged after \(rows) of its \(frame.size.height) rows"
+                : "the file ends after \(rows) of its \(frame.size.height) rows of image data"
+            guard context.configuration.acceptsIncompleteData else {
+                throw .incompleteImageData(file: file, detail: missing)
+            }
+            context.warnings.append(
+                PhotoWarning(.incompleteImageData, "\(missing); the rest repeats the last row decoded."))
+            let last = scratch.pointer + (rowsDecoded - 1) * stride
+            for row in rowsDecoded..<decodedFrame.height {
+                (scratch.pointer + row * stride).update(from: last, count: stride)
+            }
+        }
 
         let upload = try RowStreamUpload(
             context: context, sourceSize: decodedCanvas, uploadSize: decodedCanvas, layout: layout)
@@ -89,6 +106,32 @@ struct WebPDecoding {
             }
         }
         return upload.finish()
+    }
+
+    /// Decodes the frame into `config`'s output and says how many of its rows are there: all of
+    /// them, or, for a bitstream cut short or damaged partway, the ones libwebp's incremental
+    /// decoder gave before it stopped (at least one, or the decode is refused).
+    private func decode(_ config: inout WebPDecoderConfig) throws(ImagePrepError) -> Int {
+        let file = context.file
+        let bitstream = frame.bitstream.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        if frame.isComplete {
+            let status = WebPDecode(bitstream, frame.bitstream.count, &config)
+            WebPFreeDecBuffer(&config.output)  // The pixels are the scratch's; this frees libwebp's own state only.
+            if status == VP8_STATUS_OK { return decodedFrame.height }
+            guard status == VP8_STATUS_BITSTREAM_ERROR || status == VP8_STATUS_NOT_ENOUGH_DATA else {
+                throw Self.error(status, file: file)
+            }
+        }
+        guard let decoder = WebPIDecode(nil, 0, &config) else { throw .outOfMemory(file: file, byteCount: Int.max) }
+        defer { WebPIDelete(decoder) }
+        let status = WebPIUpdate(decoder, bitstream, frame.bitstream.count)
+        if status == VP8_STATUS_OK { return decodedFrame.height }
+        var lastRow: Int32 = 0
+        _ = WebPIDecGetRGB(decoder, &lastRow, nil, nil, nil)
+        guard status == VP8_STATUS_SUSPENDED || status == VP8_STATUS_BITSTREAM_ERROR, lastRow > 0 else {
+            throw Self.error(status == VP8_STATUS_SUSPENDED ? VP8_STATUS_NOT_ENOUGH_DATA : status, file: file)
+        }
+        return min(Int(lastRow), decodedFrame.height)
     }
 
     /// libwebp's status in our words.

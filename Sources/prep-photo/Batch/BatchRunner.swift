@@ -280,9 +280,10 @@ final class BatchRunner: Sendable {
         return finished == destinations.count ? .alreadyPrepared(Self.readAgain(photo, settings: settings)) : nil
     }
 
-    /// What a kept photo's line says, read again without a decode: each copy's size from its
+    /// What a kept photo's line says, read again without making a copy: each copy's size from its
     /// frame header and its length, the upload's gain map, and the photo's metadata with the
-    /// warnings met reading it (those of a decode are not known without one). What cannot be read
+    /// warnings met reading it (`PhotoMetadata.read(from:)`: a JPEG's or a HEIF file's without a
+    /// decode, another format's with one, whose warnings it then gives too). What cannot be read
     /// again (a copy or the photo removed meanwhile or unreadable, a copy that is not a JPEG, a
     /// photo that is not one any more) is null.
     private static func readAgain(_ photo: PlannedPhoto, settings: Settings) -> PhotoOutcome.Prepared {

@@ -6,6 +6,11 @@
 - dng-linear-raw-400x300.dng: a 160x120 JPEG preview in IFD0 and a 400x300 16-bit LinearRaw image
   (linear sRGB primaries, ColorMatrix1 = XYZ to linear sRGB) in its SubIFD: ImagePrep renders
   the raw data through LibRaw.
+- dng-cfa-bayer-480x360.dng: the same 160x120 preview and a 480x360 Bayer mosaic (RGGB, 14-bit
+  samples over a black level of 512 in 16-bit words, the photo's linear sRGB values each
+  photosite keeps one of), as a camera's sensor data is: LibRaw demosaics it, at half size
+  when that is large enough. references/dng-cfa-bayer-480x360.jpg is the photo it was made
+  from at that size.
 
 Both carry Orientation 6 in IFD0, an Exif IFD (DateTimeOriginal with OffsetTimeOriginal, Make
 and Model) and a GPS IFD, as a camera's DNG does. A minimal DNG 1.4 written by hand: no maker
@@ -75,15 +80,40 @@ class TIFFWriter:
         return start
 
 
-def write_dng(path, photo, preview_size, raw_size):
+BLACK, WHITE = 512, 16383  # a 14-bit sensor's levels
+
+
+def linear_table(low, high):
+    """sRGB's 8-bit code values to linear light between `low` and `high`."""
+    return [round(low + (high - low) * ((v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4))
+            for v in range(256)]
+
+
+def mosaic(linear):
+    """One sample a photosite, RGGB: the red, green or blue value the cell's filter passes."""
+    table = linear_table(BLACK, WHITE)
+    width, height = linear.size
+    pixels = linear.load()
+    samples = bytearray()
+    for y in range(height):
+        for x in range(width):
+            channel = (0, 1, 1, 2)[(y % 2) * 2 + x % 2]
+            samples += struct.pack("<H", table[pixels[x, y][channel]])
+    return bytes(samples)
+
+
+def write_dng(path, photo, preview_size, raw_size, cfa=False):
     writer = TIFFWriter()
     preview = jpeg(photo, preview_size, 80)
     preview_offset = writer.blob(preview)
     linear = photo.resize(raw_size, Image.LANCZOS)
-    samples = bytearray()
-    table = [round(65535 * ((v / 255) / 12.92 if v / 255 <= 0.04045 else ((v / 255 + 0.055) / 1.055) ** 2.4)) for v in range(256)]
-    for r, g, b in linear.getdata():
-        samples += struct.pack("<3H", table[r], table[g], table[b])
+    if cfa:
+        samples = mosaic(linear)
+    else:
+        samples = bytearray()
+        table = linear_table(0, 65535)
+        for r, g, b in linear.getdata():
+            samples += struct.pack("<3H", table[r], table[g], table[b])
     raw_offset = writer.blob(bytes(samples))
     exif = writer.ifd([
         (0x9003, ASCII, b"2024:05:17 10:21:33\0"),  # DateTimeOriginal
@@ -97,13 +127,26 @@ def write_dng(path, photo, preview_size, raw_size):
         (0x0003, ASCII, b"E\0"), (0x0004, RATIONAL, [(2, 1), (17, 1), (4020, 100)]),
     ])
     width, height = raw_size
-    sub = writer.ifd([
-        (254, LONG, [0]), (256, LONG, [width]), (257, LONG, [height]), (258, SHORT, [16, 16, 16]),
-        (259, SHORT, [1]), (262, SHORT, [34892]), (273, LONG, [raw_offset]), (277, SHORT, [3]),
-        (278, LONG, [height]), (279, LONG, [len(samples)]), (284, SHORT, [1]),
-        (50714, LONG, [0]),  # BlackLevel
-        (50717, LONG, [65535]),  # WhiteLevel
-    ])
+    if cfa:
+        sub = writer.ifd([
+            (254, LONG, [0]), (256, LONG, [width]), (257, LONG, [height]), (258, SHORT, [16]),
+            (259, SHORT, [1]), (262, SHORT, [32803]), (273, LONG, [raw_offset]), (277, SHORT, [1]),
+            (278, LONG, [height]), (279, LONG, [len(samples)]), (284, SHORT, [1]),
+            (33421, SHORT, [2, 2]),  # CFARepeatPatternDim
+            (33422, BYTE, [0, 1, 1, 2]),  # CFAPattern: RGGB
+            (50710, BYTE, [0, 1, 2]),  # CFAPlaneColor
+            (50711, SHORT, [1]),  # CFALayout: rectangular
+            (50714, LONG, [BLACK]),  # BlackLevel
+            (50717, LONG, [WHITE]),  # WhiteLevel
+        ])
+    else:
+        sub = writer.ifd([
+            (254, LONG, [0]), (256, LONG, [width]), (257, LONG, [height]), (258, SHORT, [16, 16, 16]),
+            (259, SHORT, [1]), (262, SHORT, [34892]), (273, LONG, [raw_offset]), (277, SHORT, [3]),
+            (278, LONG, [height]), (279, LONG, [len(samples)]), (284, SHORT, [1]),
+            (50714, LONG, [0]),  # BlackLevel
+            (50717, LONG, [65535]),  # WhiteLevel
+        ])
     xyz_to_srgb = [3.2406, -1.5372, -0.4986, -0.9689, 1.8758, 0.0415, 0.0557, -0.2040, 1.0570]
     ifd0 = writer.ifd([
         (254, LONG, [1]), (256, LONG, [preview_size[0]]), (257, LONG, [preview_size[1]]),
@@ -122,11 +165,15 @@ def write_dng(path, photo, preview_size, raw_size):
         out.write(writer.data)
 
 
-if len(sys.argv) == 5:
+if __name__ == "__main__" and len(sys.argv) == 5:
     # PHOTO OUT WIDTH HEIGHT: a raw DNG of another photo at another size, with a 160x120 preview
     # (Benchmarks/format-bench.sh's DNG, which LibRaw renders).
     write_dng(sys.argv[2], Image.open(sys.argv[1]).convert("RGB"), (160, 120), (int(sys.argv[3]), int(sys.argv[4])))
-else:
+elif __name__ == "__main__":
     photo = Image.open(SOURCE).convert("RGB")
     write_dng("dng-preview-2048.dng", photo, (2048, 1536), (64, 48))
     write_dng("dng-linear-raw-400x300.dng", photo, (160, 120), (400, 300))
+    write_dng("dng-cfa-bayer-480x360.dng", photo, (160, 120), (480, 360), cfa=True)
+    # What the mosaic was made from, as stored (the DNG's Orientation not applied), for the
+    # test that holds LibRaw's rendering of it to the photo's colours.
+    photo.resize((480, 360), Image.LANCZOS).save("references/dng-cfa-bayer-480x360.jpg", "JPEG", quality=90)

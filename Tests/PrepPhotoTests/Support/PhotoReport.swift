@@ -48,6 +48,8 @@ struct PhotoReport: Decodable {
     let location: Location?
     let comment: String?
     let warnings: [String]
+    /// A camera raw's: "embedded_preview" or "raw_data".
+    let rawPixels: String?
 
     /// The copies that were written, by the suffix of their name.
     var copies: [(suffix: String, copy: Copy)] {

@@ -95,8 +95,12 @@ struct FormatFields {
             fields.append(Field(name: "JPEG XL image header", offset: 6, size: 4, isBigEndian: true))
         } else if bytes.starts(with: Array("8BPS".utf8)) {
             walkPSD(bytes)
-        } else if bytes.starts(with: [0x49, 0x49, 0x2A, 0]) || bytes.starts(with: [0x4D, 0x4D, 0, 0x2A]) {
+        } else if [[0x49, 0x49, 0x2A, 0], [0x4D, 0x4D, 0, 0x2A], Array("IIRO".utf8), Array("IIU\u{0}".utf8)].contains(
+            where: { bytes.starts(with: $0) })
+        {
             walkTIFF(bytes, isBigEndian: bytes[0] == 0x4D)
+        } else if bytes.starts(with: Array("FUJIFILMCCD-RAW".utf8)) {
+            walkRAF(bytes)
         } else if bytes.starts(with: [0xFF, 0x4F]) {
             walkCodestream(bytes, from: 0, end: bytes.count)
         } else {
@@ -119,7 +123,11 @@ struct FormatFields {
             let payload = offset + 8
             let boxEnd = size == 0 ? end : min(end, offset + max(size, 8))
             switch type {
-            case "jp2h", "res ": walkBoxes(bytes, from: payload, end: boxEnd, depth: depth + 1)
+            case "jp2h", "res ", "moov": walkBoxes(bytes, from: payload, end: boxEnd, depth: depth + 1)
+            case "uuid": walkBoxes(bytes, from: payload + 16, end: boxEnd, depth: depth + 1)
+            case "CMT1", "CMT2", "CMT4":
+                guard payload + 8 <= boxEnd else { break }
+                walkTIFF(bytes, isBigEndian: bytes[payload] == 0x4D, base: payload)
             case "ihdr":
                 fields.append(Field(name: "ihdr height", offset: payload, size: 4, isBigEndian: true))
                 fields.append(Field(name: "ihdr width", offset: payload + 4, size: 4, isBigEndian: true))
@@ -203,15 +211,34 @@ struct FormatFields {
         }
     }
 
+    /// A RAF's header: its preview's, CFA header's and CFA data's offsets and lengths; and the
+    /// TIFF block in its preview's APP1, right after SOI, as a camera writes it.
+    private mutating func walkRAF(_ bytes: [UInt8]) {
+        for (index, name) in [
+            "preview offset", "preview length", "CFA header offset", "CFA header length",
+            "CFA offset", "CFA length",
+        ].enumerated() {
+            fields.append(Field(name: "RAF \(name)", offset: 84 + 4 * index, size: 4, isBigEndian: true))
+        }
+        let preview = number(bytes, 84, 4)
+        fields.append(Field(name: "RAF preview APP1 length", offset: preview + 4, size: 2, isBigEndian: true))
+        if preview + 20 <= bytes.count, bytes[(preview + 6)..<(preview + 12)].elementsEqual(Array("Exif\0\0".utf8)) {
+            walkTIFF(bytes, isBigEndian: bytes[preview + 12] == 0x4D, base: preview + 12)
+        }
+    }
+
     /// A TIFF's or TIFF-based raw's directories: each entry's count and value or offset (strip
     /// offsets and counts, sizes, tile sides, SubIFD and Exif pointers), each directory's link to
     /// the next, and the first 16 strip or tile offsets and byte counts themselves where they lie
-    /// outside the entry (a tile that points into another, or past the end, or says it is longer).
-    private mutating func walkTIFF(_ bytes: [UInt8], isBigEndian: Bool) {
-        var queue = [number(bytes, 4, 4, bigEndian: isBigEndian)]
+    /// outside the entry (a tile that points into another, or past the end, or says it is longer);
+    /// `base` is where the TIFF header is (a CR3's CMT box, a RAF preview's APP1), which offsets
+    /// count from.
+    private mutating func walkTIFF(_ bytes: [UInt8], isBigEndian: Bool, base: Int = 0) {
+        var queue = [number(bytes, base + 4, 4, bigEndian: isBigEndian)]
         var visited: Set<Int> = []
-        while let ifd = queue.popLast(), visited.count < 16 {
-            guard ifd >= 8, ifd + 2 <= bytes.count, visited.insert(ifd).inserted else { continue }
+        while let relative = queue.popLast(), visited.count < 16 {
+            let ifd = base + relative
+            guard relative >= 8, ifd + 2 <= bytes.count, visited.insert(ifd).inserted else { continue }
             let count = min(number(bytes, ifd, 2, bigEndian: isBigEndian), 512)
             fields.append(Field(name: "IFD entry count", offset: ifd, size: 2, isBigEndian: isBigEndian))
             for index in 0..<count {
@@ -223,7 +250,7 @@ struct FormatFields {
                 let type = number(bytes, entry + 2, 2, bigEndian: isBigEndian)
                 let values = number(bytes, entry + 4, 4, bigEndian: isBigEndian)
                 if [273, 279, 324, 325].contains(tag), [3, 4].contains(type), values * (type == 3 ? 2 : 4) > 4 {
-                    let array = number(bytes, entry + 8, 4, bigEndian: isBigEndian)
+                    let array = base + number(bytes, entry + 8, 4, bigEndian: isBigEndian)
                     for element in 0..<min(values, 16) {
                         fields.append(
                             Field(
@@ -231,7 +258,7 @@ struct FormatFields {
                                 size: type == 3 ? 2 : 4, isBigEndian: isBigEndian))
                     }
                 }
-                if [330, 0x8769, 0x8825].contains(tag) {
+                if [330, 0x8769, 0x8825].contains(tag) {  // offsets from `base`
                     queue.append(number(bytes, entry + 8, 4, bigEndian: isBigEndian))
                 }
             }
