@@ -1,3 +1,5 @@
+internal import PlatformLayer
+
 /// libjxl's pixels, which its image-out callback hands over a run of a row at a time in the
 /// order it decodes its groups (256 to 1024 pixels square), made into whole rows pushed top to
 /// bottom into the upload. Only the rows of the groups being decoded are held: a file whose

@@ -47,10 +47,11 @@ enum RawEXIF {
     }
 
     private static func rafBlock(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard bytes.count >= rafPreviewField + 8 else { return nil }
-        let offset = Int(bytes.bigEndianUInt32(at: rafPreviewField))
-        let length = Int(bytes.bigEndianUInt32(at: rafPreviewField + 4))
-        guard offset <= bytes.count, length <= bytes.count - offset else { return nil }
+        let header = ByteReader(bytes)
+        guard let offset = header.uint32(at: rafPreviewField).map(Int.init),
+            let length = header.uint32(at: rafPreviewField + 4).map(Int.init),
+            offset <= bytes.count, length <= bytes.count - offset
+        else { return nil }
         let preview = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)])
         guard let segment = SegmentWalker.walk(preview).exifSegment(in: preview) else { return nil }
         return Array(preview[segment.payload])

@@ -16,13 +16,13 @@ struct WebPIncompleteTests {
     ]
 
     static func cut(_ name: String) throws -> Data {
-        let whole = try GIFWebPFixtures.data(name)
+        let whole = try Fixtures.data("formats/" + name)
         return whole.prefix(whole.count * 6 / 10)
     }
 
     @Test("the rows before the cut are the whole file's, and the warning says how many there are", arguments: files)
     func preparedWithWarning(name: String) throws {
-        let whole = try PhotoPreparer().prepareBlocking(GIFWebPFixtures.data(name), name: name)
+        let whole = try PhotoPreparer().prepareBlocking(Fixtures.data("formats/" + name), name: name)
         let photo = try PhotoPreparer().prepareBlocking(Self.cut(name), name: name)
         let warning = try #require(photo.warnings.first { $0.kind == .incompleteImageData }, "\(photo.warnings)")
         let height = whole.metadata.originalSize.height
@@ -55,7 +55,7 @@ struct WebPIncompleteTests {
 
     @Test("a WebP cut inside its headers, before any row, is still a damaged WebP")
     func cutBeforeAnyRow() throws {
-        let data = try GIFWebPFixtures.data(Self.files[0]).prefix(40)
+        let data = try Fixtures.data("formats/" + Self.files[0]).prefix(40)
         let error = try #require(throws: ImagePrepError.self) { try PhotoPreparer().prepareBlocking(data, name: "w") }
         #expect(error.code == "corrupt_webp", "\(error)")
     }
