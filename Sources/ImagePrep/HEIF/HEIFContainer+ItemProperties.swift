@@ -112,7 +112,7 @@ extension HEIFContainer {
             return CodedFormat(chroma: chroma[Int(config[16] & 3)], bitDepth: Int(config[17] & 7) + 8)
         }
         guard config.count >= 4 else { return nil }
-        let flags = config[3]
+        let flags = config[2]  // seq_tier_0, high_bitdepth, twelve_bit, monochrome, subsampling x, y
         let bitDepth = flags & 0x40 == 0 ? 8 : (flags & 0x20 == 0 ? 10 : 12)
         let chroma: CodedFormat.Chroma
         switch (flags & 0x10 != 0, flags & 0x08 != 0, flags & 0x04 != 0) {

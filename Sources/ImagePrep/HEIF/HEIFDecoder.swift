@@ -252,9 +252,11 @@ enum HEIFDecoder {
         }
     }
 
-    private static func decodeImage(
+    /// - Parameter keepsBitDepth: samples of more than 8 bits are left as they are, not scaled
+    ///   to 8 bits by libheif (a whole-image conversion).
+    static func decodeImage(
         _ handle: borrowing HEIFImageHandle, colorspace: heif_colorspace, chroma: heif_chroma, appliesTransforms: Bool,
-        file: String
+        keepsBitDepth: Bool = false, file: String
     ) throws(ImagePrepError) -> HEIFImage {
         let libheif = handle.libheif
         guard let options = libheif.heif_decoding_options_alloc() else {
@@ -262,7 +264,7 @@ enum HEIFDecoder {
         }
         defer { libheif.heif_decoding_options_free(options) }
         options.pointee.ignore_transformations = appliesTransforms ? 0 : 1
-        options.pointee.convert_hdr_to_8bit = 1
+        options.pointee.convert_hdr_to_8bit = keepsBitDepth ? 0 : 1
         var image: OpaquePointer?
         let error = FreshMemory.filled {
             libheif.heif_decode_image(handle.pointer, &image, colorspace, chroma, options)

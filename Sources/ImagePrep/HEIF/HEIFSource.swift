@@ -58,13 +58,22 @@ struct HEIFSource: PhotoSource {
         }
         let gainMapToCarry = gainMap.flatMap { try? $0.get() }
         let tiles = container.hevcTileLayout(plan: plan)
+        // One coded picture is held whole by its decoder: refused from its header over the budget.
+        if container.primaryIsCodedImage, let format = plan.codedFormat, let codec = plan.codecs.first {
+            try context.checkDecodeMemory(
+                HEIFPictureMemory.bytes(of: plan.largest, format: format, codec: codec, throughLibheif: tiles == nil))
+        }
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
-            return try decodeHEIF(bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)
+            return try decodeHEIF(
+                bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                isCodedImage: container.primaryIsCodedImage, since: start)
         }
         warnings += container.unreadItemWarnings
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
-                try decodeHEIF(readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry, since: start)
+                try decodeHEIF(
+                    readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                    isCodedImage: container.primaryIsCodedImage, since: start)
             }
         }
         return try decoded.get()
@@ -79,7 +88,7 @@ struct HEIFSource: PhotoSource {
     ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
     private func decodeHEIF(
         _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
-        gainMap: HEIFGainMapSource?,
+        gainMap: HEIFGainMapSource?, isCodedImage: Bool,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -121,6 +130,15 @@ struct HEIFSource: PhotoSource {
             workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
             timings.decode += direct.decodeTime
             timings.resample += direct.resampleTime
+        } else if HEIFBandUpload.covers(plan, isCodedImage: isCodedImage, nclx: nclx),
+            let banded = try HEIFBandUpload.decode(
+                handle, plan: plan, nclx: nclx, context: self.context, uploadSize: uploadSize)
+        {
+            try cancellation.check(file: file)
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, banded.image)
+            try acceptLibheifDamage(banded.warnings)
+            workspace.lastDecode = .init(size: stored)  // libheif holds the whole picture
+            timings.decode += clock.now - start
         } else {
             let decoded: HEIFDecoder.DecodeReport
             do {
@@ -132,7 +150,7 @@ struct HEIFSource: PhotoSource {
             }
             try cancellation.check(file: file)
             (turn, reducedBy) = (decoded.orientation, decoded.reduction)
-            warnings += decoded.warnings
+            try acceptLibheifDamage(decoded.warnings)
             let decodedSize = workspace.decoded.size
             workspace.lastDecode = .init(size: decodedSize)
             if decodedSize.longEdge < uploadSize.longEdge { uploadSize = decodedSize }

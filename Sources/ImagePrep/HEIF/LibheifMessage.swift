@@ -77,7 +77,7 @@ struct LibheifMessage: Equatable, Sendable {
 
     /// What a problem that did not stop the decode (libheif's non-strict decoding) costs.
     var warning: PhotoWarning {
-        PhotoWarning(.imageData, "libheif met a problem and decoded the image all the same: \(clause).")
+        PhotoWarning(.incompleteImageData, "libheif met a problem and decoded the image all the same: \(clause).")
     }
 
     private static let unsupported: [(subcode: heif_suberror_code, clause: String)] = [

@@ -81,7 +81,7 @@ public enum ImagePrepError: Error, Equatable, Sendable, CustomStringConvertible,
     case corruptRaw(file: String, detail: String)
     /// A file whose decode would need more memory than ImagePrep allows one photo (`budget`
     /// bytes), from what its header declares, for a decoder that holds the whole picture
-    /// (JPEG 2000, JPEG XL, camera raw); nothing was decoded.
+    /// (JPEG 2000, JPEG XL, camera raw, a HEIF image of one coded picture); nothing was decoded.
     case tooMuchMemory(file: String, byteCount: Int, budget: Int)
     /// Encoding a copy failed; this is a bug or an exhausted machine, not a bad photo.
     case encodingFailed(file: String, detail: String)

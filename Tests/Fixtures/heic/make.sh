@@ -316,5 +316,34 @@ encode 20 "$work/mosaic-tile.png" "$work/mosaic-tile.heic"
 python3 -B "$here/heifcraft.py" mosaic "$work/mosaic-tile.heic" large/mosaic-16320x12240.heic 32x24 16320x12240
 sh "$here/../exiftool-readings.sh" heic/large
 
+# --- ten-bit/: single coded images that libheif decodes whole at 10 bits (issue 55), converted a
+# row at a time from libheif's own planes; heif-convert's decode of each goes into references/.
+# heic-10-bit.heic and avif-10-bit.avif: the 16-bit landscape PNG above, at 448x300, by x265 (Main 10)
+# and libaom (4:2:2), with heif-enc's nclx (BT.601, full range); the -bt709-limited ones the same samples
+# described as BT.709 in video range (heifcraft.py --nclx 1,1,1,0), which libheif converts by.
+mkdir -p ten-bit
+rm -f ten-bit/*.heic ten-bit/*.avif
+convert -quiet "$corpus/orientation-landscape-1.jpg" -resize '448x300!' PNG48:"$work/landscape448-16.png"
+encode 60 "$work/landscape448-16.png" ten-bit/heic-10-bit.heic -b 10
+# libaom 3.6 through heif-enc 1.15 codes 10 bits only in 4:2:2 (4:2:0 and 4:4:4 fail an assertion).
+encode 50 "$work/landscape448-16.png" ten-bit/avif-10-bit.avif -b 10 -A -p chroma=422
+craft ten-bit/heic-10-bit-bt709-limited.heic --image ten-bit/heic-10-bit.heic --nclx 1,1,1,0
+craft ten-bit/avif-10-bit-bt709-limited.avif --image ten-bit/avif-10-bit.avif --nclx 1,1,1,0
+# heic-10-bit-4000x3000.heic: the same picture scaled to 12 MP (ImageMagick's -sample, so that x265
+# codes it in few bytes), for the memory test (SingleImageMemoryTests): one 10-bit coded picture.
+convert -quiet "$corpus/orientation-landscape-1.jpg" -sample '4000x3000!' -define png:compression-level=1 \
+    PNG48:"$work/landscape12mp-16.png"
+encode 30 "$work/landscape12mp-16.png" ten-bit/heic-10-bit-4000x3000.heic -b 10 -p preset=ultrafast
+for file in ten-bit/*.heic ten-bit/*.avif; do
+    name=$(basename "$file")
+    [ "$name" = heic-10-bit-4000x3000.heic ] && continue
+    heif-convert -q 90 "$file" "references/${name%.*}.jpg" >/dev/null
+done
+sh "$here/../exiftool-readings.sh" heic/ten-bit
+# hostile/single-16320x12240-declared.heic: no-exif.heic whose ispe and SPS declare a 200 MP
+# single coded image (a 200 MP sensor's size, one coded picture rather than a grid), which
+# libde265 would hold whole: refused from its header, before a byte is decoded.
+craft hostile/single-16320x12240-declared.heic --image no-exif.heic --size 16320x12240 --sps-size 16320x12240
+
 # --- gainmap/: iPhone-like HDR HEICs, their gain map an auxiliary image (issue 34).
 bash "$here/gainmap/make.sh"

@@ -33,6 +33,28 @@ struct GainMapBudgetTests {
         #expect(refused.upload.size == carried.upload.size)
     }
 
+    /// Every HEIC form of gain map a quarter of its photo (Apple's auxiliary image, whole and as a
+    /// grid; ISO 21496-1's tmap) at a pixel limit of its photo's own size: over an eighth of the
+    /// limit, it is left out with a warning that says why, the photo prepared as without it.
+    /// (Samsung's is a sixteenth of its photo, within the budget at any limit the photo fits.)
+    @Test(
+        "every HEIC gain map form over the whole-decode budget is left out with a warning that says why",
+        arguments: [
+            "heic/gainmap/iphone-hdr-320x240.heic", "heic/gainmap/iphone-hdr-grid.heic",
+            "heic/gainmap/iphone-hdr-tmap.heic",
+        ])
+    func everyHEICFormSaysWhy(path: String) throws {
+        let data = try Fixtures.data(path)
+        let carried = try Self.preparer().prepareBlocking(data, name: "photo.heic")
+        #expect(carried.uploadGainMap != nil && Self.gainMapWarnings(carried).isEmpty, "\(carried.warnings)")
+        let photoPixels = carried.metadata.originalSize.pixelCount
+        let refused = try Self.preparer(maxPixels: photoPixels).prepareBlocking(data, name: "photo.heic")
+        #expect(refused.uploadGainMap == nil)
+        let warnings = Self.gainMapWarnings(refused)
+        #expect(warnings.count == 1 && warnings[0].message.contains("decoded whole"), "\(path): \(refused.warnings)")
+        #expect(refused.upload.size == carried.upload.size)
+    }
+
     /// `mpf-ultrahdr-gainmap-3840x2160.jpg` with its gain map made progressive and as large as
     /// the photo: ImageMagick's `-resize 3840x2160! -interlace JPEG` re-encodes it, and the original's APPn segments (its hdrgm XMP) are put
     /// back before the new frame. libjpeg would hold every coefficient of it.

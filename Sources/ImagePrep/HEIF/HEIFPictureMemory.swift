@@ -1,0 +1,50 @@
+/// What the decoders of a primary that is one coded image (not a grid) hold at once, from what
+/// the file declares: libde265 and dav1d decode a picture whole, and nothing outside them can
+/// make them hold less. A grid is decoded a row of tiles at a time (`HEIFSource+HEVCDecode`), so
+/// a 200 MP photo fits as a grid but not as one coded picture.
+///
+/// Such a photo is refused before anything is decoded (`.tooMuchMemory`), as a JPEG 2000 or a
+/// JPEG XL that its decoder would hold whole over `DecodeMemoryBudget`.
+enum HEIFPictureMemory {
+    /// The bytes the decode of a `size` picture in `format` holds at its peak, measured on
+    /// Debian 12's libde265 1.0.11, dav1d 1.0 and libheif 1.15:
+    /// - libde265 holds its picture, the copy its SAO filter writes from, and about 1.8 bytes a
+    ///   pixel of per-block data: 4.8 bytes a pixel for 8-bit 4:2:0, decoded directly;
+    /// - through libheif (`throughLibheif`: AV1, and HEVC the direct decode does not take),
+    ///   libheif's copy of the picture and then its RGB 4:4:4 planes at the samples' depth, which
+    ///   it makes once the decoder is freed (9.4 bytes a pixel for 10-bit 4:2:0 HEVC);
+    /// - dav1d holds its picture and a reference with its own per-block data, and libheif's
+    ///   copy and RGB planes follow before it is freed (17.5 bytes a pixel for 10-bit 4:2:2).
+    static func bytes(
+        of size: PixelSize, format: HEIFContainer.CodedFormat, codec: HEIFContainer.Codec, throughLibheif: Bool
+    ) -> Int {
+        let pixels = Int.saturatingProduct(size.width, size.height)
+        let sampleBytes = format.bitDepth > 8 ? 2 : 1
+        // Samples a pixel, in halves: 4:2:0 has 1.5, 4:2:2 2, 4:4:4 3.
+        let halves =
+            switch format.chroma {
+            case .monochrome: 2
+            case .yuv420: 3
+            case .yuv422: 4
+            case .yuv444: 6
+            }
+        let picture = Int.saturatingProduct(pixels, halves, sampleBytes) / 2
+        let rgb = Int.saturatingProduct(pixels, 3, sampleBytes)
+        let blocks = Int.saturatingProduct(pixels, 18) / 10
+        switch (codec, throughLibheif) {
+        case (.hevc, false):
+            return sum(picture, picture, blocks)
+        case (.hevc, true):
+            return max(sum(picture, picture, blocks), sum(picture, rgb))
+        case (.av1, _):
+            return sum(picture, picture, rgb, Int.saturatingProduct(pixels, 35) / 10)
+        }
+    }
+
+    private static func sum(_ terms: Int...) -> Int {
+        terms.reduce(0) { total, term in
+            let (result, overflow) = total.addingReportingOverflow(term)
+            return overflow ? .max : result
+        }
+    }
+}
