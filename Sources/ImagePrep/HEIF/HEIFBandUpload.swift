@@ -20,7 +20,7 @@ struct HEIFBandUpload {
         /// The matrices libheif 1.15 converts by (ITU-T H.273's matrix_coefficients); nil for
         /// another (identity, YCgCo, constant luminance, or one derived from the primaries),
         /// which the whole-image path leaves to libheif.
-        init?(_ nclx: NCLXColour?) {
+        init?(_ nclx: NCLXColor?) {
             // A file without an nclx box reads as JPEG's full-range BT.601, as in `HEIFDecoder`.
             guard let nclx else {
                 (red, blue, isFullRange) = (0.299, 0.114, true)
@@ -41,7 +41,7 @@ struct HEIFBandUpload {
     /// Whether the primary goes this way: one coded image (no grid, which libheif composes
     /// through RGB, no alpha) in colour, of more than 8 bits or whose samples would otherwise go
     /// through libheif's whole-image conversion to RGB.
-    static func covers(_ plan: HEIFContainer.DecodePlan, isCodedImage: Bool, nclx: NCLXColour?) -> Bool {
+    static func covers(_ plan: HEIFContainer.DecodePlan, isCodedImage: Bool, nclx: NCLXColor?) -> Bool {
         guard isCodedImage, plan.codedImageCount == 1, let format = plan.codedFormat, format.chroma != .monochrome
         else { return false }
         return format.bitDepth > 8 || !(nclx?.isJPEGYCbCr ?? true)
@@ -54,7 +54,7 @@ struct HEIFBandUpload {
     ///
     /// - Returns: libheif's decoding warnings (damage it decoded past).
     static func decode(
-        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, nclx: NCLXColour?,
+        _ handle: borrowing HEIFImageHandle, plan: HEIFContainer.DecodePlan, nclx: NCLXColor?,
         context: PreparationContext, uploadSize: PixelSize
     ) throws(ImagePrepError) -> (image: PlanarImage, warnings: [PhotoWarning])? {
         let expected = HEIFDecoder.decodedSize(of: handle, plan: plan)
@@ -210,6 +210,6 @@ extension HEIFContainer {
     /// Whether the primary image is one coded image (`hvc1`, `av01`), not a grid or a derived image.
     var primaryIsCodedImage: Bool {
         guard let primary, let type = items[primary]?.type else { return false }
-        return type == FourCC("hvc1") || type == FourCC("av01")
+        return type == .hvc1 || type == .av01
     }
 }

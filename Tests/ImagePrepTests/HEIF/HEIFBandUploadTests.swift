@@ -14,7 +14,7 @@ struct HEIFBandUploadTests {
         "heic/ten-bit/avif-10-bit.avif", "heic/ten-bit/avif-10-bit-bt709-limited.avif",
     ]
 
-    static func plan(_ path: String) throws -> (HEIFContainer.DecodePlan, isCodedImage: Bool, nclx: NCLXColour?) {
+    static func plan(_ path: String) throws -> (HEIFContainer.DecodePlan, isCodedImage: Bool, nclx: NCLXColor?) {
         try Fixtures.data(path).withUnsafeBytes { bytes in
             let container = try HEIFContainer(bytes)
             let plan = try container.decodePlan()
@@ -32,10 +32,10 @@ struct HEIFBandUploadTests {
         let (plan, isCodedImage, nclx) = try Self.plan(path)
         #expect(plan.codedFormat?.bitDepth == 10)
         #expect(HEIFBandUpload.covers(plan, isCodedImage: isCodedImage, nclx: nclx))
-        let photo = try HEIFFixtures.prepared(path)
+        let photo = try Fixtures.prepared(path)
         #expect(photo.upload.size == PixelSize(width: 448, height: 300))
         let upload = try DecodedJPEG(photo.upload.data, makingRGB: true)
-        let stem = HEIFFixtures.stem(path)
+        let stem = Fixtures.HEIF.stem(path)
         let reference = try DecodedJPEG(Fixtures.data("heic/references/\(stem).jpg"), makingRGB: true)
         let difference = HEIFMetadataTests.largestDifference(
             upload.rgbCellAverages(grid: 16), reference.rgbCellAverages(grid: 16))
@@ -95,13 +95,13 @@ struct HEIFBandUploadTests {
     @Test("damage libheif decodes past is refused as damaged with incomplete data refused, else said in a warning")
     func libheifDamage() throws {
         let path = "heic/hostile/av1-two-decoding-warnings.avif"
-        let photo = try HEIFFixtures.prepared(path)
+        let photo = try Fixtures.prepared(path)
         #expect(photo.warnings.count == 2 && photo.warnings.allSatisfy { $0.kind == .incompleteImageData })
         var configuration = PhotoPreparer.Configuration()
         configuration.acceptsIncompleteData = false
         let data = try Fixtures.data(path)
         let refusal = Result { () throws(ImagePrepError) in
-            try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: HEIFFixtures.name(path))
+            try PhotoPreparer(configuration: configuration).prepareBlocking(data, name: Fixtures.HEIF.name(path))
         }
         guard case .failure(let error) = refusal, case .incompleteImageData = error else {
             Issue.record("\(refusal)")
