@@ -23,10 +23,8 @@ struct FormatFuzzTests {
         "formats/jp2-tileparts-relax-sharp.jp2", "formats/j2k-codestream-16bit-pillow.j2k",
         "formats/psd-rgb-layers-composite-hopper-pillow.psd", "formats/psd-rgb-extra-alpha-channels-twelvemonkeys.psd",
         "formats/dng-linear-raw-400x300.dng", "formats/dng-preview-2048.dng", "formats/dng-cfa-bayer-480x360.dng",
-        // Not the RW2: LibRaw 0.20's Panasonic loader gives it pixels that depend on what the
-        // process decoded before (a batch's upload differs from the photo's alone), a known gap in
-        // docs/formats-jxl-j2k-psd-raw.md that this harness found.
         "formats/raw-orf-olympus-made.orf", "formats/raw-cr3-canon-made.cr3", "formats/raw-raf-fujifilm-made.raf",
+        "formats/raw-rw2-panasonic-made.rw2",
         // Tiled TIFFs, read tile by tile (`TIFFRowReader.readTileRows`): tile sides, offsets and
         // byte counts that lie.
         "formats/tiff-tiles-uncompressed-rgb-pillow.tif", "formats/tiff-tiles-jpeg-ycbcr-icc-pillow.tif",

@@ -119,10 +119,12 @@ struct RawSource: PhotoSource {
 
         start = clock.now
         try cancellation.check(file: file)
-        var status = libraw_unpack(raw)
+        // LibRaw's loaders may stop short of the buffer they were given (a damaged or unusual
+        // raw), leaving what malloc handed out: cleared, so that no earlier photo shows through.
+        var status = FreshMemory.filled { libraw_unpack(raw) }
         if status == LIBRAW_SUCCESS.rawValue {
             try cancellation.check(file: file)
-            status = libraw_dcraw_process(raw)
+            status = FreshMemory.filled { libraw_dcraw_process(raw) }
         }
         guard status == LIBRAW_SUCCESS.rawValue else {
             throw .corruptRaw(file: file, detail: LibRawHandle.reason(status))
