@@ -12,7 +12,9 @@ struct LibRawHandle: ~Copyable {
     init(_ bytes: UnsafeRawBufferPointer, file: String) throws(ImagePrepError) {
         let report = UnsafeMutablePointer<craw_report>.allocate(capacity: 1)
         report.initialize(to: craw_report())
-        guard let raw = craw_open(report) else {
+        // LibRaw's object holds its loaders' state (the Panasonic loader's bit buffer among it),
+        // which its constructor leaves as malloc gave it: cleared, like the raw buffer.
+        guard let raw = FreshMemory.filled({ craw_open(report) }) else {
             report.deallocate()
             throw .outOfMemory(file: file, byteCount: 0)
         }
