@@ -1,7 +1,8 @@
 import Foundation
 
 /// The files of `Tests/Fixtures`, which this target carries as its resource for every test
-/// target: they are read from the test bundle, never from the working directory or `../shared`.
+/// target: they are read from the test bundle, never from the working directory or from outside
+/// the repository.
 /// Each target adds what it reads of them in an extension (its `Support/Fixtures+…` files).
 public enum Fixtures {
     /// The `Fixtures` folder in the test bundle.
