@@ -48,7 +48,9 @@ struct RawSource: PhotoSource {
             return try previewPhoto(preview.bytes, exif: exif, turn: nil)
         }
         let handle = try LibRawHandle(bytes, file: file)
-        if structure == nil, libraw_unpack_thumb(handle.raw) == LIBRAW_SUCCESS.rawValue,
+        // A preview whose declared length runs past the file's end is read short into LibRaw's
+        // buffer: its tail is malloc's fill, never an earlier photo's bytes.
+        if structure == nil, FreshMemory.filled({ libraw_unpack_thumb(handle.raw) }) == LIBRAW_SUCCESS.rawValue,
             craw_thumbnail_is_jpeg(handle.raw) != 0
         {
             let thumbnail = UnsafeRawBufferPointer(
