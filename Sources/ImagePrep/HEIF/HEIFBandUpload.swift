@@ -1,8 +1,9 @@
 internal import CHeif
 
 /// The upload of a single coded image that libheif decodes whole at more than 8 bits a sample,
-/// or in samples that are not JPEG's YCbCr (a camera's 10-bit HEIC, an AVIF in BT.709 or
-/// BT.2020), made from libheif's planes at their own depth, a row at a time.
+/// or in samples that are not JPEG's YCbCr (an AVIF of 10 bits or in BT.709, an HEVC picture
+/// the direct decode turns down: `directHEVCRowUpload`), made from libheif's planes at their own
+/// depth, a row at a time.
 ///
 /// Asked for 8-bit YCbCr, libheif 1.15 converts the whole picture to RGB at 16 bits a sample and
 /// back, then to 8 bits, and the copy into our planes was a further one: a 50 MP 10-bit HEIC
@@ -22,11 +23,12 @@ struct HEIFBandUpload {
         /// which the whole-image path leaves to libheif.
         init?(_ nclx: NCLXColor?) {
             // A file without an nclx box reads as JPEG's full-range BT.601, as in `HEIFDecoder`.
-            guard let nclx else {
-                (red, blue, isFullRange) = (0.299, 0.114, true)
-                return
-            }
-            switch nclx.matrix {
+            self.init(matrix: nclx?.matrix ?? 2, isFullRange: nclx?.isFullRange ?? true)
+        }
+
+        /// An H.273 `matrix_coefficients` code point and full-range flag.
+        init?(matrix: Int, isFullRange: Bool) {
+            switch matrix {
             case 1: (red, blue) = (0.2126, 0.0722)
             case 2, 5, 6: (red, blue) = (0.299, 0.114)
             case 4: (red, blue) = (0.30, 0.11)
@@ -34,7 +36,7 @@ struct HEIFBandUpload {
             case 9: (red, blue) = (0.2627, 0.0593)
             default: return nil
             }
-            isFullRange = nclx.isFullRange
+            self.isFullRange = isFullRange
         }
     }
 
@@ -97,12 +99,22 @@ struct HEIFBandUpload {
             else { return nil }
             planes.append(plane)
         }
-        let upload = try RowStreamUpload(
-            context: context, sourceSize: expected, uploadSize: uploadSize, layout: .rgb)
-        let converter = RowConverter.Arithmetic(rows, bits: bits, width: expected.width)
-        var row = [UInt8](repeating: 0, count: expected.width * 3)
+        let image = try upload(
+            planes: planes, rows: rows, bits: bits, size: expected, context: context, uploadSize: uploadSize)
+        return (image, decoded.warnings)
+    }
+
+    /// The upload of a `size` picture whose three planes (`rows` says of what, `bits` deep) are
+    /// held by their decoder: converted to 8-bit RGB and pushed into the resamplers a row at a time.
+    static func upload(
+        planes: [(pixels: UnsafePointer<UInt8>, stride: Int)], rows: RowConverter, bits: Int, size: PixelSize,
+        context: PreparationContext, uploadSize: PixelSize
+    ) throws(ImagePrepError) -> PlanarImage {
+        let upload = try RowStreamUpload(context: context, sourceSize: size, uploadSize: uploadSize, layout: .rgb)
+        let converter = RowConverter.Arithmetic(rows, bits: bits, width: size.width)
+        var row = [UInt8](repeating: 0, count: size.width * 3)
         row.withUnsafeMutableBufferPointer { row in
-            for y in 0..<expected.height where upload.needsRows {
+            for y in 0..<size.height where upload.needsRows {
                 let chromaY = y / rows.subsampling.vertical
                 converter.convert(
                     planes[0].pixels + y * planes[0].stride, planes[1].pixels + chromaY * planes[1].stride,
@@ -111,7 +123,7 @@ struct HEIFBandUpload {
             }
         }
         upload.fillRemainingRows()
-        return (upload.finish(), decoded.warnings)
+        return upload.finish()
     }
 
     /// What libheif's planes hold: RGB, or YCbCr of a matrix with its chroma subsampled.

@@ -175,18 +175,7 @@ private struct TileRowDecoder {
     private func decode(tile index: Int, column: Int) -> Bool {
         guard !cancellation.isRaised else { return false }
         let tile = layout.tiles[index]
-        let bytes = layout.bytes
-        guard let decoder = HEVCDecoder(libde265) else { return false }
-        let parameterSets = tile.parameterSets.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
-        let isPushed: Bool
-        if tile.data.count == 1 {
-            isPushed = decoder.push(
-                parameterSets: parameterSets, data: UnsafeRawBufferPointer(rebasing: bytes[tile.data[0]]))
-        } else {
-            let joined = tile.data.flatMap { bytes[$0] }
-            isPushed = joined.withUnsafeBytes { decoder.push(parameterSets: parameterSets, data: $0) }
-        }
-        guard isPushed else { return false }
+        guard let decoder = HEVCDecoder(libde265), decoder.push(tile, of: layout) else { return false }
         var isExpected = true
         var count = 0
         let pictures = decoder.decode { picture in

@@ -124,7 +124,25 @@ struct HEIFSource: PhotoSource {
         // As after libheif's decode: speed mode keeps a reduced size short of the upload's.
         let reducedSize = JPEGDecoder.scaled(stored, by: reduction)
         let directSize = reducedSize.longEdge < uploadSize.longEdge ? reducedSize : uploadSize
-        if let tiles, let direct = try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction) {
+        let directRows = try tiles.flatMap { tiles throws(ImagePrepError) in
+            tiles.convertsRows ? try directHEVCRowUpload(tiles, uploadSize: uploadSize) : nil
+        }
+        let direct = try tiles.flatMap { tiles throws(ImagePrepError) in
+            tiles.convertsRows ? nil : try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction)
+        }
+        if tiles != nil, directRows == nil, direct == nil, isCodedImage, let format = plan.codedFormat,
+            let codec = plan.codecs.first
+        {
+            // libheif decodes what the direct decode left: it holds more than libde265 alone.
+            try self.context.checkDecodeMemory(
+                HEIFPictureMemory.bytes(of: plan.largest, format: format, codec: codec, throughLibheif: true))
+        }
+        if let directRows {
+            try cancellation.check(file: file)
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, directRows)
+            workspace.lastDecode = .init(size: stored, isStripWise: true)
+            timings.decode += clock.now - start
+        } else if let direct {
             (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, reduction, direct.image)
             uploadSize = direct.size
             workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)

@@ -38,6 +38,16 @@ struct HEVCDecoder: ~Copyable {
         return true
     }
 
+    /// Hands the decoder a tile of `layout`: its parameter sets, then its data's extents joined.
+    func push(_ tile: HEVCTileLayout.Tile, of layout: HEVCTileLayout) -> Bool {
+        let bytes = layout.bytes
+        let parameterSets = tile.parameterSets.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
+        guard tile.data.count > 1 else {
+            return push(parameterSets: parameterSets, data: UnsafeRawBufferPointer(rebasing: bytes[tile.data[0]]))
+        }
+        return tile.data.flatMap { bytes[$0] }.withUnsafeBytes { push(parameterSets: parameterSets, data: $0) }
+    }
+
     /// One NAL unit; libde265 passes over one shorter than its 2-byte header.
     private func push(_ unit: UnsafeRawBufferPointer) {
         _ = libde265.de265_push_NAL(context, unit.baseAddress, Int32(unit.count), 0, nil)

@@ -330,10 +330,11 @@ encode 50 "$work/landscape448-16.png" ten-bit/avif-10-bit.avif -b 10 -A -p chrom
 craft ten-bit/heic-10-bit-bt709-limited.heic --image ten-bit/heic-10-bit.heic --nclx 1,1,1,0
 craft ten-bit/avif-10-bit-bt709-limited.avif --image ten-bit/avif-10-bit.avif --nclx 1,1,1,0
 # heic-10-bit-4000x3000.heic: the same picture scaled to 12 MP (ImageMagick's -sample, so that x265
-# codes it in few bytes), for the memory test (SingleImageMemoryTests): one 10-bit coded picture.
+# codes it in few bytes), for the memory test (SingleImageMemoryTests): one 10-bit coded picture,
+# with SAO on as cameras code it (x265's ultrafast preset turns it off), for libde265's SAO copy.
 convert -quiet "$corpus/orientation-landscape-1.jpg" -sample '4000x3000!' -define png:compression-level=1 \
     PNG48:"$work/landscape12mp-16.png"
-encode 30 "$work/landscape12mp-16.png" ten-bit/heic-10-bit-4000x3000.heic -b 10 -p preset=ultrafast
+encode 30 "$work/landscape12mp-16.png" ten-bit/heic-10-bit-4000x3000.heic -b 10 -p preset=ultrafast -p x265:sao=1
 for file in ten-bit/*.heic ten-bit/*.avif; do
     name=$(basename "$file")
     [ "$name" = heic-10-bit-4000x3000.heic ] && continue

@@ -72,7 +72,7 @@ struct HEIFBandUploadTests {
     }
 
     @Test(
-        "what a single image's decoder holds: a 50 MP 8-bit HEIC fits the budget, 200 MP or 10 bits through libheif do not"
+        "what a single image's decoder holds: a 50 MP HEIC of 8 or 10 bits fits the budget decoded directly, 200 MP or 10 bits through libheif do not"
     )
     func pictureMemory() {
         let eight = HEIFContainer.CodedFormat(chroma: .yuv420, bitDepth: 8)
@@ -82,6 +82,12 @@ struct HEIFBandUploadTests {
         #expect(
             HEIFPictureMemory.bytes(of: fifty, format: eight, codec: .hevc, throughLibheif: false)
                 <= DecodeMemoryBudget.bytes)
+        #expect(
+            HEIFPictureMemory.bytes(of: fifty, format: ten, codec: .hevc, throughLibheif: false)
+                <= DecodeMemoryBudget.bytes)
+        #expect(
+            HEIFPictureMemory.bytes(of: fifty, format: ten, codec: .hevc, throughLibheif: true)
+                > DecodeMemoryBudget.bytes)
         #expect(
             HEIFPictureMemory.bytes(of: twoHundred, format: eight, codec: .hevc, throughLibheif: false)
                 > DecodeMemoryBudget.bytes)
