@@ -42,7 +42,8 @@ struct HEVCDecoder: ~Copyable {
     func push(_ tile: HEVCTileLayout.Tile, of layout: HEVCTileLayout) -> Bool {
         let bytes = layout.bytes
         let parameterSets = tile.parameterSets.map { UnsafeRawBufferPointer(rebasing: bytes[$0]) }
-        guard tile.data.count > 1 else {
+        // Phones write a tile's data in one extent: read in place. (A planted `iloc` may give none.)
+        if tile.data.count == 1 {
             return push(parameterSets: parameterSets, data: UnsafeRawBufferPointer(rebasing: bytes[tile.data[0]]))
         }
         return tile.data.flatMap { bytes[$0] }.withUnsafeBytes { push(parameterSets: parameterSets, data: $0) }

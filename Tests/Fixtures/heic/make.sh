@@ -335,12 +335,18 @@ craft ten-bit/avif-10-bit-bt709-limited.avif --image ten-bit/avif-10-bit.avif --
 convert -quiet "$corpus/orientation-landscape-1.jpg" -sample '4000x3000!' -define png:compression-level=1 \
     PNG48:"$work/landscape12mp-16.png"
 encode 30 "$work/landscape12mp-16.png" ten-bit/heic-10-bit-4000x3000.heic -b 10 -p preset=ultrafast -p x265:sao=1
+# large/heic-10-bit-8640x5760.heic: the same at 50 MP, the size of a Sony camera's 10-bit HEIF, at
+# the lowest quality (197 KB): prepared within 400 MB where libheif's copies would need 427 MB.
+convert -quiet "$corpus/orientation-landscape-1.jpg" -sample '8640x5760!' -define png:compression-level=1 \
+    PNG48:"$work/landscape50mp-16.png"
+encode 5 "$work/landscape50mp-16.png" large/heic-10-bit-8640x5760.heic -b 10 -p preset=ultrafast -p x265:sao=1
 for file in ten-bit/*.heic ten-bit/*.avif; do
     name=$(basename "$file")
     [ "$name" = heic-10-bit-4000x3000.heic ] && continue
     heif-convert -q 90 "$file" "references/${name%.*}.jpg" >/dev/null
 done
 sh "$here/../exiftool-readings.sh" heic/ten-bit
+sh "$here/../exiftool-readings.sh" heic/large
 # hostile/single-16320x12240-declared.heic: no-exif.heic whose ispe and SPS declare a 200 MP
 # single coded image (a 200 MP sensor's size, one coded picture rather than a grid), which
 # libde265 would hold whole: refused from its header, before a byte is decoded.

@@ -93,4 +93,42 @@ struct HEVCDirectRowsTests {
     func damagedSlice() throws {
         try HEVCDirectDecodeTests.expectNeverSilent(damaged: Self.damagedTenBit())
     }
+
+    /// The fuzz's find (`PREP_FUZZ_SEED=hevc10-a`, #595 and #1280): an `iloc` whose item has no
+    /// extent at all, its declared length 0, reached the direct decode, which read a first extent.
+    @Test(
+        "an image whose iloc gives it no extent is refused, not read past",
+        arguments: ["heic/ten-bit/heic-10-bit-bt709-limited.heic", "heic/no-exif.heic"])
+    func itemWithoutExtents(path: String) throws {
+        var bytes = [UInt8](try Fixtures.data(path))
+        let item = try bytes.withUnsafeBytes { bytes in
+            let container = try HEIFContainer(bytes)
+            return try #require(container.primary)
+        }
+        // The iloc's entry for the primary: item_ID (2 bytes), then (version 0) data reference
+        // index (2), base offset, and the extent count (2), set to 0.
+        let iloc = try #require(bytes.firstRange(of: Array("iloc".utf8))).upperBound
+        let version = bytes[iloc]
+        try #require(version == 0, "heif-enc writes version 0")
+        let sizes = (
+            offset: Int(bytes[iloc + 4] >> 4), length: Int(bytes[iloc + 4] & 15), base: Int(bytes[iloc + 5] >> 4)
+        )
+        var entry = iloc + 8
+        let count = Int(bytes[iloc + 6]) << 8 | Int(bytes[iloc + 7])
+        for _ in 0..<count {
+            let id = Int(bytes[entry]) << 8 | Int(bytes[entry + 1])
+            let extentsAt = entry + 4 + sizes.base
+            let extents = Int(bytes[extentsAt]) << 8 | Int(bytes[extentsAt + 1])
+            if id == Int(item) {
+                bytes[extentsAt] = 0
+                bytes[extentsAt + 1] = 0
+                break
+            }
+            entry = extentsAt + 2 + extents * (sizes.offset + sizes.length)
+        }
+        let damaged = Data(bytes)
+        #expect(throws: ImagePrepError.self, "\(path)") {
+            try PhotoPreparer().prepareBlocking(damaged, name: "photo.heic")
+        }
+    }
 }

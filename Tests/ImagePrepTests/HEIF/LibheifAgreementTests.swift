@@ -24,7 +24,7 @@ struct LibheifAgreementTests {
     static func libheifDecodes(_ data: Data) throws -> Bool? {
         try data.withUnsafeBytes { bytes -> Bool? in
             guard let container = try? HEIFContainer(bytes), let plan = try? container.decodePlan() else { return nil }
-            guard plan.decodedPixels <= 50_000_000 else { return nil }
+            guard plan.decodedPixels <= 20_000_000 else { return nil }
             let source = HEIFSource(
                 context: PreparationContext(
                     configuration: .init(), workspace: WorkspaceBuffers(keepsBuffersBetweenPhotos: false),
