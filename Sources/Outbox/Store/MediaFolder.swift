@@ -104,7 +104,7 @@ struct MediaFolder: Sendable {
         }
         return names.filter { name in
             StoredValue.isPlainFileName(name)
-                && (try? FileCalls.statusNotFollowingLinks(fileURL(name).path))?.kind == .regular
+                && (try? FileCalls.status(at: fileURL(name).path, followsLinks: false))?.kind == .regular
         }
     }
 
@@ -115,13 +115,13 @@ struct MediaFolder: Sendable {
         let path = fileURL(name).path
         let status: FileStatus
         do throws(SystemError) {
-            status = try FileCalls.statusNotFollowingLinks(path)
+            status = try FileCalls.status(at: path, followsLinks: false)
         } catch {
             return error.isNoSuchFile ? .missing : .unreadable(error)
         }
         guard status.kind == .regular else { return .notAFile(kind: Self.wording(of: status.kind)) }
         do throws(SystemError) {
-            _ = Platform.close(try FileCalls.openForReading(path, followsLinks: false))
+            _ = Platform.close(try FileCalls.openForReading(path, options: [.nonBlocking, .noFollow]))
         } catch {
             return .unreadable(error)
         }
@@ -145,7 +145,7 @@ struct MediaFolder: Sendable {
     {
         let descriptor: Int32
         do throws(SystemError) {
-            descriptor = try FileCalls.openForReading(path, followsLinks: false)
+            descriptor = try FileCalls.openForReading(path, options: [.nonBlocking, .noFollow])
         } catch {
             if error.isNoSuchFile { return .failure(.missing) }
             if error.isSymbolicLink { return .failure(.notAFile(kind: "a symbolic link")) }
@@ -257,7 +257,7 @@ struct MediaFolder: Sendable {
         }
         let status: FileStatus
         do throws(SystemError) {
-            status = try FileCalls.statusNotFollowingLinks(path)
+            status = try FileCalls.status(at: path, followsLinks: false)
         } catch {
             // The reason for a missing parent, say, is mkdir's; for a folder that exists and
             // cannot be looked at, lstat's.
@@ -287,7 +287,7 @@ struct MediaFolder: Sendable {
     /// "Permission denied"); nil when it can.
     static func readProblem(at path: String) -> OutboxError.Cause? {
         do throws(SystemError) {
-            _ = Platform.close(try FileCalls.openForReading(path, followsLinks: true))
+            _ = Platform.close(try FileCalls.openForReading(path, options: .nonBlocking))
             return nil
         } catch {
             guard error.isNoSuchFile else { return .system(error) }
@@ -365,7 +365,7 @@ struct MediaFolder: Sendable {
     static func ownerOnlyFileContents(atPath path: String, atMost limit: Int) -> Result<Data, KeyFileProblem> {
         let descriptor: Int32
         do throws(SystemError) {
-            descriptor = try FileCalls.openForReading(path, followsLinks: true)
+            descriptor = try FileCalls.openForReading(path, options: .nonBlocking)
         } catch {
             return .failure(KeyFileProblem(error.isNoSuchFile ? .found("it does not exist") : .system(error)))
         }
@@ -418,7 +418,7 @@ struct MediaFolder: Sendable {
         case .symbolicLink: "a symbolic link"
         case .namedPipe: "a named pipe"
         case .socket: "a socket"
-        case .device: "a device"
+        case .characterDevice, .blockDevice: "a device"
         case .regular: "a file"
         case .other: "something other than a file"
         }
