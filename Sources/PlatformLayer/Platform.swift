@@ -213,10 +213,8 @@ package enum Platform {
 
     /// The device and inode of the file at `path` (not following a symbolic link), or nil when
     /// there is none: what tells the file a store opened from one put in its place since.
-    package static func fileIdentity(_ path: String) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    package static func fileIdentity(_ path: String) -> FileIdentity? {
+        (try? FileCalls.status(at: path, followsLinks: false))?.identity
     }
 
     /// The peak resident set of a child from `wait4`, in MiB: Linux reports `ru_maxrss` in KiB,

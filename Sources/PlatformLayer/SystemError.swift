@@ -28,6 +28,21 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
         SystemError(operation: operation, path: path, code: errno)
     }
 
+    /// `operation` on `path` refused because something is there already (`EEXIST`, "File exists").
+    package static func alreadyThere(_ operation: String, path: String) -> SystemError {
+        SystemError(operation: operation, path: path, code: EEXIST)
+    }
+
+    /// `operation` on `path` refused because a folder has that name (`EISDIR`, "Is a directory").
+    package static func isAFolder(_ operation: String, path: String) -> SystemError {
+        SystemError(operation: operation, path: path, code: EISDIR)
+    }
+
+    /// `operation` on `path` without the memory it needed (`ENOMEM`).
+    package static func outOfMemory(_ operation: String, path: String) -> SystemError {
+        SystemError(operation: operation, path: path, code: ENOMEM)
+    }
+
     /// Whether nothing is at the path (`ENOENT`).
     package var isNoSuchFile: Bool { code == ENOENT }
 
@@ -36,6 +51,9 @@ public struct SystemError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the path is a symbolic link that the call was told not to follow (`ELOOP`).
     package var isSymbolicLink: Bool { code == ELOOP }
+
+    /// Whether a failed `link` means the file system has no hard links (FAT, exFAT).
+    package var meansNoHardLinks: Bool { [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(code) }
 
     /// Whether the caller may not write there (`EACCES`, `EPERM`, `EROFS`), rather than
     /// something being broken.

@@ -43,61 +43,85 @@ struct BenchOptions {
 
     static let usage = "prep-bench [options] <folder-of-jpegs>"
 
-    static let options: [Option] = [
-        Option(
+    /// The options, each the one value that the parser, the help and `parse` read.
+    enum Options {
+        static let extra = Option(
             "extra", value: .required(placeholder: "file"),
-            help: "One more photo, e.g. the 48 MP one that Benchmarks/make-48mp.sh makes. Repeatable."),
-        Option(
+            help: "One more photo, e.g. the 48 MP one that Benchmarks/make-48mp.sh makes. Repeatable.")
+        static let runs = Option(
             "runs", value: .required(placeholder: "count"),
-            help: "Timed runs per photo and tool, after a warm-up. (default: 5)"),
-        Option(
+            help: "Timed runs per photo and tool, after a warm-up. (default: 5)")
+        static let batchRuns = Option(
             "batch-runs", value: .required(placeholder: "count"),
-            help: "Timed whole-folder batches per tool. (default: 5)"),
-        Option(
+            help: "Timed whole-folder batches per tool. (default: 5)")
+        static let jobs = Option(
             "jobs", short: "j", value: .required(placeholder: "count"),
-            help: "Batch workers. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)"),
-        Option("fast", help: "Add rows for the speed mode (prep-photo --fast)."),
-        Option(
+            help: "Batch workers. (default: one per core, \(ProcessInfo.processInfo.activeProcessorCount) here)")
+        static let fast = Option("fast", help: "Add rows for the speed mode (prep-photo --fast).")
+        static let check = Option(
             "check", value: .optional(placeholder: "file.json", separateWordSuffix: ".json"),
-            help: "Exit 1 naming each goal missed. (default: Benchmarks/thresholds.json)"),
-        Option(
+            help: "Exit 1 naming each goal missed. (default: Benchmarks/thresholds.json)")
+        static let prepPhoto = Option(
             "prep-photo", value: .required(placeholder: "path"),
-            help: "The prep-photo to time. (default: the one beside prep-bench)"),
-        Option(
+            help: "The prep-photo to time. (default: the one beside prep-bench)")
+        static let vips = Option(
             "vips", value: .required(placeholder: "path|none"),
-            help: "The vipsthumbnail to compare with. (default: from PATH)"),
-        Option("limit", value: .required(placeholder: "count"), help: "Only the first <count> photos of the folder."),
-        Option("json", value: .required(placeholder: "file"), help: "Write every raw number there."),
-        Option(
-            "work", value: .required(placeholder: "folder"), help: "Where outputs go. (default: a new folder in /tmp)"),
-        Option("no-quality", help: "Skip SSIM (faster; --check then cannot judge quality)."),
-        Option(
+            help: "The vipsthumbnail to compare with. (default: from PATH)")
+        static let limit = Option(
+            "limit", value: .required(placeholder: "count"), help: "Only the first <count> photos of the folder.")
+        static let json = Option("json", value: .required(placeholder: "file"), help: "Write every raw number there.")
+        static let work = Option(
+            "work", value: .required(placeholder: "folder"), help: "Where outputs go. (default: a new folder in /tmp)")
+        static let noQuality = Option("no-quality", help: "Skip SSIM (faster; --check then cannot judge quality).")
+        static let heic = Option(
             "heic", value: .required(placeholder: "folder"),
             help:
                 "Add HEIC rows: prep-photo and vipsthumbnail on the .heic files that Benchmarks/make-heic.sh makes (time and RSS; no SSIM)."
-        ),
-        Option(
+        )
+        static let dec265 = Option(
             "dec265", value: .required(placeholder: "path|none"),
             help:
                 "libde265's decoder, for the HEVC floor beside the HEIC rows: it decodes each HEIC's tiles alone, from the .hevc beside it. (default: dec265 or libde265-dec265 from PATH)"
-        ),
-        Option(
+        )
+        static let huge = Option(
             "huge", value: .required(placeholder: "file"),
             help:
                 "A photo of about 200 MP (JPEG or HEIC, Benchmarks/make-200mp.sh makes both): prep-photo and vipsthumbnail on it alone, with their peak memory. Repeatable."
-        ),
-        Option(
+        )
+        static let format = Option(
             "format", value: .required(placeholder: "file"),
             help:
                 "A PNG, GIF, WebP, TIFF, DNG, JPEG XL or JPEG 2000 file: prep-photo beside vipsthumbnail on it alone and on copies of it in a batch, and beside the format's own library decoding it alone. Repeatable; without <folder-of-jpegs>, only these rows."
-        ),
-        Option(
+        )
+        static let decodeFloor = Option(
             "decode-floor", value: .required(placeholder: "file"),
-            help: "Decode a GIF or WebP with its own library alone and exit: the floor that --format times."),
-        Option(
+            help: "Decode a GIF or WebP with its own library alone and exit: the floor that --format times.")
+        static let report = Option(
             "report", value: .required(placeholder: "file.json"),
-            help: "Print the tables of an earlier --json run (no folder needed)."),
-        Option("help", short: "h", help: "Show this help."),
+            help: "Print the tables of an earlier --json run (no folder needed).")
+        static let help = Option("help", short: "h", help: "Show this help.")
+    }
+
+    static let options: [Option] = [
+        Options.extra,
+        Options.runs,
+        Options.batchRuns,
+        Options.jobs,
+        Options.fast,
+        Options.check,
+        Options.prepPhoto,
+        Options.vips,
+        Options.limit,
+        Options.json,
+        Options.work,
+        Options.noQuality,
+        Options.heic,
+        Options.dec265,
+        Options.huge,
+        Options.format,
+        Options.decodeFloor,
+        Options.report,
+        Options.help,
     ]
 
     static let help = HelpText(
@@ -141,28 +165,28 @@ struct BenchOptions {
 
     static func parse(_ arguments: [CommandLineArgument]) throws(UsageError) -> Action {
         let parsed = try ArgumentParser(options: options).parse(arguments)
-        if parsed.has("help") { return .showHelp }
+        if parsed.has(Options.help) { return .showHelp }
         var options = BenchOptions()
-        options.extraPhotos = try parsed.strings("extra")
-        options.runs = try parsed.integer("runs", in: 1...Int.max) ?? options.runs
-        options.batchRuns = try parsed.integer("batch-runs", in: 1...Int.max) ?? options.batchRuns
-        options.jobs = try parsed.integer("jobs", in: 1...Int.max) ?? options.jobs
-        options.includesFastMode = parsed.has("fast")
-        if parsed.has("check") {
-            options.thresholdsPath = try parsed.string("check") ?? defaultThresholdsPath()
+        options.extraPhotos = try parsed.strings(Options.extra)
+        options.runs = try parsed.integer(Options.runs, in: 1...Int.max) ?? options.runs
+        options.batchRuns = try parsed.integer(Options.batchRuns, in: 1...Int.max) ?? options.batchRuns
+        options.jobs = try parsed.integer(Options.jobs, in: 1...Int.max) ?? options.jobs
+        options.includesFastMode = parsed.has(Options.fast)
+        if parsed.has(Options.check) {
+            options.thresholdsPath = try parsed.string(Options.check) ?? defaultThresholdsPath()
         }
-        options.prepPhotoPath = try parsed.string("prep-photo") ?? options.prepPhotoPath
-        if let vips = try parsed.string("vips") { options.vipsthumbnailPath = vips == "none" ? nil : vips }
-        options.limit = try parsed.integer("limit", in: 1...Int.max)
-        options.jsonPath = try parsed.string("json")
-        options.workFolder = try parsed.string("work")
-        options.skipsQuality = parsed.has("no-quality")
-        options.heicFolder = try parsed.string("heic")
-        if let dec265 = try parsed.string("dec265") { options.dec265Path = dec265 == "none" ? nil : dec265 }
-        options.hugePhotos = try parsed.strings("huge")
-        options.reportPath = try parsed.string("report")
-        options.formatFiles = try parsed.strings("format")
-        if let file = try parsed.string("decode-floor") { return .decodeFloor(file) }
+        options.prepPhotoPath = try parsed.string(Options.prepPhoto) ?? options.prepPhotoPath
+        if let vips = try parsed.string(Options.vips) { options.vipsthumbnailPath = vips == "none" ? nil : vips }
+        options.limit = try parsed.integer(Options.limit, in: 1...Int.max)
+        options.jsonPath = try parsed.string(Options.json)
+        options.workFolder = try parsed.string(Options.work)
+        options.skipsQuality = parsed.has(Options.noQuality)
+        options.heicFolder = try parsed.string(Options.heic)
+        if let dec265 = try parsed.string(Options.dec265) { options.dec265Path = dec265 == "none" ? nil : dec265 }
+        options.hugePhotos = try parsed.strings(Options.huge)
+        options.reportPath = try parsed.string(Options.report)
+        options.formatFiles = try parsed.strings(Options.format)
+        if let file = try parsed.string(Options.decodeFloor) { return .decodeFloor(file) }
 
         let folders = parsed.arguments
         if options.reportPath != nil || !options.formatFiles.isEmpty, folders.isEmpty { return .run(options) }

@@ -29,7 +29,7 @@ struct TypedOptionTests {
         #expect(parsed.values(Self.attach) == ["a", "b"])
         #expect(parsed.has(Self.null) && parsed.last(Self.null)?.isShort == true)
         #expect(parsed.arguments == ["photo.jpg"])
-        // By name, as prep-bench and the parser's own tests read them: the same answers.
+        // By name, as the parser's own tests read them: the same answers.
         #expect(try parsed.string("out") == "DIR" && parsed.has("null") && parsed.has("jobs"))
     }
 

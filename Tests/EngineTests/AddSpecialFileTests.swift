@@ -10,7 +10,7 @@ import Glibc
 @Suite("outbox add and special files: FIFOs, devices, long names")
 struct AddSpecialFileTests {
     /// `outbox add` to the end, or killed after a minute: a hang fails the test rather than the run.
-    static func add(_ arguments: [String]) throws -> OutboxProcess.Result {
+    static func add(_ arguments: [String]) throws -> OutboxProcess.FinishedRun {
         let process = try OutboxProcess(arguments)
         process.scheduleKill(delay: .seconds(60))
         return process.wait()

@@ -90,7 +90,7 @@ struct HostileEngineTests {
     /// `outbox drain` of one capture against a bomb server: what it printed, its peak resident
     /// memory, and the headers of each request the server saw.
     static func drainAgainstBomb(_ mode: String, in folder: URL) async throws
-        -> (OutboxProcess.Result, Int, [[String: String]])
+        -> (OutboxProcess.FinishedRun, Int, [[String: String]])
     {
         let store = folder.appendingPathComponent("outbox").path
         let photo = Fixtures.corpus.appendingPathComponent("no-exif.jpg").path

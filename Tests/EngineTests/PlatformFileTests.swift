@@ -43,6 +43,43 @@ struct PlatformFileTests {
 
     static let platformFile = "Sources/PlatformLayer/Platform.swift"
 
+    /// The lines of `text` that make a file call or read `errno` themselves: `open`, `fstat`,
+    /// `lstat`, `stat`, `strerror` called by their bare names, or `errno`.
+    static func systemCallLines(in text: String) -> [String] {
+        let call = /(^|[^\w.])(open|fstat|lstat|stat|strerror)\(|(^|[^\w.])errno([^\w]|$)/
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { line in
+            // A declaration (`func open(_ sealed:…)`) is not a call.
+            let code = line.trimmingCharacters(in: .whitespaces).replacing(/func \w+\(/, with: "")
+            return !code.hasPrefix("//") && code.contains(call)
+        }
+    }
+
+    /// The files outside the platform layer that still make their own file calls: prep-bench's
+    /// subprocess and copy writing, and the commands' terminal, whose calls (posix_spawn's file
+    /// actions, wait4, dup2 over descriptors 1 and 2) the platform layer has no words for yet.
+    static let filesMakingTheirOwnCalls: Set = [
+        "Sources/CommandSupport/Terminal.swift", "Sources/prep-bench/CopyWriter.swift",
+        "Sources/prep-bench/ProcessRun.swift", "Sources/prep-bench/SpawnHelper.swift",
+    ]
+
+    @Test func theFileCallsGoThroughThePlatformLayer() throws {
+        var offenders: Set<String> = []
+        for file in try Self.sourceFiles() where !file.hasPrefix("Sources/PlatformLayer/") {
+            let text = try String(contentsOf: Self.repository.appendingPathComponent(file), encoding: .utf8)
+            if !Self.systemCallLines(in: text).isEmpty { offenders.insert(file) }
+        }
+        #expect(
+            offenders == Self.filesMakingTheirOwnCalls, "move their calls into Sources/PlatformLayer/FileCalls.swift")
+    }
+
+    @Test func theFileCallRuleCatchesACallAndErrnoButNotAMethod() {
+        #expect(Self.systemCallLines(in: "let fd = open(path, O_RDONLY)\nif errno == EINTR {}").count == 2)
+        #expect(Self.systemCallLines(in: "guard fstat(fd, &info) == 0 else { throw .current }").count == 1)
+        #expect(Self.systemCallLines(in: "try store.open()\ncgif_open(&memory)\nspng_strerror(code)").isEmpty)
+        #expect(Self.systemCallLines(in: "// open(2) is wrapped in the platform layer").isEmpty)
+        #expect(Self.systemCallLines(in: "func open(_ sealed: Data) -> Data?").isEmpty)
+    }
+
     @Test func thePlatformLayerIsTheOnlyPlatformFileAndHasBothBranches() throws {
         #expect(try Self.sourceFiles().filter { $0.hasSuffix("/Platform.swift") } == [Self.platformFile])
         let text = try String(contentsOf: Self.repository.appendingPathComponent(Self.platformFile), encoding: .utf8)

@@ -46,7 +46,9 @@ struct ClusterRecipeTests {
                     guide.first == ShardingGuide.exportLine(naming: ["PREP_BASE", "PREP_OUT", "PREP_LIST"])
                         + " PREP_SHARDS=4")
                 /// Runs a command of the guide in the jobs folder; `documented` is how the guide writes it.
-                func run(_ command: String, documentedAs documented: String? = nil) throws -> PrepPhotoRunner.Result {
+                func run(_ command: String, documentedAs documented: String? = nil) throws
+                    -> PrepPhotoRunner.FinishedRun
+                {
                     #expect(
                         guide.contains(documented ?? command),
                         "docs/sharding/README.md does not say `\(documented ?? command)`")
@@ -166,7 +168,7 @@ struct ClusterRecipeTests {
     }
 
     /// The job number of `sbatch`'s "Submitted batch job 41".
-    static func jobNumber(_ result: PrepPhotoRunner.Result) throws -> Int {
+    static func jobNumber(_ result: PrepPhotoRunner.FinishedRun) throws -> Int {
         let match = try #require(
             result.standardOutput.firstMatch(of: #/^Submitted batch job (\d+)$/#.anchorsMatchLineEndings()),
             "sbatch: \(result.status) \(result.standardOutput) \(result.standardError)")
@@ -267,7 +269,7 @@ struct CorpusLibrary {
 
     func rows(ofShard shard: Int, in folder: TemporaryFolder) throws -> [PhotoReport] {
         let text = try folder.contents(of: "O/.rows/shard-\(shard)-of-\(ClusterRecipeTests.shardCount).jsonl")
-        return try PrepPhotoRunner.Result(
+        return try PrepPhotoRunner.FinishedRun(
             status: 0, standardOutput: String(decoding: text, as: UTF8.self), standardError: ""
         ).reports()
     }
@@ -300,7 +302,8 @@ struct CorpusLibrary {
     /// with its shard, status 1 for them; and, when `mark` is given, what the guide shows, the
     /// folders written as the guide writes them and `…` for the numbers that depend on the stop.
     func expectSummary(
-        _ summary: PrepPhotoRunner.Result, documentedIn mark: String?, sourceLocation: SourceLocation = #_sourceLocation
+        _ summary: PrepPhotoRunner.FinishedRun, documentedIn mark: String?,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(summary.status == 1, "\(summary.standardError)", sourceLocation: sourceLocation)
         let lines = summary.standardOutput.split(separator: "\n").map(String.init)
@@ -338,7 +341,7 @@ struct StoppedShard {
 
     init(rows: String, in folder: TemporaryFolder, library: CorpusLibrary) throws {
         self.rows = rows
-        let lines = try PrepPhotoRunner.Result(
+        let lines = try PrepPhotoRunner.FinishedRun(
             status: 0, standardOutput: String(decoding: folder.contents(of: rows), as: UTF8.self), standardError: ""
         ).reports()
         placed = lines.filter { $0.ok && !$0.skipped }.map(\.input)
@@ -362,7 +365,7 @@ struct StoppedShard {
     func expectFinishedWithoutPreparingAgain(
         in folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
-        let lines = try PrepPhotoRunner.Result(
+        let lines = try PrepPhotoRunner.FinishedRun(
             status: 0, standardOutput: String(decoding: folder.contents(of: rows), as: UTF8.self), standardError: ""
         ).reports()
         for line in lines {

@@ -32,7 +32,7 @@ struct InterruptTests {
     /// Every photo has all three copies, each complete, or none; nothing temporary is left; the
     /// status and the summary agree with what is on disk.
     static func check(
-        _ result: PrepPhotoRunner.Result, signal: Int32, out: String, in folder: TemporaryFolder, note: String,
+        _ result: PrepPhotoRunner.FinishedRun, signal: Int32, out: String, in folder: TemporaryFolder, note: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> Outcome {
         var outcome = Outcome()
@@ -153,7 +153,7 @@ struct InterruptTests {
     /// has them (even when it was placed while another before it was still in flight), and
     /// otherwise that it was in flight or not started.
     static func expectLinesForPlacedPhotos(
-        _ result: PrepPhotoRunner.Result, out: String, in folder: TemporaryFolder, note: String
+        _ result: PrepPhotoRunner.FinishedRun, out: String, in folder: TemporaryFolder, note: String
     ) throws {
         let names = try folder.names(in: out)
         var placed: Set<String> = []

@@ -10,7 +10,7 @@ struct LibheifLoadingTests {
     static func prepare(
         _ photos: [String], arguments: [String] = ["-q"], environment: [String: String],
         setUp: (TemporaryFolder) throws -> Void = { _ in }
-    ) throws -> PrepPhotoRunner.Result {
+    ) throws -> PrepPhotoRunner.FinishedRun {
         try TemporaryFolder.with { folder in
             try setUp(folder)
             let names = photos.map { ($0 as NSString).lastPathComponent }

@@ -55,7 +55,17 @@ extension ICCProfile {
         var size: cmsUInt32Number = 0
         guard cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else { return (nil, nil) }
         var bytes = [UInt8](repeating: 0, count: Int(size))
-        guard cmsSaveProfileToMem(profile, &bytes, &size) != 0 else { return (nil, nil) }
+        guard cmsSaveProfileToMem(profile, &bytes, &size) != 0, bytes.count >= 128 else { return (nil, nil) }
+        // lcms2 dates the header (bytes 24..<36) with the moment it made the profile, and has no
+        // call to set the date: two runs would then give one photo different uploads. The
+        // profile says only what the nclx numbers say, so it gets one fixed date. lcms2 leaves
+        // the profile ID (bytes 84..<100, the MD5 of the rest) zero, "not computed", so no ID
+        // has to follow the new date.
+        bytes.replaceSubrange(24..<36, with: fixedCreationDate)
         return (ICCProfile(bytes: bytes), nil)
     }
+
+    /// The creation date of every profile `make(describing:)` makes, as an ICC `dateTimeNumber`
+    /// (six big-endian 16-bit numbers): 2024-01-01 00:00:00 UTC.
+    static let fixedCreationDate: [UInt8] = [0x07, 0xE8, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]
 }

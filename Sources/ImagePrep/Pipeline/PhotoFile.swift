@@ -8,49 +8,54 @@ import Foundation
 
 /// A photo's file read whole, before its decode.
 enum PhotoFile {
-    /// Reads a whole file with plain POSIX calls, so that the error carries the system's own
-    /// reason ("No such file or directory", "Permission denied").
+    /// Reads a whole file with the platform layer's POSIX calls, so that the error carries the
+    /// system's own reason ("No such file or directory", "Permission denied").
     ///
     /// Opened with `O_NONBLOCK` and checked to be a regular file before a byte is read: opening a
     /// FIFO without it waits for a writer for ever, and a device can be read for ever.
     static func read(_ url: URL) throws(ImagePrepError) -> Data {
         let name = url.relativePath
-        func failure() -> ImagePrepError { .unreadable(file: name, reason: String(cString: strerror(errno))) }
-        let descriptor = open(url.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure() }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure() }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw .unreadable(file: name, reason: notRegularFileReason(mode: info.st_mode))
+        func failure(_ error: SystemError) -> ImagePrepError { .unreadable(file: name, reason: error.reason) }
+        let descriptor: Int32
+        let status: FileStatus
+        do throws(SystemError) {
+            descriptor = try FileCalls.openForReading(url.path, options: .nonBlocking)
+        } catch {
+            throw failure(error)
         }
-        if let refusal = PhotoBytes.refusal(forSize: Int(info.st_size)) {
+        defer { _ = Platform.close(descriptor) }
+        do throws(SystemError) {
+            status = try FileCalls.status(of: descriptor, path: url.path)
+        } catch {
+            throw failure(error)
+        }
+        guard status.kind == .regular else {
+            throw .unreadable(file: name, reason: notRegularFileReason(status.kind))
+        }
+        let size = Int(status.size)
+        if let refusal = PhotoBytes.refusal(forSize: size) {
             throw .unreadable(file: name, reason: refusal)
         }
-        let size = Int(info.st_size)
         return try PhotoBytes.read(capacity: size, shortage: .outOfMemory(file: name, byteCount: size)) {
             bytes throws(ImagePrepError) in
-            var filled = 0
-            while filled < bytes.count {
-                let count = Platform.read(descriptor, bytes.baseAddress! + filled, bytes.count - filled)
-                if count < 0, errno == EINTR { continue }
-                if count < 0 { throw failure() }
-                if count == 0 { break }  // The file shrank while we read it.
-                filled += count
+            do throws(SystemError) {
+                // Short when the file shrank while we read it.
+                return try FileCalls.readFully(descriptor, into: bytes, path: url.path)
+            } catch {
+                throw failure(error)
             }
-            return filled
         }
     }
 
-    /// Why a file of this type is not read, naming the type.
-    private static func notRegularFileReason(mode: mode_t) -> String {
-        switch mode & S_IFMT {
-        case S_IFDIR: "it is a folder"
-        case S_IFIFO: "it is not a regular file but a named pipe (FIFO)"
-        case S_IFCHR: "it is not a regular file but a character device"
-        case S_IFBLK: "it is not a regular file but a block device"
-        case S_IFSOCK: "it is not a regular file but a socket"
-        default: "it is not a regular file"
+    /// Why a file of this kind is not read, naming the kind.
+    private static func notRegularFileReason(_ kind: FileStatus.Kind) -> String {
+        switch kind {
+        case .folder: "it is a folder"
+        case .namedPipe: "it is not a regular file but a named pipe (FIFO)"
+        case .characterDevice: "it is not a regular file but a character device"
+        case .blockDevice: "it is not a regular file but a block device"
+        case .socket: "it is not a regular file but a socket"
+        case .regular, .symbolicLink, .other: "it is not a regular file"
         }
     }
 }

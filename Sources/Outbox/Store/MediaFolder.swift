@@ -104,7 +104,7 @@ struct MediaFolder: Sendable {
         }
         return names.filter { name in
             StoredValue.isPlainFileName(name)
-                && (try? FileCalls.statusNotFollowingLinks(fileURL(name).path))?.kind == .regular
+                && (try? FileCalls.status(at: fileURL(name).path, followsLinks: false))?.kind == .regular
         }
     }
 
@@ -115,13 +115,13 @@ struct MediaFolder: Sendable {
         let path = fileURL(name).path
         let status: FileStatus
         do throws(SystemError) {
-            status = try FileCalls.statusNotFollowingLinks(path)
+            status = try FileCalls.status(at: path, followsLinks: false)
         } catch {
             return error.isNoSuchFile ? .missing : .unreadable(error)
         }
         guard status.kind == .regular else { return .notAFile(kind: Self.wording(of: status.kind)) }
         do throws(SystemError) {
-            _ = Platform.close(try FileCalls.openForReading(path, followsLinks: false))
+            _ = Platform.close(try FileCalls.openForReading(path, options: [.nonBlocking, .noFollow]))
         } catch {
             return .unreadable(error)
         }
@@ -145,7 +145,7 @@ struct MediaFolder: Sendable {
     {
         let descriptor: Int32
         do throws(SystemError) {
-            descriptor = try FileCalls.openForReading(path, followsLinks: false)
+            descriptor = try FileCalls.openForReading(path, options: [.nonBlocking, .noFollow])
         } catch {
             if error.isNoSuchFile { return .failure(.missing) }
             if error.isSymbolicLink { return .failure(.notAFile(kind: "a symbolic link")) }
@@ -217,7 +217,7 @@ struct MediaFolder: Sendable {
     }
 
     /// Reads into all of `buffer` unless the file ends first; the count read, or why it failed.
-    private static func readFully(_ descriptor: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer)
+    static func readFully(_ descriptor: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer)
         -> Result<Int, MediaProblem>
     {
         do throws(SystemError) {
@@ -257,7 +257,7 @@ struct MediaFolder: Sendable {
         }
         let status: FileStatus
         do throws(SystemError) {
-            status = try FileCalls.statusNotFollowingLinks(path)
+            status = try FileCalls.status(at: path, followsLinks: false)
         } catch {
             // The reason for a missing parent, say, is mkdir's; for a folder that exists and
             // cannot be looked at, lstat's.
@@ -287,7 +287,7 @@ struct MediaFolder: Sendable {
     /// "Permission denied"); nil when it can.
     static func readProblem(at path: String) -> OutboxError.Cause? {
         do throws(SystemError) {
-            _ = Platform.close(try FileCalls.openForReading(path, followsLinks: true))
+            _ = Platform.close(try FileCalls.openForReading(path, options: .nonBlocking))
             return nil
         } catch {
             guard error.isNoSuchFile else { return .system(error) }
@@ -308,7 +308,7 @@ struct MediaFolder: Sendable {
 
     /// Writes a new file's bytes through `write`, makes it owner-only, flushes it and closes
     /// `descriptor` (whose deferred write error counts too); the first failure, or nil.
-    private static func writeDurably(
+    static func writeDurably(
         _ descriptor: Int32, path: String,
         write: ((UnsafeRawBufferPointer) -> SystemError?) -> SystemError?
     ) -> SystemError? {
@@ -335,65 +335,6 @@ struct MediaFolder: Sendable {
         return failure
     }
 
-    // MARK: Key files
-
-    /// Creates the file at `path` holding `contents`, owner-only (0600), flushed with its folder;
-    /// never over anything already there. Returns the failure's cause, or nil.
-    static func createOwnerOnlyFile(atPath path: String, contents: Data) -> OutboxError.Cause? {
-        let descriptor: Int32
-        do throws(SystemError) {
-            descriptor = try FileCalls.createNew(path)
-        } catch {
-            guard error.isAlreadyThere else { return .system(error) }
-            return .found("something is there already, and a key is never overwritten")
-        }
-        var failure = writeDurably(descriptor, path: path) { write in contents.withUnsafeBytes(write) }
-            .map(OutboxError.Cause.system)
-        if failure == nil {
-            do throws(OutboxError) {
-                try synchronizeDirectory(URL(fileURLWithPath: path).deletingLastPathComponent())
-            } catch {
-                failure = .found("its folder could not be flushed to disk")
-            }
-        }
-        if failure != nil { try? FileCalls.remove(path) }
-        return failure
-    }
-
-    /// The bytes of the file at `path` (links followed), when it is a regular file of this user
-    /// that nobody else may read or write, and at most `limit` bytes.
-    static func ownerOnlyFileContents(atPath path: String, atMost limit: Int) -> Result<Data, KeyFileProblem> {
-        let descriptor: Int32
-        do throws(SystemError) {
-            descriptor = try FileCalls.openForReading(path, followsLinks: true)
-        } catch {
-            return .failure(KeyFileProblem(error.isNoSuchFile ? .found("it does not exist") : .system(error)))
-        }
-        defer { _ = Platform.close(descriptor) }
-        let status: FileStatus
-        do throws(SystemError) {
-            status = try FileCalls.status(of: descriptor, path: path)
-        } catch {
-            return .failure(KeyFileProblem(.system(error)))
-        }
-        guard status.kind == .regular else {
-            return .failure(KeyFileProblem(.found("it is \(wording(of: status.kind)), not a file")))
-        }
-        guard status.isOwnedByThisUser else { return .failure(KeyFileProblem(.found("it belongs to another user"))) }
-        guard status.permissions & 0o077 == 0 else {
-            let mode = String(status.permissions, radix: 8)
-            return .failure(
-                KeyFileProblem(
-                    .found("others may read or change it (mode \(mode)): make it owner-only with 'chmod 600'")))
-        }
-        guard status.size <= limit else { return .failure(KeyFileProblem(.found("it is too large to be a key file"))) }
-        var data = Data(count: Int(status.size))
-        switch data.withUnsafeMutableBytes({ readFully(descriptor, path: path, into: $0) }) {
-        case .success(let count): return .success(data.prefix(count))
-        case .failure(let problem): return .failure(KeyFileProblem(problem.cause))
-        }
-    }
-
     // MARK: File protection
 
     /// Makes the file or folder at `path` its owner's only (`Platform.restrictToOwner`), and on
@@ -412,13 +353,13 @@ struct MediaFolder: Sendable {
     }
 
     /// What a file of this kind is, in words: "a folder", "a symbolic link", ...
-    private static func wording(of kind: FileStatus.Kind) -> String {
+    static func wording(of kind: FileStatus.Kind) -> String {
         switch kind {
         case .folder: "a folder"
         case .symbolicLink: "a symbolic link"
         case .namedPipe: "a named pipe"
         case .socket: "a socket"
-        case .device: "a device"
+        case .characterDevice, .blockDevice: "a device"
         case .regular: "a file"
         case .other: "something other than a file"
         }
@@ -468,11 +409,4 @@ enum MediaProblem: Error, Equatable {
         case .notAPlainName: "is named outside the media folder"
         }
     }
-}
-
-/// Why a key file cannot be used, in words that finish "The key file … cannot be used: …".
-struct KeyFileProblem: Error {
-    let cause: OutboxError.Cause
-
-    init(_ cause: OutboxError.Cause) { self.cause = cause }
 }

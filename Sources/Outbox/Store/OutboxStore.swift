@@ -80,7 +80,7 @@ final class OutboxStore {
         databaseURL = folder.appendingPathComponent(Self.databaseName)
         Platform.createOwnerOnly(databaseURL.path)
         database = try SQLiteDatabase(path: databaseURL.path)
-        databaseIdentity = Platform.fileIdentity(databaseURL.path).map(FileIdentity.init)
+        databaseIdentity = Platform.fileIdentity(databaseURL.path)
         guard !database.isReadOnly else {
             throw .store(
                 .notWritable(path: databaseURL.path, cause: .found("the database file is read-only to this user")))
@@ -128,7 +128,7 @@ final class OutboxStore {
     /// - Throws: `.store(.replaced)` saying which.
     func checkStillInPlace() throws(OutboxError) {
         let folder = databaseURL.deletingLastPathComponent().path
-        guard let identity = Platform.fileIdentity(databaseURL.path).map(FileIdentity.init) else {
+        guard let identity = Platform.fileIdentity(databaseURL.path) else {
             throw .store(
                 .replaced(
                     path: folder, reason: "its database file is gone (the folder was deleted or moved meanwhile)"))

@@ -259,7 +259,7 @@ final class BatchRunner: Sendable {
                 return .failed(
                     code: "write_failed",
                     message:
-                        "'\(input)' was not prepared: its copy cannot be written to '\(destination)': \(SystemError.isAFolder.reason)."
+                        "'\(input)' was not prepared: its copy cannot be written to '\(destination)': \(SystemError.isAFolder("open", path: destination.description).reason)."
                 )
             }
             switch settings.existingCopies {

@@ -49,7 +49,7 @@ final class OutputWriter: Sendable {
                 descriptors.append(descriptor)
                 staged.append(StagedCopy(temporary: temporary, destination: destination))
                 do throws(SystemError) {
-                    try FileSystem.write(data, to: descriptor)
+                    try FileSystem.write(data, to: descriptor, path: temporary)
                 } catch {
                     throw .cannotWrite(destination, error)
                 }
@@ -58,7 +58,7 @@ final class OutputWriter: Sendable {
             }
             for (copy, descriptor) in zip(staged, descriptors) {
                 do throws(SystemError) {
-                    try FileSystem.sync(descriptor)
+                    try FileSystem.sync(descriptor, path: copy.temporary)
                 } catch {
                     throw .cannotWrite(copy.destination, error)
                 }
@@ -81,13 +81,13 @@ final class OutputWriter: Sendable {
                     let descriptor = try FileSystem.createNew(temporary)
                     temporaries.insert(temporary)
                     return (temporary, descriptor)
-                } catch  where error.isExists {
+                } catch  where error.isAlreadyThere {
                     continue
                 } catch {
                     throw .cannotWrite(destination, error)
                 }
             }
-            throw .cannotWrite(destination, .exists)
+            throw .cannotWrite(destination, .alreadyThere("open", path: destination.description))
         }
     }
 
@@ -149,13 +149,13 @@ final class OutputWriter: Sendable {
             } catch  where error.meansNoHardLinks {
                 // A file system without hard links (FAT, exFAT): check, then rename.
                 if case .success = FileSystem.status(of: copy.destination, followingLinks: false) {
-                    throw .exists
+                    throw .alreadyThere("link", path: copy.temporary.description)
                 }
                 try FileSystem.rename(copy.temporary, to: copy.destination)
                 return
             }
             FileSystem.remove(copy.temporary)
-        } catch  where error.isExists {
+        } catch  where error.isAlreadyThere {
             throw .appeared(copy.destination)
         } catch {
             throw .cannotMove(copy.destination, error)

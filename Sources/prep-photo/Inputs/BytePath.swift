@@ -4,9 +4,9 @@ import CommandLineParser
 ///
 /// Linux file names are bytes, not text: a name from an old camera card or a Windows archive may
 /// not be UTF-8, and a `String` would replace those bytes and open another file, or none. Paths
-/// stay bytes from the command line (or the file list) to `open(2)`, and become text only to be
-/// shown, with odd bytes escaped (`caf\xE9.jpg`).
-struct BytePath: Hashable, Sendable, CustomStringConvertible {
+/// stay bytes from the command line (or the file list) to the system calls, and become text only
+/// to be shown, with odd bytes escaped (`caf\xE9.jpg`).
+struct BytePath: Hashable, Sendable, CustomStringConvertible, SystemPath {
     private(set) var bytes: [UInt8]
 
     init(bytes: some Sequence<UInt8>) { self.bytes = Array(bytes) }

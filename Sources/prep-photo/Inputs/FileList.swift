@@ -40,7 +40,7 @@ enum FileList {
             }
         }
         while true {
-            let count = try FileSystem.read(descriptor, into: &buffer)
+            let count = try FileSystem.read(descriptor, into: &buffer, path: path)
             if count == 0 { break }
             var start = 0
             for index in 0..<count where buffer[index] == separator {

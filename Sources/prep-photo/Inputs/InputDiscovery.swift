@@ -66,7 +66,7 @@ struct InputDiscovery {
         switch FileSystem.status(of: path, followingLinks: true) {
         case .success(let followed): status = followed
         case .failure(let error):
-            if case .success(let own) = FileSystem.status(of: path, followingLinks: false), own.kind == .link {
+            if case .success(let own) = FileSystem.status(of: path, followingLinks: false), own.kind == .symbolicLink {
                 found.append(
                     .failed(
                         path, code: SkipCause.danglingLink.code,
@@ -105,7 +105,9 @@ struct InputDiscovery {
     }
 
     private func isLink(_ path: BytePath) -> Bool {
-        if case .success(let own) = FileSystem.status(of: path, followingLinks: false) { return own.kind == .link }
+        if case .success(let own) = FileSystem.status(of: path, followingLinks: false) {
+            return own.kind == .symbolicLink
+        }
         return false
     }
 
@@ -165,7 +167,7 @@ struct InputDiscovery {
                 continue
             }
             switch own.kind {
-            case .link:
+            case .symbolicLink:
                 switch FileSystem.status(of: path, followingLinks: true) {
                 case .failure:
                     skip(path, LeftOut(cause: .danglingLink))

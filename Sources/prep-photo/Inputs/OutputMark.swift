@@ -18,7 +18,7 @@ enum OutputMark {
         guard case .failure = FileSystem.status(of: path, followingLinks: false),
             let descriptor = try? FileSystem.createNew(path)
         else { return }
-        try? FileSystem.write(Data(text.utf8), to: descriptor)
+        try? FileSystem.write(Data(text.utf8), to: descriptor, path: path)
         FileSystem.close(descriptor)
     }
 

@@ -10,7 +10,8 @@ import Glibc
 /// Sendable by hand so that a killer thread can watch it: what changes after `init` is only the
 /// buffers, each behind a mutex, and Process, which may be asked from any thread.
 final class OutboxProcess: @unchecked Sendable {
-    struct Result {
+    /// A finished run of the process: how it ended and what it printed.
+    struct FinishedRun {
         let status: Int32
         /// Whether SIGKILL ended it.
         let wasKilled: Bool
@@ -135,10 +136,10 @@ final class OutboxProcess: @unchecked Sendable {
     }
 
     /// Waits for the process to end and returns what it printed.
-    func wait() -> Result {
+    func wait() -> FinishedRun {
         process.waitUntilExit()
         readers.wait()
-        return Result(
+        return FinishedRun(
             status: process.terminationStatus,
             wasKilled: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
             standardOutput: String(decoding: outputData.contents, as: UTF8.self),
@@ -148,7 +149,7 @@ final class OutboxProcess: @unchecked Sendable {
     /// `wait()` on a thread of its own rather than on one of Swift concurrency's few (two on a
     /// 2-core machine): a test that waits for processes for minutes, as the kill test does, then
     /// holds none of them from the tests that run beside it.
-    func finished() async -> Result {
+    func finished() async -> FinishedRun {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: self.wait()) }
         }
@@ -158,7 +159,7 @@ final class OutboxProcess: @unchecked Sendable {
     static func run(
         _ arguments: [String], asNobody: Bool = false, executable: URL = OutboxProcess.executable,
         environment: [String: String] = [:]
-    ) throws -> Result {
+    ) throws -> FinishedRun {
         try OutboxProcess(arguments, asNobody: asNobody, executable: executable, environment: environment).wait()
     }
 

@@ -137,6 +137,22 @@ struct BadInputTests {
         #expect(error.description == "'/dev/zero' could not be read: it is not a regular file but a character device.")
     }
 
+    /// The first block device this process may open, if the machine has one (a loop device).
+    static let openableBlockDevice: String? = ["/dev/loop0", "/dev/sda", "/dev/vda", "/dev/nvme0n1"].first {
+        (path: String) in access(path, R_OK) == 0
+    }
+
+    @Test(
+        "a block device is refused as not a regular file, in its own words",
+        .enabled(if: openableBlockDevice != nil, "no block device this process may open"))
+    func blockDevice() throws {
+        let path = try #require(Self.openableBlockDevice)
+        let error = try #require(throws: ImagePrepError.self) {
+            try PhotoPreparer().prepareBlocking(contentsOf: URL(fileURLWithPath: path))
+        }
+        #expect(error == .unreadable(file: path, reason: "it is not a regular file but a block device"))
+    }
+
     /// A sparse file: a gigabyte and a byte on the books, no disk used. Before the bound, its size
     /// alone decided an allocation, and reading the zeros took seconds.
     @Test("a file larger than any photo (1 GiB) is refused by its size, before a byte is read")

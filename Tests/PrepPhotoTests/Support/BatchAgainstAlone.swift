@@ -59,7 +59,7 @@ struct BatchAgainstAlone<Mutation: SeedMutation> {
 
     /// One mode's batch, as prep-photo ran it.
     struct Run {
-        let result: PrepPhotoRunner.Result
+        let result: PrepPhotoRunner.FinishedRun
         let cases: [Case]
         let reports: [PhotoReport]
         let folder: TemporaryFolder

@@ -7,7 +7,8 @@ import Glibc
 
 /// Runs the built `prep-photo` executable, as a user's shell would.
 struct PrepPhotoRunner {
-    struct Result {
+    /// A finished run of `prep-photo`: how it ended and what it printed.
+    struct FinishedRun {
         /// The exit status, or 128 plus the signal number when a signal ended the process (as a shell says).
         let status: Int32
         let standardOutput: String
@@ -73,7 +74,7 @@ struct PrepPhotoRunner {
     /// otherwise hang the suite, such as a FIFO that is never written, then fails instead).
     static func run(
         _ arguments: [String], in folder: URL? = nil, launch: Launch = .direct, timeLimit: Duration = .seconds(600)
-    ) throws -> Result {
+    ) throws -> FinishedRun {
         let process = Process()
         let command = [executable.path] + arguments
         switch launch {
@@ -109,7 +110,7 @@ struct PrepPhotoRunner {
 
     /// Runs `script` with `/bin/sh -c`, with the built `prep-photo` first on PATH, as a user's
     /// pipeline (`find -print0 | prep-photo -0 --files-from -`) or job script runs it.
-    static func runShell(_ script: String, in folder: URL, environment: [String: String] = [:]) throws -> Result {
+    static func runShell(_ script: String, in folder: URL, environment: [String: String] = [:]) throws -> FinishedRun {
         try startShell(script, in: folder, environment: environment).finish()
     }
 
@@ -180,7 +181,7 @@ struct PrepPhotoRunner {
         ///
         /// - Parameter timeLimit: how long it may still run; past it the child is killed and the
         ///   result says `timedOut`.
-        func finish(timeLimit: Duration? = nil) throws -> Result {
+        func finish(timeLimit: Duration? = nil) throws -> FinishedRun {
             defer { try? FileManager.default.removeItem(at: capture) }
             var timedOut = false
             if let timeLimit {
@@ -195,7 +196,7 @@ struct PrepPhotoRunner {
             let status =
                 process.terminationReason == .uncaughtSignal
                 ? 128 + process.terminationStatus : process.terminationStatus
-            return Result(
+            return FinishedRun(
                 status: status,
                 standardOutput: String(
                     decoding: try Data(contentsOf: capture.appendingPathComponent("stdout")), as: UTF8.self),

@@ -1,20 +1,22 @@
-/// Options read by their long name, for code that has no `Option` value at hand: the parser's
-/// own tests, and prep-bench until its options become values of their own.
+@testable import CommandLineParser
+
+/// Options read by their long name, for the parser's own tests, whose parsers of made-up options
+/// have no `Option` value at hand; the commands read theirs by their `Option` values.
 extension ParsedArguments {
     /// Whether the option named `--name` was given.
-    public func has(_ name: String) -> Bool { has(option(named: name)) }
+    func has(_ name: String) -> Bool { has(option(named: name)) }
 
     /// The value of the option named `--name` as bytes, or nil when it was not given.
-    public func value(_ name: String) -> CommandLineArgument? { value(option(named: name)) }
+    func value(_ name: String) -> CommandLineArgument? { value(option(named: name)) }
 
     /// The value of the option named `--name` as text.
-    public func string(_ name: String) throws(UsageError) -> String? { try string(option(named: name)) }
+    func string(_ name: String) throws(UsageError) -> String? { try string(option(named: name)) }
 
     /// Every value of the repeatable option named `--name`, as text.
-    public func strings(_ name: String) throws(UsageError) -> [String] { try strings(option(named: name)) }
+    func strings(_ name: String) throws(UsageError) -> [String] { try strings(option(named: name)) }
 
     /// The value of the option named `--name` as a whole number within `range`.
-    public func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         try integer(option(named: name), in: range)
     }
 
