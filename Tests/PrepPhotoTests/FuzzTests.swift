@@ -67,7 +67,7 @@ struct FuzzTests {
             "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
             "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
             "heic/bt709-limited-range.heic",
-            "heic/ten-bit/heic-10-bit-bt709-limited.heic",
+            "heic/ten-bit/heic-10-bit-bt709-limited.heic", "heic/alpha/rgba-toucan.heic", "heic/alpha/rgba-toucan.avif",
             "heic/gainmap/iphone-hdr-320x240.heic", "heic/gainmap/iphone-hdr-grid.heic",
             "phones/ultrahdr-extended-xmp-lamps.jpg", "phones/iphone-jpeg-apple-gainmap-v1.jpg",
             "heic/gainmap/iphone-hdr-tmap.heic", "heic/gainmap/iphone-ios26-like.heic",

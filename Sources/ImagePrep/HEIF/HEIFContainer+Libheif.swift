@@ -19,6 +19,11 @@ extension HEIFContainer {
         auxiliaryTypeName(of: id).map(Self.alphaTypes.contains) ?? false
     }
 
+    /// Whether image `id` has an alpha image, which libheif decodes with it.
+    func hasAlpha(_ id: ItemID) -> Bool {
+        references.contains { $0.type == .auxl && $0.to.contains(id) && isAlpha($0.from) }
+    }
+
     /// The items hidden from libheif: derived images of a type it does not know (the `tmap`),
     /// auxiliary images other than the primary's alpha and gain map, the items of `extra`, and
     /// the images that only hidden images are made of. Never the primary, nor what it, its

@@ -63,17 +63,18 @@ struct HEIFSource: PhotoSource {
             try context.checkDecodeMemory(
                 HEIFPictureMemory.bytes(of: plan.largest, format: format, codec: codec, throughLibheif: tiles == nil))
         }
+        let hasAlpha = container.primary.map(container.hasAlpha) ?? false
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
             return try decodeHEIF(
                 bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
-                isCodedImage: container.primaryIsCodedImage, since: start)
+                isCodedImage: container.primaryIsCodedImage, hasAlpha: hasAlpha, since: start)
         }
         warnings += container.unreadItemWarnings
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
                 try decodeHEIF(
                     readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
-                    isCodedImage: container.primaryIsCodedImage, since: start)
+                    isCodedImage: container.primaryIsCodedImage, hasAlpha: hasAlpha, since: start)
             }
         }
         return try decoded.get()
@@ -86,9 +87,10 @@ struct HEIFSource: PhotoSource {
     ///   - tiles: the primary's HEVC tiles, when the direct decode covers it (of the file itself,
     ///     not of the copy made for libheif).
     ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
+    ///   - hasAlpha: whether the primary has an alpha image, composited over the background.
     private func decodeHEIF(
         _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
-        gainMap: HEIFGainMapSource?, isCodedImage: Bool,
+        gainMap: HEIFGainMapSource?, isCodedImage: Bool, hasAlpha: Bool,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -148,6 +150,15 @@ struct HEIFSource: PhotoSource {
             workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
             timings.decode += direct.decodeTime
             timings.resample += direct.resampleTime
+        } else if hasAlpha,
+            let composited = try HEIFAlphaUpload.decode(
+                handle, plan: plan, context: self.context, uploadSize: uploadSize)
+        {
+            try cancellation.check(file: file)
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, composited.image)
+            try acceptLibheifDamage(composited.warnings)
+            workspace.lastDecode = .init(size: stored)  // libheif holds the whole picture
+            timings.decode += clock.now - start
         } else if HEIFBandUpload.covers(plan, isCodedImage: isCodedImage, nclx: nclx),
             let banded = try HEIFBandUpload.decode(
                 handle, plan: plan, nclx: nclx, context: self.context, uploadSize: uploadSize)

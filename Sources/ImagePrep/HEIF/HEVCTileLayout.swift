@@ -208,11 +208,6 @@ extension HEIFContainer {
         }
     }
 
-    /// Whether an image has an alpha plane, which libheif decodes with it.
-    private func hasAlpha(_ id: ItemID) -> Bool {
-        references.contains { $0.type == .auxl && $0.to.contains(id) && isAlpha($0.from) }
-    }
-
     /// Whether a tile has a rotation, mirror or crop of its own, which libheif applies to it.
     private func hasTransformations(_ item: Item) -> Bool {
         item.properties.contains { [FourCC.irot, .imir, .clap].contains(properties[$0].type) }

@@ -316,6 +316,22 @@ encode 20 "$work/mosaic-tile.png" "$work/mosaic-tile.heic"
 python3 -B "$here/heifcraft.py" mosaic "$work/mosaic-tile.heic" large/mosaic-16320x12240.heic 32x24 16320x12240
 sh "$here/../exiftool-readings.sh" heic/large
 
+# --- alpha/: a picture with transparency as HEIC (x265) and AVIF (libaom), each with its alpha
+# image: ../formats/png/png-interlaced-adam7-rgba-pillow.png (Pillow's pil123rgba.png, HPND), its
+# transparent part composited over the configured background as the PNG's is (HEIFAlphaTests).
+mkdir -p alpha
+rm -f alpha/*.heic alpha/*.avif
+convert -quiet "$here/../formats/png/png-interlaced-adam7-rgba-pillow.png" PNG32:"$work/toucan.png"
+encode 60 "$work/toucan.png" alpha/rgba-toucan.heic
+encode 60 "$work/toucan.png" alpha/rgba-toucan.avif -A
+# references/rgba-toucan-*-on-white.jpg: heif-convert's decode of each, RGBA, flattened over white.
+for kind in heic avif; do
+    heif-convert "alpha/rgba-toucan.$kind" "$work/toucan-decoded.png" >/dev/null
+    convert -quiet "$work/toucan-decoded.png" -background white -flatten -quality 90 \
+        "references/rgba-toucan-$kind-on-white.jpg"
+done
+sh "$here/../exiftool-readings.sh" heic/alpha
+
 # --- ten-bit/: single coded images that libheif decodes whole at 10 bits (issue 55), converted a
 # row at a time from libheif's own planes; heif-convert's decode of each goes into references/.
 # heic-10-bit.heic and avif-10-bit.avif: the 16-bit landscape PNG above, at 448x300, by x265 (Main 10)
