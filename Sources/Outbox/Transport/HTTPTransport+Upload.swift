@@ -4,51 +4,15 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One upload of a send, and what its requests need.
-struct UploadInFlight {
-    let upload: PendingUpload
-    let key: UploadKey
-    let bytes: Data
-    /// What the engine's answer must confirm for it to have landed.
-    let landed: EngineConfirmation
-    let network: NetworkRequirement
-    /// The engine's URL, in the normal form.
-    let engine: URL
-    let reporter: DeliveryReporter
-    /// Called with the bytes of the file that are at the engine, or on their way.
-    let progress: @Sendable (Int64) -> Void
-
-    var size: Int64 { Int64(bytes.count) }
-}
-
 extension HTTPTransport {
-    /// Sends one upload's bytes: resumably where the engine offers it (see `ResumableUpload`),
-    /// else as the contract's one `PUT`, within the upload's budget for the pass (`UploadBudget`:
-    /// at most twice the file in bodies, whatever the engine answers, however often the pass
-    /// sends it again). A send that finds no room for a whole copy left by the pass's earlier
-    /// sends of the upload sends nothing, and tells the outbox
-    /// (`DeliveryReporter.uploadBudgetSpent()`), which tries the entry again in a later pass.
-    ///
-    /// A resumable upload goes from the offset the engine says it holds, so that a connection
-    /// cut at 90 % costs the last 10 %, not the whole file. After a cut (the connection lost,
-    /// not a timeout or a status) the send asks for the offset at once and goes on from there,
-    /// as long as the offset moved by a real share of what the cut append carried
-    /// (`UploadBudget.isRealProgress`), with appends no longer than the link was seen to carry,
-    /// at most `mostResumptionsPerSend` times; otherwise the resource is kept for the next
-    /// attempt: for the transport's life, by key, and in the outbox's store
-    /// (`DeliveryReporter.uploadResourceMade`), for a send in another process.
-    ///
-    /// An engine that refuses the creation (a 4xx other than 401, 403, 407, 408 and 429, or 501)
-    /// keeps only the contract: this upload and every later one of the transport go as one
-    /// `PUT`. One that refuses an append (such a 4xx, or a 409 after which its offset did not
-    /// move) is taken as one without resumable uploads for the rest of the pass. A
-    /// resource whose requests fail for a reason of its URL's (`HTTPExchangeResult.unusableURL`),
-    /// or that is gone, is dropped and the upload starts afresh, once per send. A resource the
-    /// client will not use again is given back (`DELETE`) once the engine has answered.
-    ///
+    /// Sends one upload's bytes: resumably where the engine offers it (`ResumableUpload`), else
+    /// as the contract's one `PUT`, within the upload's budget for the pass (`UploadBudget`: at
+    /// most twice the file in bodies, whatever the engine answers). A send that finds no room
+    /// for a whole copy sends nothing and tells the outbox (`DeliveryReporter.uploadBudgetSpent()`).
+    /// How a cut connection is resumed, which resources are kept and given back, and what an
+    /// engine that refuses resumption gets: the Outbox catalog's ResumableUploads article.
     /// Whatever the engine answers, the upload has landed only on the contract's confirmation of
-    /// the whole file (its SHA-256 and byte count), so an engine that lies about its offset
-    /// confirms nothing. A background session leaves resumption to URLSession itself.
+    /// the whole file (its SHA-256 and byte count).
     ///
     /// - Returns: nil when the upload landed, else what to return for the send.
     func send(_ upload: UploadInFlight, hasRefreshed: inout Bool) async throws -> TransportResponse? {
@@ -371,103 +335,5 @@ extension HTTPTransport {
             return .failed(failure(result, of: request, expecting: upload.landed) ?? .timedOut)
         }
         return .refused
-    }
-
-    /// Gives back a resource the client will not use again (`DELETE`), best effort: an engine
-    /// that does not answer keeps it until it expires.
-    private func giveBack(_ resource: URL, network: NetworkRequirement, hasRefreshed: inout Bool) async {
-        guard !Task.isCancelled else { return }
-        let request = prepared(ResumableUpload.cancellation(at: resource, timeout: backstop), network: network)
-        _ = try? await exchange(request, body: nil, hasRefreshed: &hasRefreshed)
-    }
-
-    /// Gives back the resources the outbox will not use again (`Transport.giveBack(_:)`): each one
-    /// that is its upload's on this engine is `DELETE`d, in order, up to the first the engine
-    /// does not answer for (it would not answer the next either); any other is dropped unasked.
-    ///
-    /// - Returns: The one the engine did not answer for and those after it, to be given back later.
-    public func giveBack(_ resources: [AbandonedUploadResource]) async -> [AbandonedUploadResource] {
-        guard let engine = engineURL else { return resources }
-        var hasRefreshed = false
-        for (position, abandoned) in resources.enumerated() {
-            guard !Task.isCancelled else { return Array(resources[position...]) }
-            guard
-                let resource = ResumableUpload.resource(
-                    at: abandoned.resource, of: abandoned.id, index: abandoned.index, engine: engine)
-            else { continue }
-            let request = prepared(
-                ResumableUpload.cancellation(at: resource, timeout: backstop), network: .any)
-            guard case .answered? = try? await exchange(request, body: nil, hasRefreshed: &hasRefreshed) else {
-                return Array(resources[position...])
-            }
-        }
-        return []
-    }
-
-    /// Follows the resource the store kept for this upload, from an earlier process, when the
-    /// transport holds none: only when it is this upload's on this engine. Any other is refused,
-    /// and cleared from the store with a line in the entry's history.
-    private func adoptKeptResource(of upload: UploadInFlight) async {
-        guard resource(of: upload.key) == nil, let kept = upload.upload.keptUploadResource else { return }
-        if let resource = ResumableUpload.resource(
-            at: kept, of: upload.key.id, index: upload.key.index, engine: upload.engine)
-        {
-            keepResource(resource, of: upload.key)
-        } else {
-            await upload.reporter.uploadResourceRefused(index: upload.key.index)
-        }
-    }
-
-    /// Whether the engine refused a resumable upload's creation, or refused appends in this pass.
-    private func isResumptionRefused(in pass: UUID) -> Bool {
-        isCreationRefused.withLock { $0 } || passWithoutResumption.withLock { $0 == pass }
-    }
-
-    /// Remembers for the rest of the pass that the engine refuses appends, so that the pass's
-    /// other uploads go as one `PUT` each, without asking again; the next pass asks again.
-    private func refuseResumption(in pass: UUID) {
-        passWithoutResumption.withLock { $0 = pass }
-    }
-
-    /// The resource held for `key`'s upload, if any.
-    private func resource(of key: UploadKey) -> URL? {
-        uploadResources.withLock { $0[key] }
-    }
-
-    /// Keeps `resource` for the next attempt at `key`'s upload. At most `mostKeptResources` are
-    /// kept: uploads that never land (parked, discarded) would otherwise add one each for the
-    /// transport's life; one let go costs only a fresh start of its upload.
-    private func keepResource(_ resource: URL, of key: UploadKey) {
-        uploadResources.withLock { resources in
-            if resources[key] == nil, resources.count >= Self.mostKeptResources, let any = resources.keys.first {
-                resources.removeValue(forKey: any)
-            }
-            resources[key] = resource
-        }
-    }
-
-    static let mostKeptResources = 256
-
-    private func forgetResource(of key: UploadKey) {
-        _ = uploadResources.withLock { $0.removeValue(forKey: key) }
-    }
-
-    /// Forgets a resource that is gone, complete, refused or not believable, here and in the
-    /// store, so that no later send, in this process or another, asks for it again.
-    private func forgetResource(of key: UploadKey, reporter: DeliveryReporter) async {
-        forgetResource(of: key)
-        await reporter.uploadResourceDropped(index: key.index)
-    }
-
-    /// Whether an append that did not land leaves its resource worth asking again: after a
-    /// timeout or a transient status, the engine still holds what came.
-    private static func keepsResource(after result: HTTPExchangeResult) -> Bool {
-        switch result {
-        case .timedOut, .failed, .networkNotAllowed: return true
-        case .unusableURL: return false
-        case .answered(let answer):
-            return [401, 403, 407, 408, 425, 429].contains(answer.status) || answer.status >= 500
-        case .oversized(let status, _), .encoded(let status, _, _): return status >= 500
-        }
     }
 }
