@@ -116,7 +116,8 @@ let package = Package(
                 "COpenJPEG", "CRaw",
             ]),
         // What encryption at rest adds to an enqueue and a drain; run it from a release build.
-        .executableTarget(name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep"]),
+        .executableTarget(
+            name: "outbox-bench", dependencies: ["Outbox", "PhotoCapture", "ImagePrep", "PlatformLayer"]),
 
         // What the test targets share: `Tests/Fixtures` (one copy, in this target's bundle), temporary
         // folders, JSON values, the corpus manifest, the repository's own folder.

@@ -31,10 +31,7 @@ package final class StopSignals: Sendable {
     ///   - onSecondSignal: runs when a signal arrives after the first one, and ends the process.
     package init(_ handled: [Int32], onSecondSignal: @escaping @Sendable (Int32) -> Never) {
         self.onSecondSignal = onSecondSignal
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for signal in handled { sigaddset(&signals, signal) }
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        SignalCalls.block(handled)
         // A queue of their own, which has a thread even while the command's work fills every
         // thread of the global queues (prep-photo's workers), so that a stop is seen at once.
         let queue = DispatchQueue(label: "stop-signals")
@@ -76,13 +73,7 @@ package final class StopSignals: Sendable {
     /// Ends the process by `signal`, as if it had not been caught, so that the parent sees it
     /// was interrupted (status 128 plus the signal's number).
     package static func endProcess(by signal: Int32) -> Never {
-        Platform.restoreDefaultAction(of: signal)
-        var only = sigset_t()
-        sigemptyset(&only)
-        sigaddset(&only, signal)
-        pthread_sigmask(SIG_UNBLOCK, &only, nil)
-        raise(signal)
-        _exit(128 + signal)
+        SignalCalls.endProcess(by: signal)
     }
 
     private func receive(_ signal: Int32) {

@@ -18,16 +18,16 @@ package enum Terminal {
         write(text, to: streams.error)
     }
 
-    package static var isErrorATerminal: Bool { isatty(streams.error) == 1 }
+    package static var isErrorATerminal: Bool { DescriptorCalls.isTerminal(streams.error) }
 
     /// The progress line, shown on stderr when it is a terminal.
     package static let progress = ProgressLine(isShown: isErrorATerminal)
 
     /// The descriptors our lines go to: 1 and 2 until `keepLibrariesQuiet` has run.
     private static let streams: (output: Int32, error: Int32) = {
-        let output = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)
-        let error = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)
-        guard output >= 0, error >= 0 else { return (STDOUT_FILENO, STDERR_FILENO) }
+        guard let output = DescriptorCalls.copy(of: STDOUT_FILENO, atLeast: 3),
+            let error = DescriptorCalls.copy(of: STDERR_FILENO, atLeast: 3)
+        else { return (STDOUT_FILENO, STDERR_FILENO) }
         return (output, error)
     }()
 
@@ -38,11 +38,7 @@ package enum Terminal {
     package static func keepLibrariesQuiet() {
         let ours = streams
         guard ours.output != STDOUT_FILENO, ours.error != STDERR_FILENO else { return }
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        guard null >= 0 else { return }
-        _ = dup2(null, STDOUT_FILENO)
-        _ = dup2(null, STDERR_FILENO)
-        _ = Platform.close(null)
+        DescriptorCalls.pointAtNull([STDOUT_FILENO, STDERR_FILENO])
     }
 
     /// Writes `text` to stderr without clearing the progress line: the line's own drawing.
@@ -50,14 +46,10 @@ package enum Terminal {
 
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
+        // A stream that cannot be written (closed, or a full disk) loses the text: there is
+        // nowhere left to say so.
         text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Platform.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { return }
-                offset += count
-            }
+            try? FileCalls.writeAll(UnsafeRawBufferPointer(bytes), to: descriptor, path: "a standard stream")
         }
     }
 

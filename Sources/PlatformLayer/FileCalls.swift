@@ -29,6 +29,15 @@ package enum FileCalls {
         return descriptor
     }
 
+    /// Opens the file at `path` for writing, creating it when absent and emptying it when
+    /// present (`O_TRUNC`): for a temporary file whose name only this process uses, where a
+    /// leftover of an earlier run is to be written over rather than refused.
+    package static func createOrEmpty(_ path: some SystemPath, permissions: mode_t) throws(SystemError) -> Int32 {
+        let descriptor = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, permissions) }
+        guard descriptor >= 0 else { throw .last("open", path: path.description) }
+        return descriptor
+    }
+
     /// Opens the file at `path` for reading, in the ways `options` says.
     package static func openForReading(_ path: some SystemPath, options: OpenOptions) throws(SystemError) -> Int32 {
         let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC | options.rawValue) }

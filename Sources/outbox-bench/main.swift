@@ -20,6 +20,7 @@ import Foundation
 import ImagePrep
 import Outbox
 import PhotoCapture
+import PlatformLayer
 
 struct Options {
     var rounds = 30
@@ -64,14 +65,6 @@ struct ReadingTransport: Transport {
 struct BenchKey: KeyProvider {
     let key = OutboxKey.generate()
     func key(forStoreIn folder: URL) throws(OutboxError) -> OutboxKey { key }
-}
-
-/// CPU time of this whole process, all threads, in milliseconds: what other processes on a shared
-/// machine disturb least (nothing else runs in this one meanwhile).
-func cpuMilliseconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-    return Double(spec.tv_sec) * 1e3 + Double(spec.tv_nsec) / 1e6
 }
 
 func milliseconds(_ duration: Duration) -> Double {
@@ -179,16 +172,16 @@ for round in 0..<(options.rounds + 1) {
         var committedCPU: [Double] = []
         for photo in photos {
             let started = clock.now
-            let startedCPU = cpuMilliseconds()
+            let startedCPU = ProcessClock.cpuMilliseconds()
             _ = try await store.commit(idPrefix: "bench-", kind: "bench", note: "a note", photos: [photo])
             committed.append(milliseconds(clock.now - started))
-            committedCPU.append(cpuMilliseconds() - startedCPU)
+            committedCPU.append(ProcessClock.cpuMilliseconds() - startedCPU)
         }
         let started = clock.now
-        let startedCPU = cpuMilliseconds()
+        let startedCPU = ProcessClock.cpuMilliseconds()
         let report = try await store.drain(using: ReadingTransport())
         let drained = milliseconds(clock.now - started)
-        let drainedCPU = cpuMilliseconds() - startedCPU
+        let drainedCPU = ProcessClock.cpuMilliseconds() - startedCPU
         precondition(report.synced.count == photos.count)
         try await store.retireSynced()
         // Round 0 warms up.

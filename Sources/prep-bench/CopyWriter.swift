@@ -25,26 +25,18 @@ enum CopyWriter {
     }
 
     private static func write(_ data: Data, to path: String) throws(BenchError) {
-        let temporary = "\(path).\(getpid()).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .cannotWrite(path: path, reason: String(cString: strerror(errno))) }
-        let failure: Int32? = data.withUnsafeBytes { bytes in
-            var written = 0
-            while written < bytes.count {
-                let count = Platform.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-                if count < 0, errno == EINTR { continue }
-                if count < 0 { return errno }
-                written += count
+        let temporary = "\(path).\(ProcessInfo.processInfo.processIdentifier).tmp"
+        do throws(SystemError) {
+            let descriptor = try FileCalls.createOrEmpty(temporary, permissions: 0o644)
+            let written = data.withUnsafeBytes { bytes in
+                Result { () throws(SystemError) in try FileCalls.writeAll(bytes, to: descriptor, path: temporary) }
             }
-            return nil
-        }
-        close(descriptor)
-        if let failure {
-            unlink(temporary)
-            throw .cannotWrite(path: path, reason: String(cString: strerror(failure)))
-        }
-        guard rename(temporary, path) == 0 else {
-            throw .cannotWrite(path: path, reason: String(cString: strerror(errno)))
+            _ = Platform.close(descriptor)
+            if case .failure = written { try? FileCalls.remove(temporary) }
+            try written.get()
+            try FileCalls.rename(temporary, to: path)
+        } catch {
+            throw .cannotWrite(path: path, reason: error.reason)
         }
     }
 }

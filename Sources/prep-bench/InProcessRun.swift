@@ -65,7 +65,7 @@ enum InProcessRun {
         _ photos: [BenchPhoto], preparer: PhotoPreparer, workers: Int, outputFolder: String
     ) throws(BenchError) -> BatchMeasurement {
         let firstFailure = Locked<BenchError?>(nil)
-        let cpuBefore = processCPUMilliseconds()
+        let cpuBefore = ProcessClock.cpuMilliseconds()
         let start = ContinuousClock.now
         ParallelWorkers.forEach(
             itemCount: photos.count, workers: workers, makeState: { PreparationWorkspace() },
@@ -84,7 +84,7 @@ enum InProcessRun {
         let wall = ContinuousClock.now - start
         if let failure = firstFailure.withLock({ $0 }) { throw failure }
         return BatchMeasurement(
-            photoCount: photos.count, wallMS: wall.milliseconds, cpuMS: processCPUMilliseconds() - cpuBefore,
+            photoCount: photos.count, wallMS: wall.milliseconds, cpuMS: ProcessClock.cpuMilliseconds() - cpuBefore,
             peakRSSMB: nil)
     }
 
@@ -92,7 +92,7 @@ enum InProcessRun {
         _ photo: BenchPhoto, preparer: PhotoPreparer, workspace: PreparationWorkspace, outputFolder: String
     ) throws(BenchError) -> JobSample {
         let clock = ContinuousClock()
-        let cpuBefore = processCPUMilliseconds()
+        let cpuBefore = ProcessClock.cpuMilliseconds()
         let start = clock.now
         let prepared: PreparedPhoto
         do {
@@ -103,7 +103,7 @@ enum InProcessRun {
         let writeStart = clock.now
         try CopyWriter.write(prepared, stem: photo.stem, into: outputFolder)
         let end = clock.now
-        let cpu = processCPUMilliseconds() - cpuBefore
+        let cpu = ProcessClock.cpuMilliseconds() - cpuBefore
 
         let timings = workspace.lastTimings
         var stages: [Stage: Double] = [

@@ -24,7 +24,7 @@ final class SpawnHelper: Sendable {
     }
 
     private struct Channel {
-        var pid: pid_t
+        var child: ChildProcess
         var requests: Int32
         var responses: LineReader
     }
@@ -33,33 +33,38 @@ final class SpawnHelper: Sendable {
 
     /// Starts `prep-bench --spawn-helper` with pipes on its stdin and stdout.
     init() throws(BenchError) {
-        var toHelper: [Int32] = [0, 0]
-        var fromHelper: [Int32] = [0, 0]
-        // Close-on-exec, so that no later helper or command holds these pipes open.
-        guard pipe(&toHelper) == 0, pipe(&fromHelper) == 0 else {
-            throw .toolFailed(command: Self.argument, detail: String(cString: strerror(errno)))
+        let toHelper: (reading: Int32, writing: Int32)
+        let fromHelper: (reading: Int32, writing: Int32)
+        do throws(SystemError) {
+            toHelper = try DescriptorCalls.makePipe()
+            do throws(SystemError) {
+                fromHelper = try DescriptorCalls.makePipe()
+            } catch {
+                _ = Platform.close(toHelper.reading)
+                _ = Platform.close(toHelper.writing)
+                throw error
+            }
+        } catch {
+            throw .toolFailed(command: Self.argument, detail: error.reason)
         }
-        for descriptor in toHelper + fromHelper { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toHelper[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromHelper[1], 1)
         let executable = BenchOptions.executablePath()
-        let argv = [strdup(executable), strdup(Self.argument), nil]
-        defer { for pointer in argv { free(pointer) } }
-        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in environment { free(pointer) } }
-        var pid: pid_t = 0
-        let error = posix_spawn(&pid, executable, &actions, nil, argv, environment)
-        close(toHelper[0])
-        close(fromHelper[1])
-        guard error == 0 else {
-            close(toHelper[1])
-            close(fromHelper[0])
-            throw .toolFailed(command: "\(executable) \(Self.argument)", detail: String(cString: strerror(error)))
+        let started = Result { () throws(SystemError) in
+            try ChildProcess.start(
+                [executable, Self.argument], searchesPath: false, environment: ProcessInfo.processInfo.environment,
+                streams: [0: .descriptor(toHelper.reading), 1: .descriptor(fromHelper.writing)])
         }
-        channel = Locked(Channel(pid: pid, requests: toHelper[1], responses: LineReader(descriptor: fromHelper[0])))
+        _ = Platform.close(toHelper.reading)
+        _ = Platform.close(fromHelper.writing)
+        switch started {
+        case .success(let child):
+            channel = Locked(
+                Channel(
+                    child: child, requests: toHelper.writing, responses: LineReader(descriptor: fromHelper.reading)))
+        case .failure(let error):
+            _ = Platform.close(toHelper.writing)
+            _ = Platform.close(fromHelper.reading)
+            throw .toolFailed(command: "\(executable) \(Self.argument)", detail: error.reason)
+        }
     }
 
     /// Runs `arguments` in the helper and waits for it; see `ProcessRun.run`.
@@ -87,10 +92,9 @@ final class SpawnHelper: Sendable {
     func stop() {
         channel.withLock { channel in
             guard let open = channel else { return }
-            close(open.requests)
-            close(open.responses.descriptor)
-            var status: Int32 = 0
-            waitpid(open.pid, &status, 0)
+            _ = Platform.close(open.requests)
+            _ = Platform.close(open.responses.descriptor)
+            _ = try? open.child.wait(command: Self.argument)
             channel = nil
         }
     }
@@ -116,16 +120,9 @@ final class SpawnHelper: Sendable {
 
     private static func writeLine(_ data: Data, to descriptor: Int32) -> Bool {
         let bytes = [UInt8](data) + [UInt8(ascii: "\n")]
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes {
-                Platform.write(descriptor, $0.baseAddress! + written, bytes.count - written)
-            }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { return false }
-            written += count
+        return bytes.withUnsafeBytes { buffer in
+            (try? FileCalls.writeAll(buffer, to: descriptor, path: "the spawn helper's pipe")) != nil
         }
-        return true
     }
 }
 
@@ -145,9 +142,10 @@ struct LineReader {
                 return line
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { Platform.read(descriptor, $0.baseAddress!, 4096) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
+            let count = chunk.withUnsafeMutableBytes {
+                try? FileCalls.readSome(descriptor, into: $0, path: "the spawn helper's pipe")
+            }
+            guard let count, count > 0 else { return nil }
             buffer += chunk[..<count]
         }
     }

@@ -24,12 +24,3 @@ extension Duration {
         Double(components.seconds) * 1e3 + Double(components.attoseconds) / 1e15
     }
 }
-
-/// CPU time of this whole process, all threads, in milliseconds. The machine is shared, so CPU
-/// time is the figure that other people's builds disturb least; it is the in-process counterpart
-/// of the `ru_utime + ru_stime` that `wait4` gives for a child.
-func processCPUMilliseconds() -> Double {
-    var spec = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &spec)
-    return Double(spec.tv_sec) * 1e3 + Double(spec.tv_nsec) / 1e6
-}

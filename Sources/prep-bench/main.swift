@@ -34,7 +34,7 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
         throw .toolFailed(
             command: options.prepPhotoPath, detail: "there is no such executable; build it or pass --prep-photo.")
     }
-    let work = options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(getpid())"
+    let work = options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(ProcessInfo.processInfo.processIdentifier)"
     func folder(_ parts: String...) throws(BenchError) -> String {
         try makeFolder(([work] + parts).joined(separator: "/"))
     }
@@ -180,7 +180,8 @@ func measureFormats(_ options: BenchOptions, launcher: SpawnHelperPool) throws(B
     let floor = CommandTool(kind: .decodeFloor, executable: BenchOptions.executablePath(), jobs: options.jobs)
     let rows = try FormatRun.measure(
         options.formatFiles, tools: tools, floor: floor, runs: options.runs, batchRuns: options.batchRuns,
-        launcher: launcher, work: options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(getpid())",
+        launcher: launcher,
+        work: options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(ProcessInfo.processInfo.processIdentifier)",
         progress: say)
     print(FormatRun.markdown(rows, ours: tools[0].name, vips: "vipsthumbnail"), terminator: "")
 }

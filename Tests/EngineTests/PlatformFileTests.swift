@@ -54,14 +54,6 @@ struct PlatformFileTests {
         }
     }
 
-    /// The files outside the platform layer that still make their own file calls: prep-bench's
-    /// subprocess and copy writing, and the commands' terminal, whose calls (posix_spawn's file
-    /// actions, wait4, dup2 over descriptors 1 and 2) the platform layer has no words for yet.
-    static let filesMakingTheirOwnCalls: Set = [
-        "Sources/CommandSupport/Terminal.swift", "Sources/prep-bench/CopyWriter.swift",
-        "Sources/prep-bench/ProcessRun.swift", "Sources/prep-bench/SpawnHelper.swift",
-    ]
-
     @Test func theFileCallsGoThroughThePlatformLayer() throws {
         var offenders: Set<String> = []
         for file in try Self.sourceFiles() where !file.hasPrefix("Sources/PlatformLayer/") {
@@ -69,7 +61,7 @@ struct PlatformFileTests {
             if !Self.systemCallLines(in: text).isEmpty { offenders.insert(file) }
         }
         #expect(
-            offenders == Self.filesMakingTheirOwnCalls, "move their calls into Sources/PlatformLayer/FileCalls.swift")
+            offenders == [], "move their calls into Sources/PlatformLayer (FileCalls, DescriptorCalls, ChildProcess)")
     }
 
     @Test func theFileCallRuleCatchesACallAndErrnoButNotAMethod() {
