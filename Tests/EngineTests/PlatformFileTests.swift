@@ -43,10 +43,12 @@ struct PlatformFileTests {
 
     static let platformFile = "Sources/PlatformLayer/Platform.swift"
 
-    /// The lines of `text` that make a file call or read `errno` themselves: `open`, `fstat`,
-    /// `lstat`, `stat`, `strerror` called by their bare names, or `errno`.
+    /// The lines of `text` that make a system call or read `errno` themselves: `open`, `fstat`,
+    /// `lstat`, `stat`, `strerror`, `mmap`, `munmap`, `getenv`, `dup2`, `pipe`, `fcntl`,
+    /// `isatty`, `posix_spawn`, `wait4` called by their bare names, or `errno`.
     static func systemCallLines(in text: String) -> [String] {
-        let call = /(^|[^\w.])(open|fstat|lstat|stat|strerror)\(|(^|[^\w.])errno([^\w]|$)/
+        let call =
+            /(^|[^\w.])(open|fstat|lstat|stat|strerror|mmap|munmap|getenv|dup2|pipe|fcntl|isatty|posix_spawnp?|wait4)\(|(^|[^\w.])errno([^\w]|$)/
         return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { line in
             // A declaration (`func open(_ sealed:…)`) is not a call.
             let code = line.trimmingCharacters(in: .whitespaces).replacing(/func \w+\(/, with: "")

@@ -33,7 +33,7 @@ final class JPEGStreamEncoder {
     init?(image: PlanarImage, quality: Int, buffer: EncodeBuffer) {
         let mcu = image.isGray ? 8 : 16
         guard image.isGray || image.subsampling == .quarter, image.size.width % mcu == 0, image.size.height > 0,
-            !Self.turboJPEGEnvironment.contains(where: { getenv($0) != nil })
+            !Self.turboJPEGEnvironment.contains(where: { ProcessInfo.processInfo.environment[$0] != nil })
         else { return nil }
         guard let handle = cjpeg_stream_encoder_create() else { return nil }
         buffer.reserve(for: image.size, gray: image.isGray)

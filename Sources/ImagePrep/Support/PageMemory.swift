@@ -43,9 +43,7 @@ struct PageMemory: ~Copyable {
         let (padded, overflow) = byteCount.addingReportingOverflow(2 * Self.hugePage - 1)
         guard !overflow else { throw Shortage(byteCount: byteCount) }
         let mapped = padded / Self.hugePage * Self.hugePage
-        guard let base = mmap(nil, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-            base != MAP_FAILED
-        else { throw Shortage(byteCount: byteCount) }
+        guard let base = MappedPages.map(mapped) else { throw Shortage(byteCount: byteCount) }
         let aligned = (Int(bitPattern: base) + Self.hugePage - 1) / Self.hugePage * Self.hugePage
         let start = UnsafeMutableRawPointer(bitPattern: aligned)!
         // The hint is advice: without huge pages the memory works the same, only with more faults.
@@ -57,7 +55,7 @@ struct PageMemory: ~Copyable {
 
     deinit {
         if let mappedBase {
-            munmap(mappedBase, mappedCount)
+            MappedPages.unmap(mappedBase, mappedCount)
         } else {
             free(bytes)
         }
@@ -75,7 +73,8 @@ struct PageMemory: ~Copyable {
             return Data(bytesNoCopy: bytes, count: count, deallocator: .free)
         }
         return Data(
-            bytesNoCopy: bytes, count: count, deallocator: .custom { _, _ in _ = munmap(mappedBase, mappedCount) })
+            bytesNoCopy: bytes, count: count,
+            deallocator: .custom { _, _ in MappedPages.unmap(mappedBase, mappedCount) })
     }
 }
 
