@@ -55,7 +55,14 @@ extension ICCProfile {
         var size: cmsUInt32Number = 0
         guard cmsSaveProfileToMem(profile, nil, &size) != 0, size > 0 else { return (nil, nil) }
         var bytes = [UInt8](repeating: 0, count: Int(size))
-        guard cmsSaveProfileToMem(profile, &bytes, &size) != 0 else { return (nil, nil) }
+        guard cmsSaveProfileToMem(profile, &bytes, &size) != 0, bytes.count >= 128 else { return (nil, nil) }
+        // lcms2 dates the profile by the clock (the header's creation date, bytes 24 to 35, which
+        // no call sets): a fixed date keeps a photo's copies the same whatever second they are
+        // made in (a batch and the same photo alone differed). The profile ID is left zero.
+        bytes.replaceSubrange(24..<36, with: creationDate)
         return (ICCProfile(bytes: bytes), nil)
     }
+
+    /// 2020-01-01 00:00:00, as the ICC header's dateTimeNumber: six big-endian 16-bit fields.
+    static let creationDate: [UInt8] = [0x07, 0xE4, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]
 }
