@@ -58,21 +58,23 @@ struct HEIFSource: PhotoSource {
         }
         let gainMapToCarry = gainMap.flatMap { try? $0.get() }
         let tiles = container.hevcTileLayout(plan: plan)
+        let av1 = configuration.decodesAV1Directly ? container.av1Image(plan: plan) : nil
         // One coded picture is held whole by its decoder: refused from its header over the budget.
         if container.primaryIsCodedImage, let format = plan.codedFormat, let codec = plan.codecs.first {
             try context.checkDecodeMemory(
-                HEIFPictureMemory.bytes(of: plan.largest, format: format, codec: codec, throughLibheif: tiles == nil))
+                HEIFPictureMemory.bytes(
+                    of: plan.largest, format: format, codec: codec, throughLibheif: tiles == nil && av1 == nil))
         }
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
             return try decodeHEIF(
-                bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                bytes, plan: plan, direct: (tiles, av1), gainMap: gainMapToCarry,
                 isCodedImage: container.primaryIsCodedImage, since: start)
         }
         warnings += container.unreadItemWarnings
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
                 try decodeHEIF(
-                    readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                    readable, plan: plan, direct: (tiles, av1), gainMap: gainMapToCarry,
                     isCodedImage: container.primaryIsCodedImage, since: start)
             }
         }
@@ -83,12 +85,12 @@ struct HEIFSource: PhotoSource {
     /// upload where the direct decode covers the primary image, else through libheif.
     ///
     /// - Parameters:
-    ///   - tiles: the primary's HEVC tiles, when the direct decode covers it (of the file itself,
-    ///     not of the copy made for libheif).
+    ///   - direct: the primary's HEVC tiles or its AV1 image, when a direct decode covers it (of
+    ///     the file itself, not of the copy made for libheif).
     ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
     private func decodeHEIF(
-        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
-        gainMap: HEIFGainMapSource?, isCodedImage: Bool,
+        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan,
+        direct: (tiles: HEVCTileLayout?, av1: AV1Image?), gainMap: HEIFGainMapSource?, isCodedImage: Bool,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -124,12 +126,20 @@ struct HEIFSource: PhotoSource {
         // As after libheif's decode: speed mode keeps a reduced size short of the upload's.
         let reducedSize = JPEGDecoder.scaled(stored, by: reduction)
         let directSize = reducedSize.longEdge < uploadSize.longEdge ? reducedSize : uploadSize
-        if let tiles, let direct = try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction) {
+        if let tiles = direct.tiles,
+            let direct = try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction)
+        {
             (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, reduction, direct.image)
             uploadSize = direct.size
             workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
             timings.decode += direct.decodeTime
             timings.resample += direct.resampleTime
+        } else if let av1 = direct.av1,
+            let upload = try directAV1Upload(av1, nclx: nclx, uploadSize: uploadSize, declared: plan.largest)
+        {
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, upload)
+            workspace.lastDecode = .init(size: stored, isStripWise: true)
+            timings.decode += clock.now - start
         } else if HEIFBandUpload.covers(plan, isCodedImage: isCodedImage, nclx: nclx),
             let banded = try HEIFBandUpload.decode(
                 handle, plan: plan, nclx: nclx, context: self.context, uploadSize: uploadSize)
