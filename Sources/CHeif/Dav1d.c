@@ -76,7 +76,8 @@ struct cdav1d_decoded {
 /// libheif 1.15's largest image (`heif_limits.h`: MAX_IMAGE_WIDTH * MAX_IMAGE_HEIGHT), its plugin's frame size limit.
 static const unsigned libheifFrameSizeLimit = 32768u * 32768u;
 
-cdav1d_decoded *cdav1d_decode(const void *const *pieces, const size_t *sizes, size_t count, cdav1d_picture *out) {
+cdav1d_decoded *cdav1d_decode(
+    const void *const *pieces, const size_t *sizes, size_t count, int threads, cdav1d_picture *out) {
     const char *reason;
     if (!cdav1d_library(&reason)) return NULL;
     const cdav1d_functions *f = &dav1dFunctions;
@@ -89,6 +90,9 @@ cdav1d_decoded *cdav1d_decode(const void *const *pieces, const size_t *sizes, si
     // whole frame that dav1d keeps between its two passes then (8 bytes a pixel for 10-bit
     // 4:2:2; a 20 MP AVIF peaked at 332 MB with them). Tile and filter threads stay.
     settings.max_frame_delay = 1;
+    // Threads of the caller's choice, where libheif takes one a core: the samples are the same
+    // whatever their number, and what dav1d holds for each does not grow with the machine.
+    settings.n_threads = threads;
     // No log: what dav1d would print on stderr changes nothing it decodes.
     settings.logger.callback = NULL;
     Dav1dContext *context = NULL;
@@ -178,8 +182,9 @@ bool cdav1d_library(const char **reason) {
     return false;
 }
 
-cdav1d_decoded *cdav1d_decode(const void *const *pieces, const size_t *sizes, size_t count, cdav1d_picture *out) {
-    (void)pieces, (void)sizes, (void)count, (void)out;
+cdav1d_decoded *cdav1d_decode(
+    const void *const *pieces, const size_t *sizes, size_t count, int threads, cdav1d_picture *out) {
+    (void)pieces, (void)sizes, (void)count, (void)threads, (void)out;
     return NULL;
 }
 

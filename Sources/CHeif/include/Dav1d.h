@@ -42,15 +42,15 @@ bool cdav1d_library(const char *_Nullable *_Nonnull reason);
 /// Decodes the concatenation of `count` pieces (the `av1C` box's configOBUs, then the item's
 /// data) as libheif 1.15's plugin does: dav1d's default settings but for `frame_size_limit`
 /// (libheif's largest image, 32768 x 32768) and `all_layers` (0), the data sent whole, and the
-/// first picture dav1d gives, flushing once. Two settings differ, neither changing a sample:
-/// one frame in flight (`max_frame_delay` 1), the whole data then read past the picture, and
-/// no log.
+/// first picture dav1d gives, flushing once. Three settings differ, none changing a sample:
+/// one frame in flight (`max_frame_delay` 1), the whole data then read past the picture;
+/// `threads` threads (1 or more) rather than one a core; and no log.
 ///
 /// - Returns: the picture, described in `*picture`; null when dav1d refuses the data, gives no
 ///   picture or more than one (libheif then decodes or refuses the image in its own words), or
 ///   when the library cannot be loaded.
 cdav1d_decoded *_Nullable cdav1d_decode(
-    const void *_Nonnull const *_Nonnull pieces, const size_t *_Nonnull sizes, size_t count,
+    const void *_Nonnull const *_Nonnull pieces, const size_t *_Nonnull sizes, size_t count, int threads,
     cdav1d_picture *_Nonnull picture);
 
 /// Gives the picture back to dav1d.

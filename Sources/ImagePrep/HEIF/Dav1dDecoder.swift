@@ -1,10 +1,11 @@
 internal import CHeif
 
-/// A picture dav1d decoded from one coded AV1 image, with one owner, decoded exactly as libheif
-/// 1.15's dav1d plugin decodes it (`Sources/CHeif/Dav1d.c`: its settings, the `av1C` box's
-/// configOBUs then the item's data sent whole, the first picture dav1d gives), so that it is the
-/// picture libheif would copy. dav1d's decoder is closed before the picture is read: beside the
-/// picture, none of dav1d's per-frame data is held.
+/// A picture dav1d decoded from one coded AV1 image, with one owner, decoded as libheif 1.15's
+/// dav1d plugin decodes it (`Sources/CHeif/Dav1d.c`: its settings, the `av1C` box's configOBUs
+/// then the item's data sent whole, the first picture dav1d gives), so that it is the picture
+/// libheif would copy; only one frame in flight and the number of threads differ, which change
+/// no sample. dav1d's decoder is closed before the picture is read: beside the picture, none of
+/// dav1d's per-frame data is held.
 struct Dav1dPicture: ~Copyable {
     private let decoded: OpaquePointer
     /// Its planes, size, depth, chroma layout and the colour its sequence header says.
@@ -17,13 +18,14 @@ struct Dav1dPicture: ~Copyable {
         return cdav1d_library(&reason)
     }
 
-    /// Decodes `pieces`, read as one run of bytes; nil when dav1d refuses them or gives no
-    /// picture (libheif, given the same bytes, refuses the image in its own words).
-    init?(decoding pieces: [UnsafeRawBufferPointer]) {
+    /// Decodes `pieces`, read as one run of bytes, on `threads` threads; nil when dav1d refuses
+    /// them or gives no picture, or more than one (libheif, given the same bytes, decodes or
+    /// refuses the image in its own words).
+    init?(decoding pieces: [UnsafeRawBufferPointer], threads: Int) {
         var description = cdav1d_picture()
         let starts = pieces.map { $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)! }
         let sizes = pieces.map(\.count)
-        guard let decoded = cdav1d_decode(starts, sizes, pieces.count, &description) else { return nil }
+        guard let decoded = cdav1d_decode(starts, sizes, pieces.count, Int32(threads), &description) else { return nil }
         self.decoded = decoded
         self.description = description
     }

@@ -20,9 +20,10 @@ enum HEIFPictureMemory {
     ///   dav1d closed before the rows are read), dav1d's picture and at most 1 byte a pixel of
     ///   per-block data and rows. Measured with `/usr/bin/time -v prep-photo` on a 5472x3648 real
     ///   photo (avifenc and heif-enc, libaom): 120 MB for 10-bit 4:2:2 (picture 80 MB), 100 MB for
-    ///   10-bit 4:2:0 (60), 66 MB for 8-bit 4:2:0 (30), each about 25 MB of process, libraries
-    ///   and upload buffers over picture plus 0.75 bytes a pixel; 87 MB for the 12 MP 10-bit
-    ///   4:2:2 `heic/ten-bit/avif-10-bit-4000x3000.avif` (48).
+    ///   10-bit 4:2:0 (60), 66 MB for 8-bit 4:2:0 (30), 164 MB for 10-bit 4:4:4 (120): each
+    ///   about 25 MB of process, libraries and upload buffers over the picture plus 0.75 to 0.95
+    ///   bytes a pixel; 87 MB for the 12 MP 10-bit 4:2:2 `heic/ten-bit/avif-10-bit-4000x3000.avif`
+    ///   (48).
     static func bytes(
         of size: PixelSize, format: HEIFContainer.CodedFormat, codec: HEIFContainer.Codec, throughLibheif: Bool
     ) -> Int {

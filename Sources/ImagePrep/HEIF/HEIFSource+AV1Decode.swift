@@ -27,7 +27,11 @@ extension HEIFSource {
         let made =
             Dav1dPicture.isAvailable
             ? FreshMemory.filled { () -> Result<PlanarImage?, ImagePrepError> in
-                guard let picture = Dav1dPicture(decoding: image.pieces) else { return .success(nil) }
+                // Two threads as the HEVC decode splits its tiles, one when photos share the cores.
+                let threads = configuration.splitsWorkAcrossCores ? 2 : 1
+                guard let picture = Dav1dPicture(decoding: image.pieces, threads: threads) else {
+                    return .success(nil)
+                }
                 return Result { () throws(ImagePrepError) in
                     try upload(of: picture, image, nclx: nclx, size: uploadSize)
                 }
