@@ -19,6 +19,7 @@ packages=(
   libheif-dev libheif1 # heif.h, for LibheifDeclarationTests only; libheif1 is loaded at the first HEIF file
   libde265-0 libdav1d6 libaom3 # the decoders libheif1 brings: HEVC (which ImagePrep also drives itself), then AV1
   libde265-dev # de265.h, for Libde265DeclarationTests only
+  libdav1d-dev # dav1d's headers: CHeif's direct AV1 decode reads dav1d's structures (without them libheif decodes every AVIF)
   libde265-examples # dec265: the direct HEVC decode's reference in the tests, and the benchmark's HEVC floor
   libsqlite3-dev libsqlite3-0 # CSQLite: the outbox's store
   libssl-dev libssl3 # CCrypto: OpenSSL's libcrypto, the outbox's AES-256-GCM, SHA-256 and random bytes

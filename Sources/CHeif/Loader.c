@@ -1,4 +1,5 @@
 #include "CHeif.h"
+#include "Loading.h"
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -34,10 +35,7 @@ static const char *const libde265Names[] = {
 #endif
 };
 
-/// Opens `name` and finds each of `symbols` in it, into `found`; false, with the reason, when it
-/// cannot be opened or lacks one (then it is closed again). `version` names the release that
-/// has them all, for the reason.
-static bool openResolving(
+bool cheif_open_resolving(
     const char *name, const char *const *symbols, size_t count, void **found, const char *version, char *reason,
     size_t capacity) {
     // RTLD_NOW: a library whose own dependencies are missing fails here, not at a later call.
@@ -66,7 +64,8 @@ static const char *const libde265Symbols[] = {CDE265_FUNCTIONS(CHEIF_SYMBOL)};
 
 bool cheif_load(const char *name, cheif_functions *table, char *reason, size_t capacity) {
     void *found[CHEIF_COUNT(libheifSymbols)];
-    if (!openResolving(name, libheifSymbols, CHEIF_COUNT(libheifSymbols), found, "libheif 1.15", reason, capacity)) {
+    if (!cheif_open_resolving(
+            name, libheifSymbols, CHEIF_COUNT(libheifSymbols), found, "libheif 1.15", reason, capacity)) {
         return false;
     }
     size_t index = 0;
@@ -77,7 +76,8 @@ bool cheif_load(const char *name, cheif_functions *table, char *reason, size_t c
 
 bool cde265_load(const char *name, cde265_functions *table, char *reason, size_t capacity) {
     void *found[CHEIF_COUNT(libde265Symbols)];
-    if (!openResolving(name, libde265Symbols, CHEIF_COUNT(libde265Symbols), found, "libde265 1.0.7", reason, capacity)) {
+    if (!cheif_open_resolving(
+            name, libde265Symbols, CHEIF_COUNT(libde265Symbols), found, "libde265 1.0.7", reason, capacity)) {
         return false;
     }
     size_t index = 0;
@@ -86,15 +86,7 @@ bool cde265_load(const char *name, cde265_functions *table, char *reason, size_t
     return true;
 }
 
-/// One library loaded once for the process: its table, or why none of its names could be loaded.
-typedef struct {
-    const void *table;
-    char reason[1024];
-} SharedLibrary;
-
-/// Tries each name with `load` until one loads into `table`, which `shared` then points at;
-/// else `shared` keeps the reason of every name tried.
-static void loadFirst(
+void cheif_load_first(
     const char *const *names, size_t count, bool (*load)(const char *, void *, char *, size_t), void *table,
     SharedLibrary *shared) {
     size_t used = 0;
@@ -125,7 +117,7 @@ static cheif_functions libheifFunctions;
 static SharedLibrary libheif;
 
 static void loadSharedLibheif(void) {
-    loadFirst(libheifNames, CHEIF_COUNT(libheifNames), loadLibheif, &libheifFunctions, &libheif);
+    cheif_load_first(libheifNames, CHEIF_COUNT(libheifNames), loadLibheif, &libheifFunctions, &libheif);
     // libheif registers its built-in decoders (libde265, dav1d, libaom in Debian 12) here. The
     // reference it takes is never given back: the process ends first.
     if (libheif.table != NULL) (void)libheifFunctions.heif_init(NULL);
@@ -142,7 +134,7 @@ static cde265_functions libde265Functions;
 static SharedLibrary libde265;
 
 static void loadSharedLibde265(void) {
-    loadFirst(libde265Names, CHEIF_COUNT(libde265Names), loadLibde265, &libde265Functions, &libde265);
+    cheif_load_first(libde265Names, CHEIF_COUNT(libde265Names), loadLibde265, &libde265Functions, &libde265);
     // Its tables, made once for the process, as libheif's plugin makes them: a decoder made
     // without them makes them and frees them again with itself (24 million instructions a tile).
     // The reference is never given back.

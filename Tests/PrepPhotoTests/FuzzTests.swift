@@ -13,7 +13,7 @@ import Testing
 ///
 /// `PREP_FUZZ_MUTATIONS` (default 2400) and `PREP_FUZZ_SEED` set the run, `PREP_FUZZ_MEMORY_MB`
 /// the batches' address-space cap (default 4096), and `PREP_FUZZ_ONLY` (`heif`, `jpeg`, `png`,
-/// `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds of every form, `phones`
+/// `avif` for the AV1 seeds alone, `ultrahdr` for the Ultra HDR seeds alone, `gainmap` for the HDR seeds of every form, `phones`
 /// for the four real phone photos, `gif`, `webp`, `gifwebp`, `tiff`, `bmp`, `tiffbmp`) keeps some
 /// seeds; `scripts/fuzz.sh N SEED [ONLY]` runs a long one. A failure names the seed file, the mutation's number and what it did, which
 /// is all it takes to make the same file again.
@@ -25,7 +25,8 @@ struct FuzzTests {
     /// photo tall enough that `prep-photo` on one worker cuts it in two), odd-sized 4:2:2, a
     /// truncated file; an Ultra HDR JPEG with ISO 21496-1 metadata and one with ISO 21496-1 alone
     /// (their MPF index and gain map mutated too); and HEIF: an iPhone-like grid with irot, ICC, a thumbnail and
-    /// Apple's Exif layout, irot with imir, AV1, exiftool's Exif item, 10-bit, monochrome, and an
+    /// Apple's Exif layout, irot with imir, AV1 (8-bit with irot, 8-bit in Display P3 by its nclx,
+    /// 10-bit 4:2:2 in BT.601 and in BT.709 video range: dav1d's direct decode), exiftool's Exif item, 10-bit, monochrome, and an
     /// iPhone-like HDR HEIC (its gain map auxiliary image, XMP and Apple maker note mutated too);
     /// and the HDR photos of today's phones as their cameras wrote them (iOS 18's HEIC with its
     /// tmap, Samsung's, an Ultra HDR JPEG with Extended XMP, an iPhone JPEG with Apple's MPF gain
@@ -40,6 +41,7 @@ struct FuzzTests {
     static let seedFiles = allSeedFiles.filter { file in
         switch environment["PREP_FUZZ_ONLY"] {
         case "heif": isHEIF(file)
+        case "avif": file.hasSuffix(".avif")
         case "jpeg": file.hasSuffix(".jpg")
         case "png": isPNG(file)
         case "gif": file.hasSuffix(".gif")
@@ -65,6 +67,8 @@ struct FuzzTests {
             "decode/ycc422-odd-223x149.jpg", "crafted/ultrahdr-320x240-iso.jpg",
             "crafted/ultrahdr-320x240-iso-only.jpg",
             "heic/iphone-like-grid-p3-rotated.heic", "heic/orientation-7.heic", "heic/av1-orientation-6.avif",
+            "heic/ten-bit/avif-10-bit.avif", "heic/ten-bit/avif-10-bit-bt709-limited.avif",
+            "heic/av1-nclx-display-p3.avif",
             "heic/time-offset-gps-exiftool.heic", "heic/ten-bit.heic", "heic/gray.heic",
             "heic/bt709-limited-range.heic",
             "heic/ten-bit/heic-10-bit-bt709-limited.heic", "heic/alpha/rgba-toucan.heic", "heic/alpha/rgba-toucan.avif",

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include "Libde265.h"
 #include "Libheif.h"
+#include "Dav1d.h"
 
 /// libheif, and libde265 for the HEVC images ImagePrep decodes itself, loaded when the first HEIF
 /// file is decoded rather than when the process starts.

@@ -58,22 +58,24 @@ struct HEIFSource: PhotoSource {
         }
         let gainMapToCarry = gainMap.flatMap { try? $0.get() }
         let tiles = container.hevcTileLayout(plan: plan)
+        let av1 = configuration.decodesAV1Directly ? container.av1Image(plan: plan) : nil
         // One coded picture is held whole by its decoder: refused from its header over the budget.
         if container.primaryIsCodedImage, let format = plan.codedFormat, let codec = plan.codecs.first {
             try context.checkDecodeMemory(
-                HEIFPictureMemory.bytes(of: plan.largest, format: format, codec: codec, throughLibheif: tiles == nil))
+                HEIFPictureMemory.bytes(
+                    of: plan.largest, format: format, codec: codec, throughLibheif: tiles == nil && av1 == nil))
         }
         let hasAlpha = container.primary.map(container.hasAlpha) ?? false
         guard let readable = container.bytesForLibheif(hiding: hidden) else {
             return try decodeHEIF(
-                bytes, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                bytes, plan: plan, direct: (tiles, av1), gainMap: gainMapToCarry,
                 isCodedImage: container.primaryIsCodedImage, hasAlpha: hasAlpha, since: start)
         }
         warnings += container.unreadItemWarnings
         let decoded = readable.withUnsafeBytes { readable in
             Result { () throws(ImagePrepError) in
                 try decodeHEIF(
-                    readable, plan: plan, tiles: tiles, gainMap: gainMapToCarry,
+                    readable, plan: plan, direct: (tiles, av1), gainMap: gainMapToCarry,
                     isCodedImage: container.primaryIsCodedImage, hasAlpha: hasAlpha, since: start)
             }
         }
@@ -84,13 +86,14 @@ struct HEIFSource: PhotoSource {
     /// upload where the direct decode covers the primary image, else through libheif.
     ///
     /// - Parameters:
-    ///   - tiles: the primary's HEVC tiles, when the direct decode covers it (of the file itself,
-    ///     not of the copy made for libheif).
+    ///   - direct: the primary's HEVC tiles or its AV1 image, when a direct decode covers it (of
+    ///     the file itself, not of the copy made for libheif).
     ///   - gainMap: the HDR gain map to carry, checked (`checkedGainMap`).
     ///   - hasAlpha: whether the primary has an alpha image, composited over the background.
     private func decodeHEIF(
-        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan, tiles: HEVCTileLayout?,
-        gainMap: HEIFGainMapSource?, isCodedImage: Bool, hasAlpha: Bool,
+        _ bytes: UnsafeRawBufferPointer, plan: HEIFContainer.DecodePlan,
+        direct: (tiles: HEVCTileLayout?, av1: AV1Image?), gainMap: HEIFGainMapSource?, isCodedImage: Bool,
+        hasAlpha: Bool,
         since metadataStart: ContinuousClock.Instant
     ) throws(ImagePrepError) -> DecodedPhoto {
         var start = metadataStart
@@ -126,13 +129,14 @@ struct HEIFSource: PhotoSource {
         // As after libheif's decode: speed mode keeps a reduced size short of the upload's.
         let reducedSize = JPEGDecoder.scaled(stored, by: reduction)
         let directSize = reducedSize.longEdge < uploadSize.longEdge ? reducedSize : uploadSize
+        let tiles = direct.tiles
         let directRows = try tiles.flatMap { tiles throws(ImagePrepError) in
             tiles.convertsRows ? try directHEVCRowUpload(tiles, uploadSize: uploadSize) : nil
         }
-        let direct = try tiles.flatMap { tiles throws(ImagePrepError) in
+        let directTiles = try tiles.flatMap { tiles throws(ImagePrepError) in
             tiles.convertsRows ? nil : try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction)
         }
-        if tiles != nil, directRows == nil, direct == nil, isCodedImage, let format = plan.codedFormat,
+        if tiles != nil, directRows == nil, directTiles == nil, isCodedImage, let format = plan.codedFormat,
             let codec = plan.codecs.first
         {
             // libheif decodes what the direct decode left: it holds more than libde265 alone.
@@ -144,12 +148,18 @@ struct HEIFSource: PhotoSource {
             (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, directRows)
             workspace.lastDecode = .init(size: stored, isStripWise: true)
             timings.decode += clock.now - start
-        } else if let direct {
+        } else if let direct = directTiles {
             (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, reduction, direct.image)
             uploadSize = direct.size
             workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
             timings.decode += direct.decodeTime
             timings.resample += direct.resampleTime
+        } else if let av1 = direct.av1,
+            let upload = try directAV1Upload(av1, nclx: nclx, uploadSize: uploadSize, declared: plan.largest)
+        {
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, upload)
+            workspace.lastDecode = .init(size: stored, isStripWise: true)
+            timings.decode += clock.now - start
         } else if hasAlpha,
             let composited = try HEIFAlphaUpload.decode(
                 handle, plan: plan, context: self.context, uploadSize: uploadSize)

@@ -65,6 +65,9 @@ public struct PhotoPreparer: Sendable {
         /// What transparent pixels (a PNG's, GIF's or WebP's alpha) are composited over, since a
         /// JPEG has no alpha: white, as a page or a chat bubble shows them, unless chosen.
         public var background = BackgroundColor.white
+        /// Whether a single coded AV1 image is decoded by dav1d directly (`directAV1Upload`), as
+        /// it always is; off only in tests, which compare it with libheif's decode of the photo.
+        var decodesAV1Directly = true
 
         /// The defaults, which suit uploading phone and camera photos and are always valid.
         public init() {}

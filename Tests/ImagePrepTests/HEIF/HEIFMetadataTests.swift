@@ -124,6 +124,17 @@ struct HEIFMetadataTests {
         #expect(UploadSegments.iccProfile(of: avif.upload.data) != nil)
     }
 
+    @Test(
+        "a profile made from an nclx description bears a fixed date, not the clock's, so that a photo's copies never differ by when they are made"
+    )
+    func nclxProfileDate() throws {
+        let displayP3 = NCLXColor(
+            primaries: 12, transfer: 13, matrix: 6, isFullRange: true, red: (0.68, 0.32), green: (0.265, 0.69),
+            blue: (0.15, 0.06), white: (0.3127, 0.3290))
+        let profile = try #require(ICCProfile.make(describing: displayP3).0)
+        #expect(Array(profile.bytes[24..<36]) == ICCProfile.fixedCreationDate)
+    }
+
     @Test("an nclx description that is sRGB in all but name, or an HDR curve, makes no profile")
     func nclxWithoutProfile() {
         let sRGB = NCLXColor(

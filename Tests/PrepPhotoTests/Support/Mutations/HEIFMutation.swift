@@ -269,6 +269,15 @@ enum HEIFMutation: CustomStringConvertible {
                 boxes.itemData[$0.key]
             }
             guard let data = coded.randomElement(using: &random), data.count > 16 else { return nil }
+            // An AV1 image's headers: a byte of its first OBUs (temporal delimiter, sequence
+            // header, frame header) changed, so that dav1d refuses the data or decodes another
+            // picture (size, depth, layout, colour) than the item declares, half the time.
+            let isAV1 = boxes.itemTypes.contains { $0.value == "av01" && boxes.itemData[$0.key] == data }
+            if isAV1, Bool.random(using: &random) {
+                let offset = data.lowerBound + Int.random(in: 0..<min(32, data.count), using: &random)
+                return .structure(
+                    what: "AV1 header byte changed", offset: offset, bytes: [UInt8.random(in: 0...255, using: &random)])
+            }
             let start = data.lowerBound + 8 + Int.random(in: 0..<(data.count - 8) / 2, using: &random)
             let length = Int.random(in: 1...(data.upperBound - start), using: &random)
             return .structure(what: "slice data zeroed", offset: start, bytes: [UInt8](repeating: 0, count: length))
