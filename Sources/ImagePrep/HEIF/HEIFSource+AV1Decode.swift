@@ -66,12 +66,9 @@ extension HEIFSource {
             LibheifColorCodes.transfers.contains(Int(found.transfer)),
             LibheifColorCodes.matrices.contains(Int(found.matrix))
         else { return nil }
-        let color =
-            nclx
-            ?? NCLXColor(
-                primaries: Int(found.primaries), transfer: Int(found.transfer), matrix: Int(found.matrix),
-                isFullRange: found.isFullRange, red: (0, 0), green: (0, 0), blue: (0, 0), white: (0, 0))
-        guard let matrix = HEIFBandUpload.Matrix(color) else { return nil }
+        // The item's nclx, else the sequence header's colour, as libheif reads them.
+        let (code, isFullRange) = nclx.map { ($0.matrix, $0.isFullRange) } ?? (Int(found.matrix), found.isFullRange)
+        guard let matrix = HEIFBandUpload.Matrix(matrix: code, isFullRange: isFullRange) else { return nil }
         let sampleBytes = image.format.bitDepth > 8 ? 2 : 1
         var planes: [(pixels: UnsafePointer<UInt8>, stride: Int)] = []
         for index in 0..<3 {
@@ -81,21 +78,8 @@ extension HEIFSource {
             else { return nil }
             planes.append(plane)
         }
-        let upload = try RowStreamUpload(context: context, sourceSize: size, uploadSize: uploadSize, layout: .rgb)
-        let converter = HEIFBandUpload.RowConverter.Arithmetic(
-            .ycbcr(matrix, horizontal: subsampling.horizontal, vertical: subsampling.vertical),
-            bits: image.format.bitDepth, width: size.width)
-        var row = [UInt8](repeating: 0, count: size.width * 3)
-        row.withUnsafeMutableBufferPointer { row in
-            for y in 0..<size.height where upload.needsRows {
-                let chromaY = y / subsampling.vertical
-                converter.convert(
-                    planes[0].pixels + y * planes[0].stride, planes[1].pixels + chromaY * planes[1].stride,
-                    planes[2].pixels + chromaY * planes[2].stride, into: row.baseAddress!)
-                upload.push(row.baseAddress!)
-            }
-        }
-        upload.fillRemainingRows()
-        return upload.finish()
+        return try HEIFBandUpload.upload(
+            planes: planes, rows: .ycbcr(matrix, horizontal: subsampling.horizontal, vertical: subsampling.vertical),
+            bits: image.format.bitDepth, size: size, context: context, uploadSize: uploadSize)
     }
 }
