@@ -143,6 +143,11 @@ struct ResumableUploadTests {
                 reports.append(report)
             }
             #expect(try await engine.state().uploads.isEmpty)
+            // Never parked: each drain's PUT is cut, a transient failure (a full run once parked it
+            // in the second drain; its reason is what to look at).
+            let neverParked = reports.allSatisfy { $0.parked.isEmpty }
+            let lastError = try await outbox.entry(id: "note-1")?.lastError ?? "none"
+            #expect(neverParked, "parked: \(lastError)")
             // The creation refused (405), then one PUT cut a drain; the engine logs a cut PUT
             // only once it has read to the cut, which can come after the drain ended, and on a
             // loaded machine well after: the wait is generous, and costs nothing when all is there.
