@@ -147,10 +147,22 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         request.httpBody = nil
         let file = FileManager.default.temporaryDirectory.appendingPathComponent(
             "outbox-body-\(UUID().uuidString).tmp")
-        do {
-            try bytes.write(to: file, options: [.atomic])
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        // Readable by this user only from the start, and new (never a file planted there):
+        // Foundation's atomic write gave it the umask's mode until its permissions were changed.
+        do throws(SystemError) {
+            let descriptor = try FileCalls.createNew(file.path, permissions: 0o600)
+            defer { try? FileCalls.close(descriptor, path: file.path) }
+            let failure = bytes.withUnsafeBytes { bytes -> SystemError? in
+                do throws(SystemError) {
+                    try FileCalls.writeAll(bytes, to: descriptor, path: file.path)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let failure { throw failure }
         } catch {
+            try? FileManager.default.removeItem(at: file)
             return .failed(reason: "the request's body could not be staged for the background session: \(error)")
         }
         defer { try? FileManager.default.removeItem(at: file) }
