@@ -130,7 +130,13 @@ extension HEIFContainer {
     /// `irot` turns anticlockwise by quarter turns. libheif 1.15 mirrors top to bottom for
     /// `imir` axis 0 and left to right for axis 1 (`heif_transform_mirror_direction_vertical` is
     /// 0), which `heif-convert`'s output confirms (Tests/ImagePrepTests/HEIFOrientationTests.swift).
+    /// An item with two of one kind is refused, as libheif 1.15.1-1+deb12u3 refuses it ("Multiple
+    /// irot, imir, or clap properties"; the earlier build composed them).
     func orientation(of item: Item) throws(Problem) -> Orientation? {
+        let transformations = item.properties.map { properties[$0].type }.filter { [.irot, .imir, .clap].contains($0) }
+        guard Set(transformations).count == transformations.count else {
+            throw .malformed("an image has two rotations, mirrors or crops of one kind")
+        }
         // A left-right flip, then clockwise quarter turns: what an Orientation does.
         var flip = false
         var turns = 0

@@ -37,7 +37,9 @@ struct LibheifMessage: Equatable, Sendable {
             (effect, clause) = (.securityLimit(limit), limit.clause)
         } else if text.contains("Image reference cycle") {
             (effect, clause) = (.corrupt, "its images refer to each other in a loop")
-        } else if subcode == heif_suberror_End_of_data {
+        } else if subcode == heif_suberror_End_of_data || text.contains("a NAL unit size is invalid") {
+            // 1.15.1-1+deb12u3 says the second for a NAL length past its data, where the earlier
+            // build ran out of data: one outcome on either build.
             (effect, clause) = (.truncated, "the file ends before the data it points to")
         } else if subcode == heif_suberror_No_pitm_box || subcode == heif_suberror_No_or_invalid_primary_item {
             (effect, clause) = (.noImage, "it names no primary image")

@@ -11,7 +11,7 @@ file with no image. See ../README.md, "heic/".
   heifcraft.py dump FILE.heic
   heifcraft.py build OUT.heic [--image IN.heic | --grid COLUMNSxROWS --tile IN.heic ...]
       [--size WxH] [--grid-size WxH] [--exif-from JPEG] [--exif-offset apple|zero|BYTES]
-      [--icc-from JPEG] [--nclx P,T,M,FULL] [--irot QUARTER_TURNS] [--imir AXIS]
+      [--icc-from JPEG] [--nclx P,T,M,FULL] [--irot QUARTER_TURNS] [--imir AXIS] [--second-irot QUARTER_TURNS]
       [--thumbnail IN.heic] [--item-type FOURCC] [--no-primary] [--sps-size WxH]
       [--overlay-layers N --tile IN.heic --size WxH] [--identity-loop] [--alpha-identity-loop] [--exif-padding BYTES] [--exif-length BYTES]
       [--gain-map IN.heic [--gain-map-xmp FILE] [--gain-map-type URN] [--gain-map-size WxH]
@@ -491,6 +491,9 @@ def build(arguments):
         writer.associate(primary, box("irot", bytes([int(options["irot"]) & 3])), essential=True)
     if "imir" in options:
         writer.associate(primary, box("imir", bytes([int(options["imir"]) & 1])), essential=True)
+    # A second rotation after them, which libheif 1.15.1-1+deb12u3 refuses (one of each at most).
+    if "second-irot" in options:
+        writer.associate(primary, box("irot", bytes([int(options["second-irot"]) & 3])), essential=True)
     if "thumbnail" in options:
         kind, data, props = HEIFFile(options["thumbnail"]).coded_primary()
         thumbnail = writer.add_item(kind, data)

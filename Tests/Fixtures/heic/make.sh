@@ -239,6 +239,9 @@ python3 -B "$here/heifcraft.py" mosaic "$work/tile64.heic" hostile/grid-1998-til
 # first box only and refuses the grid ("Missing grid images"), so the direct decode must too.
 craft hostile/grid-references-in-two-iref.heic --grid 2x1 --tile no-exif.heic --tile no-exif.heic \
     --size 500x188 --split-references
+# no-exif.heic turned twice (two irot boxes): libheif 1.15.1-1+deb12u3 refuses an item with two
+# rotations, mirrors or crops of one kind (the earlier build composed them), so ImagePrep does too.
+craft hostile/two-rotations.heic --image no-exif.heic --irot 1 --second-irot 1
 # An image of 40000x100, ispe and SPS alike: beyond the 32768 a side libheif reads.
 craft hostile/ispe-40000x100.heic --image no-exif.heic --size 40000x100 --sps-size 40000x100
 # av1-orientation-6.avif with three bytes of its AV1 data changed, which dav1d decodes past with

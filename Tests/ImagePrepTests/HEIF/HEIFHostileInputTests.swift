@@ -69,6 +69,18 @@ struct HEIFHostileInputTests {
         try Self.refuseLoops(references: photo)
     }
 
+    @Test("an image with two rotations is refused, as libheif's security update refuses it, not composed")
+    func twoRotations() throws {
+        #expect(
+            throws: ImagePrepError.corruptHEIF(
+                file: "photo.heic", detail: "an image has two rotations, mirrors or crops of one kind")
+        ) {
+            try PhotoPreparer().prepareBlocking(Fixtures.data("heic/hostile/two-rotations.heic"), name: "photo.heic")
+        }
+        // One of each kind is a photo's orientation, as `orientation-5.heic` has it.
+        _ = try Fixtures.prepared("heic/orientation-5.heic")
+    }
+
     @Test("an overlay that decodes one image 50 times is counted 50 times against twice maxPixels")
     func repeatedLayers() throws {
         let path = "heic/hostile/overlay-50-layers.heic"
