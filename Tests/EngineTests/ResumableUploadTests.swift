@@ -143,8 +143,9 @@ struct ResumableUploadTests {
                 reports.append(report)
             }
             #expect(try await engine.state().uploads.isEmpty)
-            // Never parked: each drain's PUT is cut, a transient failure (a full run once parked it
-            // in the second drain; its reason is what to look at).
+            // Never parked: each drain's PUT is cut, a transient failure. (The engine answers the
+            // short body with a 400; the proxy once let that answer through to the client, which
+            // parked the entry on a loaded machine. It now closes the client's end first.)
             let neverParked = reports.allSatisfy { $0.parked.isEmpty }
             let lastError = try await outbox.entry(id: "note-1")?.lastError ?? "none"
             #expect(neverParked, "parked: \(lastError)")

@@ -49,16 +49,13 @@ class Proxy:
                     break
         except OSError:
             pass
-        try:
-            upstream.shutdown(socket.SHUT_WR)  # the server reads what came, then the end
-        except OSError:
-            pass
         if cut:
-            for end in (client, upstream):
-                try:
-                    end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+            # The client's end closes first: over a link that dropped nothing more reaches it, not
+            # even the server's answer to the short body (a 400), which it would take for a refusal.
+            shut(client, socket.SHUT_RDWR)
+        shut(upstream, socket.SHUT_WR)  # the server reads what came, then the end
+        if cut:
+            shut(upstream, socket.SHUT_RDWR)
         answers.join(timeout=30)
         client.close()
         upstream.close()
@@ -75,10 +72,15 @@ class Proxy:
                 client.sendall(data)
         except OSError:
             pass
-        try:
-            client.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
+        shut(client, socket.SHUT_WR)
+
+
+def shut(end, how):
+    """Shuts one direction or both of a socket that may already be closed."""
+    try:
+        end.shutdown(how)
+    except OSError:
+        pass
 
 
 def main():
