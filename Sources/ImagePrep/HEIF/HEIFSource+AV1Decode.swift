@@ -16,12 +16,10 @@ extension HEIFSource {
     /// - Parameters:
     ///   - nclx: the item's nclx colour description; without one libheif converts by the colour
     ///     the sequence header says, as this does.
-    ///   - declared: the size the decode plan holds to the limits (`largest`).
     /// - Throws: `.outOfMemory` when the system will not give the upload's buffers, or the
-    ///   prepare's cancellation; `.tooMuchMemory` when the photo goes to libheif after all and
-    ///   libheif's decode would hold more than the budget, which was counted for dav1d alone.
-    func directAV1Upload(_ image: AV1Image, nclx: NCLXColor?, uploadSize: PixelSize, declared: PixelSize)
-        throws(ImagePrepError) -> PlanarImage?
+    ///   prepare's cancellation.
+    func directAV1Upload(_ image: AV1Image, nclx: NCLXColor?, uploadSize: PixelSize) throws(ImagePrepError)
+        -> PlanarImage?
     {
         try cancellation.check(file: file)
         let made =
@@ -36,12 +34,7 @@ extension HEIFSource {
                     try upload(of: picture, image, nclx: nclx, size: uploadSize)
                 }
             } : .success(nil)
-        guard let upload = try made.get() else {
-            try context.checkDecodeMemory(
-                HEIFPictureMemory.bytes(of: declared, format: image.format, codec: .av1, throughLibheif: true))
-            return nil
-        }
-        return upload
+        return try made.get()
     }
 
     /// Converts the picture into the upload row by row; nil when it is not what `image` declares

@@ -136,10 +136,14 @@ struct HEIFSource: PhotoSource {
         let directTiles = try tiles.flatMap { tiles throws(ImagePrepError) in
             tiles.convertsRows ? nil : try directHEVCUpload(tiles, uploadSize: directSize, reduction: reduction)
         }
-        if tiles != nil, directRows == nil, directTiles == nil, isCodedImage, let format = plan.codedFormat,
-            let codec = plan.codecs.first
+        let directAV1 = try direct.av1.flatMap { av1 throws(ImagePrepError) in
+            try directAV1Upload(av1, nclx: nclx, uploadSize: uploadSize)
+        }
+        if tiles != nil || direct.av1 != nil, directRows == nil, directTiles == nil, directAV1 == nil, isCodedImage,
+            let format = plan.codedFormat, let codec = plan.codecs.first
         {
-            // libheif decodes what the direct decode left: it holds more than libde265 alone.
+            // libheif decodes what the direct decode left: it holds more than libde265 or dav1d
+            // alone, which is all the budget was counted for.
             try self.context.checkDecodeMemory(
                 HEIFPictureMemory.bytes(of: plan.largest, format: format, codec: codec, throughLibheif: true))
         }
@@ -154,10 +158,8 @@ struct HEIFSource: PhotoSource {
             workspace.lastDecode = .init(size: direct.decodedSize, isStripWise: true)
             timings.decode += direct.decodeTime
             timings.resample += direct.resampleTime
-        } else if let av1 = direct.av1,
-            let upload = try directAV1Upload(av1, nclx: nclx, uploadSize: uploadSize, declared: plan.largest)
-        {
-            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, upload)
+        } else if let directAV1 {
+            (turn, reducedBy, stripUpload) = (plan.orientation ?? .up, 1, directAV1)
             workspace.lastDecode = .init(size: stored, isStripWise: true)
             timings.decode += clock.now - start
         } else if hasAlpha,

@@ -40,7 +40,7 @@ struct AV1DirectDecodeTests {
             let nclx = handle.nclx
             let upload =
                 directly
-                ? try source.directAV1Upload(image, nclx: nclx, uploadSize: image.size, declared: plan.largest)
+                ? try source.directAV1Upload(image, nclx: nclx, uploadSize: image.size)
                 : try HEIFBandUpload.decode(
                     handle, plan: plan, nclx: nclx, context: source.context, uploadSize: image.size)?.image
             return upload.map(samples(of:))

@@ -94,6 +94,34 @@ struct HEVCDirectRowsTests {
         try HEVCDirectDecodeTests.expectNeverSilent(damaged: Self.damagedTenBit())
     }
 
+    @Test(
+        "a 50 MP 10-bit picture libde265 would hold within the budget but libheif not is refused when it goes to libheif after all"
+    )
+    func libheifHeldToTheBudget() throws {
+        // Its NAL units retyped as unspecified (48), libde265 gives no picture, so the photo goes
+        // to libheif, whose decode of 50 MP at 10 bits would hold more than the budget counted
+        // for libde265.
+        var bytes = [UInt8](try Fixtures.data("heic/large/heic-10-bit-8640x5760.heic"))
+        let data = try bytes.withUnsafeBytes { bytes in
+            let container = try HEIFContainer(bytes)
+            let layout = try #require(container.hevcTileLayout(plan: try container.decodePlan()))
+            return try #require(layout.tiles[0].data.first)
+        }
+        var unit = data.lowerBound
+        while unit + 5 <= data.upperBound {
+            let length = bytes[unit..<(unit + 4)].reduce(0) { $0 << 8 | Int($1) }
+            bytes[unit + 4] = bytes[unit + 4] & 0x81 | 48 << 1
+            unit += 4 + length
+        }
+        let refusal = Result { () throws(ImagePrepError) in
+            try PhotoPreparer().prepareBlocking(Data(bytes), name: "photo.heic")
+        }
+        guard case .failure(let error) = refusal, case .tooMuchMemory = error else {
+            Issue.record("\(refusal)")
+            return
+        }
+    }
+
     /// The fuzz's find (`PREP_FUZZ_SEED=hevc10-a`, #595 and #1280): an `iloc` whose item has no
     /// extent at all, its declared length 0, reached the direct decode, which read a first extent.
     @Test(
