@@ -1,4 +1,4 @@
-internal import PlatformLayer
+package import PlatformLayer
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -6,43 +6,65 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A photo's file read whole, before its decode.
-enum PhotoFile {
-    /// Reads a whole file with the platform layer's POSIX calls, so that the error carries the
-    /// system's own reason ("No such file or directory", "Permission denied").
+/// A photo's file read whole, before its decode: by `prepare(contentsOf:)`, and by prep-photo on
+/// its byte paths.
+package enum PhotoFile {
+    /// Why a photo's file was not read.
+    package enum Failure: Error, Sendable {
+        /// The system's own reason ("No such file or directory", "Permission denied").
+        case system(SystemError)
+        /// A folder, a FIFO, a device: refused before a byte is read, so that nothing blocks.
+        case notRegularFile(FileStatus.Kind)
+        /// Larger than any photo file is read (`PhotoBytes.largestFile`): the reason, in words.
+        case tooLarge(String)
+        /// The system would not give the memory for its bytes.
+        case outOfMemory(byteCount: Int)
+    }
+
+    /// Reads the regular file at `path` whole, into memory a decode reads fastest (`PhotoBytes`).
     ///
-    /// Opened with `O_NONBLOCK` and checked to be a regular file before a byte is read: opening a
-    /// FIFO without it waits for a writer for ever, and a device can be read for ever.
-    static func read(_ url: URL) throws(ImagePrepError) -> Data {
-        let name = url.relativePath
-        func failure(_ error: SystemError) -> ImagePrepError { .unreadable(file: name, reason: error.reason) }
+    /// Opened with `O_NONBLOCK` and checked to be a regular file on the open descriptor before a
+    /// byte is read: opening a FIFO without it waits for a writer for ever, and a device can be
+    /// read for ever.
+    package static func contents(of path: some SystemPath) throws(Failure) -> Data {
         let descriptor: Int32
         let status: FileStatus
         do throws(SystemError) {
-            descriptor = try FileCalls.openForReading(url.path, options: .nonBlocking)
+            descriptor = try FileCalls.openForReading(path, options: [.nonBlocking, .noControllingTerminal])
         } catch {
-            throw failure(error)
+            throw .system(error)
         }
         defer { _ = Platform.close(descriptor) }
         do throws(SystemError) {
-            status = try FileCalls.status(of: descriptor, path: url.path)
+            status = try FileCalls.status(of: descriptor, path: path.description)
         } catch {
-            throw failure(error)
+            throw .system(error)
         }
-        guard status.kind == .regular else {
-            throw .unreadable(file: name, reason: notRegularFileReason(status.kind))
-        }
+        guard status.kind == .regular else { throw .notRegularFile(status.kind) }
         let size = Int(status.size)
-        if let refusal = PhotoBytes.refusal(forSize: size) {
-            throw .unreadable(file: name, reason: refusal)
-        }
-        return try PhotoBytes.read(capacity: size, shortage: .outOfMemory(file: name, byteCount: size)) {
-            bytes throws(ImagePrepError) in
+        if let refusal = PhotoBytes.refusal(forSize: size) { throw .tooLarge(refusal) }
+        return try PhotoBytes.read(capacity: size, shortage: .outOfMemory(byteCount: size)) {
+            bytes throws(Failure) in
             do throws(SystemError) {
                 // Short when the file shrank while we read it.
-                return try FileCalls.readFully(descriptor, into: bytes, path: url.path)
+                return try FileCalls.readFully(descriptor, into: bytes, path: path.description)
             } catch {
-                throw failure(error)
+                throw .system(error)
+            }
+        }
+    }
+
+    /// Reads a whole file for `prepare(contentsOf:)`; the error names the file and the cause.
+    static func read(_ url: URL) throws(ImagePrepError) -> Data {
+        let name = url.relativePath
+        do throws(Failure) {
+            return try contents(of: url.path)
+        } catch {
+            switch error {
+            case .system(let error): throw .unreadable(file: name, reason: error.reason)
+            case .notRegularFile(let kind): throw .unreadable(file: name, reason: notRegularFileReason(kind))
+            case .tooLarge(let reason): throw .unreadable(file: name, reason: reason)
+            case .outOfMemory(let byteCount): throw .outOfMemory(file: name, byteCount: byteCount)
             }
         }
     }

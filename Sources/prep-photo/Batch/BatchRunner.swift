@@ -169,8 +169,8 @@ final class BatchRunner: Sendable {
         let prepared: PreparedPhoto
         do throws(ImagePrepError) {
             let data: Data
-            do throws(ReadFailure) {
-                data = try FileSystem.contents(of: input)
+            do throws(PhotoFile.Failure) {
+                data = try PhotoFile.contents(of: input)
             } catch {
                 switch error {
                 case .system(let error):
@@ -181,6 +181,10 @@ final class BatchRunner: Sendable {
                     )
                 case .tooLarge(let reason):
                     throw .unreadable(file: input.description, reason: reason)
+                case .outOfMemory:
+                    throw .unreadable(
+                        file: input.description, reason: SystemError.outOfMemory("read", path: input.description).reason
+                    )
                 }
             }
             prepared = try preparer.prepareBlocking(data, name: input.description, workspace: workspace)
@@ -289,7 +293,7 @@ final class BatchRunner: Sendable {
     private static func readAgain(_ photo: PlannedPhoto, settings: Settings) -> PhotoOutcome.Prepared {
         func copy(_ suffix: String) -> (WrittenCopy, JPEGCopyHeader?) {
             let path = photo.destination(suffix)
-            guard let data = try? FileSystem.contents(of: path) else {
+            guard let data = try? PhotoFile.contents(of: path) else {
                 return (WrittenCopy(path: path, size: nil, byteCount: nil), nil)
             }
             let header = JPEGCopyHeader.read(data)
@@ -297,7 +301,7 @@ final class BatchRunner: Sendable {
         }
         let (upload, uploadHeader) = copy(BatchPlan.uploadSuffix)
         // A photo with no size to read is no photo any more (changed since, its time put back).
-        let read = (try? FileSystem.contents(of: photo.input)).map { PhotoMetadata.read(from: $0) }
+        let read = (try? PhotoFile.contents(of: photo.input)).map { PhotoMetadata.read(from: $0) }
             .flatMap { $0.metadata.originalSize.pixelCount > 0 ? $0 : nil }
         return PhotoOutcome.Prepared(
             upload: upload, display: settings.writesDisplay ? copy(BatchPlan.displaySuffix).0 : nil,

@@ -23,15 +23,6 @@ extension FileStatus {
     }
 }
 
-/// Why an input could not be read.
-enum ReadFailure: Error, Sendable {
-    case system(SystemError)
-    /// It is a folder, a FIFO, a device: refused without reading, so that nothing blocks.
-    case notRegularFile(FileStatus.Kind)
-    /// Larger than any photo file is read (`PhotoBytes.largestFile`): the reason, in words.
-    case tooLarge(String)
-}
-
 /// The file system calls of prep-photo, on byte paths, each returning the system's reason when
 /// it fails.
 enum FileSystem {
@@ -79,39 +70,6 @@ enum FileSystem {
     /// The path with every link resolved, or nil when it does not exist.
     static func resolved(_ path: BytePath) -> BytePath? {
         FileCalls.resolved(path).map { BytePath(bytes: $0) }
-    }
-
-    /// Reads a whole regular file.
-    ///
-    /// It opens with `O_NONBLOCK` and checks the type on the open descriptor, so that a FIFO or a
-    /// device put in a photo's place is refused at once instead of blocking for ever. The bytes go
-    /// into huge pages (`PhotoBytes`): a thousand page faults fewer for a 4 MB photo.
-    static func contents(of path: BytePath) throws(ReadFailure) -> Data {
-        let descriptor: Int32
-        let status: FileStatus
-        do throws(SystemError) {
-            descriptor = try FileCalls.openForReading(path, options: [.nonBlocking, .noControllingTerminal])
-        } catch {
-            throw .system(error)
-        }
-        defer { close(descriptor) }
-        do throws(SystemError) {
-            status = try FileCalls.status(of: descriptor, path: path.description)
-        } catch {
-            throw .system(error)
-        }
-        guard status.kind == .regular else { throw .notRegularFile(status.kind == .folder ? .folder : .other) }
-        let size = Int(status.size)
-        if let refusal = PhotoBytes.refusal(forSize: size) { throw .tooLarge(refusal) }
-        return try PhotoBytes.read(capacity: size, shortage: .system(.outOfMemory("read", path: path.description))) {
-            bytes throws(ReadFailure) in
-            do throws(SystemError) {
-                // Short when the file shrank while we read it.
-                return try FileCalls.readFully(descriptor, into: bytes, path: path.description)
-            } catch {
-                throw .system(error)
-            }
-        }
     }
 
     /// Opens a file list for reading: standard input for `-`. A named pipe waits for its writer:
