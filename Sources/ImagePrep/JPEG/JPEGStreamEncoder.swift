@@ -32,8 +32,10 @@ final class JPEGStreamEncoder {
     /// - Parameter image: the upload's planes, reshaped to its size, which the resampler fills.
     init?(image: PlanarImage, quality: Int, buffer: EncodeBuffer) {
         let mcu = image.isGray ? 8 : 16
+        // Read once: each read of the environment copies all of it.
+        let environment = ProcessInfo.processInfo.environment
         guard image.isGray || image.subsampling == .quarter, image.size.width % mcu == 0, image.size.height > 0,
-            !Self.turboJPEGEnvironment.contains(where: { ProcessInfo.processInfo.environment[$0] != nil })
+            !Self.turboJPEGEnvironment.contains(where: { environment[$0] != nil })
         else { return nil }
         guard let handle = cjpeg_stream_encoder_create() else { return nil }
         buffer.reserve(for: image.size, gray: image.isGray)
