@@ -145,7 +145,8 @@ cdav1d_decoded *cdav1d_decode(
             decoded = false;
         }
     }
-    if (data.sz > 0) f->dav1d_data_unref(&data);
+    // What dav1d did not take is ours to give back, whatever is left of it (nothing, once all was sent).
+    f->dav1d_data_unref(&data);
     // The picture outlives its decoder (dav1d's pools are freed with their last picture), so that
     // dav1d's own per-frame data is gone before the picture is read.
     f->dav1d_close(&context);
