@@ -149,23 +149,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             "outbox-body-\(UUID().uuidString).tmp")
         // Readable by this user only from the start, and new (never a file planted there):
         // Foundation's atomic write gave it the umask's mode until its permissions were changed.
+        func notStaged(_ error: SystemError) -> HTTPExchangeResult {
+            .failed(reason: "the request's body could not be staged for the background session: \(error)")
+        }
+        let descriptor: Int32
         do throws(SystemError) {
-            let descriptor = try FileCalls.createNew(file.path, permissions: 0o600)
-            defer { try? FileCalls.close(descriptor, path: file.path) }
-            let failure = bytes.withUnsafeBytes { bytes -> SystemError? in
-                do throws(SystemError) {
-                    try FileCalls.writeAll(bytes, to: descriptor, path: file.path)
-                    return nil
-                } catch {
-                    return error
-                }
-            }
-            if let failure { throw failure }
+            descriptor = try FileCalls.createNew(file.path, permissions: 0o600)
         } catch {
-            try? FileManager.default.removeItem(at: file)
-            return .failed(reason: "the request's body could not be staged for the background session: \(error)")
+            return notStaged(error)  // nothing of ours is there to remove
         }
         defer { try? FileManager.default.removeItem(at: file) }
+        let written = bytes.withUnsafeBytes { bytes in
+            Result { () throws(SystemError) in try FileCalls.writeAll(bytes, to: descriptor, path: file.path) }
+        }
+        try? FileCalls.close(descriptor, path: file.path)
+        if case .failure(let error) = written { return notStaged(error) }
         return await run(session.uploadTask(with: request, fromFile: file), bodyLimit: bodyLimit, progress: progress)
     }
 
