@@ -26,7 +26,7 @@ struct BenchOptions {
     /// Where to write every raw number as JSON.
     var jsonPath: String?
     /// Where outputs go; a fresh folder under the temporary directory unless told.
-    var workFolder: String?
+    var workFolder = NSTemporaryDirectory() + "prep-bench-\(ProcessInfo.processInfo.processIdentifier)"
     /// A `--json` file to print the tables of (and check) instead of measuring.
     var reportPath: String?
     /// Whether to skip SSIM (it needs a full decode and a float resample per photo and tool).
@@ -179,7 +179,7 @@ struct BenchOptions {
         if let vips = try parsed.string(Options.vips) { options.vipsthumbnailPath = vips == "none" ? nil : vips }
         options.limit = try parsed.integer(Options.limit, in: 1...Int.max)
         options.jsonPath = try parsed.string(Options.json)
-        options.workFolder = try parsed.string(Options.work)
+        options.workFolder = try parsed.string(Options.work) ?? options.workFolder
         options.skipsQuality = parsed.has(Options.noQuality)
         options.heicFolder = try parsed.string(Options.heic)
         if let dec265 = try parsed.string(Options.dec265) { options.dec265Path = dec265 == "none" ? nil : dec265 }

@@ -34,7 +34,7 @@ func measure(_ options: BenchOptions, launcher: SpawnHelperPool) throws(BenchErr
         throw .toolFailed(
             command: options.prepPhotoPath, detail: "there is no such executable; build it or pass --prep-photo.")
     }
-    let work = options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(ProcessInfo.processInfo.processIdentifier)"
+    let work = options.workFolder
     func folder(_ parts: String...) throws(BenchError) -> String {
         try makeFolder(([work] + parts).joined(separator: "/"))
     }
@@ -181,8 +181,7 @@ func measureFormats(_ options: BenchOptions, launcher: SpawnHelperPool) throws(B
     let rows = try FormatRun.measure(
         options.formatFiles, tools: tools, floor: floor, runs: options.runs, batchRuns: options.batchRuns,
         launcher: launcher,
-        work: options.workFolder ?? NSTemporaryDirectory() + "prep-bench-\(ProcessInfo.processInfo.processIdentifier)",
-        progress: say)
+        work: options.workFolder, progress: say)
     print(FormatRun.markdown(rows, ours: tools[0].name, vips: "vipsthumbnail"), terminator: "")
 }
 
