@@ -5,6 +5,16 @@ import Testing
 /// time while libde265 holds the picture (`directHEVCRowUpload`): nothing of its size beside it.
 @Suite("HEIF: a 10-bit single image without a whole-image copy")
 struct SingleImageMemoryTests {
+    /// prep-photo's peak resident memory preparing the fixture at `path` with the defaults.
+    static func peakMegabytes(preparing path: String) throws -> Double {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: MemoryBoundTests.time),
+            "\(MemoryBoundTests.time) (Debian package time) is missing")
+        return try TemporaryFolder.with { folder in
+            try MemoryBoundTests.peakMegabytes([], input: Fixtures.url(path).path, in: folder)
+        }
+    }
+
     /// `heic/ten-bit/heic-10-bit-4000x3000.heic`, 12 MP, one 10-bit coded picture with SAO on:
     /// libde265's picture and SAO copy are 72 MB, its per-block data about 18 MB; measured 105 MB
     /// (vipsthumbnail: 208). It took 204 MB when libheif converted it to 8-bit YCbCr (through
@@ -12,14 +22,8 @@ struct SingleImageMemoryTests {
     /// time, where libheif's copy and RGB planes came beside libde265's.
     @Test("a 12 MP 10-bit HEIC prepares within 130 MB, where libheif's copies took 134 to 204")
     func tenBitSingleImage() throws {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: MemoryBoundTests.time),
-            "\(MemoryBoundTests.time) (Debian package time) is missing")
-        try TemporaryFolder.with { folder in
-            let peak = try MemoryBoundTests.peakMegabytes(
-                [], input: Fixtures.url("heic/ten-bit/heic-10-bit-4000x3000.heic").path, in: folder)
-            #expect(peak <= 130, "\(peak) MB")
-        }
+        let peak = try Self.peakMegabytes(preparing: "heic/ten-bit/heic-10-bit-4000x3000.heic")
+        #expect(peak <= 130, "\(peak) MB")
     }
 
     /// `heic/large/heic-10-bit-8640x5760.heic`, a camera's 50 MP 10-bit HEIF (8640x5760, one coded
@@ -28,15 +32,9 @@ struct SingleImageMemoryTests {
     /// come on top: 427 MB declared, refused.
     @Test("a 50 MP 10-bit HEIC, a camera's, prepares within 400 MB")
     func fiftyMegapixelTenBit() throws {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: MemoryBoundTests.time),
-            "\(MemoryBoundTests.time) (Debian package time) is missing")
-        try TemporaryFolder.with { folder in
-            let peak = try MemoryBoundTests.peakMegabytes(
-                [], input: Fixtures.url("heic/large/heic-10-bit-8640x5760.heic").path, in: folder)
-            #expect(peak <= 400, "\(peak) MB")
-            #expect(peak > 200, "\(peak) MB: the picture was decoded")
-        }
+        let peak = try Self.peakMegabytes(preparing: "heic/large/heic-10-bit-8640x5760.heic")
+        #expect(peak <= 400, "\(peak) MB")
+        #expect(peak > 200, "\(peak) MB: the picture was decoded")
     }
 
     /// `heic/ten-bit/avif-10-bit-4000x3000.avif`, the same 12 MP picture as one 10-bit 4:2:2 AV1
@@ -45,13 +43,7 @@ struct SingleImageMemoryTests {
     /// and converted from its planes a row at a time, 87 MB (vipsthumbnail: 246).
     @Test("a 12 MP 10-bit AVIF prepares within 120 MB, decoded by dav1d directly (259 through libheif)")
     func tenBitAVIF() throws {
-        try #require(
-            FileManager.default.isExecutableFile(atPath: MemoryBoundTests.time),
-            "\(MemoryBoundTests.time) (Debian package time) is missing")
-        try TemporaryFolder.with { folder in
-            let peak = try MemoryBoundTests.peakMegabytes(
-                [], input: Fixtures.url("heic/ten-bit/avif-10-bit-4000x3000.avif").path, in: folder)
-            #expect(peak <= 120, "\(peak) MB")
-        }
+        let peak = try Self.peakMegabytes(preparing: "heic/ten-bit/avif-10-bit-4000x3000.avif")
+        #expect(peak <= 120, "\(peak) MB")
     }
 }
